@@ -1,0 +1,5 @@
+"""``python -m semv`` is the same as ``semv``."""
+
+from semv.cli import main
+
+main()

@@ -1,0 +1,128 @@
+"""The ``Agents`` protocol: every agent role the stage graph calls (DESIGN §5, Table S2).
+
+Each role is a typed contract: an input model, an output model, and the instruction as the
+method's docstring. Backends (``offline`` now; ``llm`` later) implement all roles. Roles of
+modules not built yet (describe an image, reflect, ReMMD atomic points and judge) are added to
+this protocol together with the stages that call them.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from semv.model import (
+    Case,
+    Claims,
+    Evidence,
+    MemoryView,
+    ResearchPlan,
+    Stance,
+    Subclaim,
+    UncertaintyCode,
+    UncertaintyItem,
+)
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class DecomposeInput(_Frozen):
+    case: Case
+    evidence: tuple[Evidence, ...] = Field(description="Supplied and media evidence so far.")
+
+
+class PlanInput(_Frozen):
+    case: Case
+    subclaim: Subclaim
+    memory: MemoryView
+
+
+class ArgueInput(_Frozen):
+    case: Case
+    subclaim: Subclaim
+    evidence: tuple[Evidence, ...] = Field(description="Ranked top-k evidence for the subclaim.")
+    memory: MemoryView
+
+
+class ArgumentDraft(_Frozen):
+    """What a proponent or opponent proposes; ids, admissibility and strength come later."""
+
+    stance: Stance
+    text: str = Field(min_length=1)
+    evidence: tuple[str, ...] = Field(description="Cited evidence ids (must be current-case).")
+    key_facts: tuple[str, ...] = Field(
+        (), description="Facts the argument rests on, each expected to appear in its evidence."
+    )
+    memory: tuple[str, ...] = ()
+
+
+class ArgueOutput(_Frozen):
+    drafts: tuple[ArgumentDraft, ...]
+    uncertainty: tuple[UncertaintyItem, ...] = ()
+
+
+class VerifyInput(_Frozen):
+    subclaim: Subclaim
+    drafts: tuple[ArgumentDraft, ...]
+    evidence: tuple[Evidence, ...] = Field(description="Evidence the drafts may cite.")
+
+
+class Verification(_Frozen):
+    """v_a and why. Fail-closed: anything unverifiable is ``verified=False`` with a code."""
+
+    verified: bool
+    reason: str
+    uncertainty: tuple[UncertaintyCode, ...] = ()
+
+
+class VerifyOutput(_Frozen):
+    results: tuple[Verification, ...] = Field(description="One per draft, in order.")
+
+
+class ClashInput(_Frozen):
+    subclaim: Subclaim
+    support: ArgumentDraft
+    attack: ArgumentDraft
+    evidence: tuple[Evidence, ...]
+
+
+class ClashJudgement(_Frozen):
+    """Win rate w ∈ [0, 1] of the support argument against the attack (A-QBAF §2.6.1)."""
+
+    support_win_rate: float = Field(ge=0.0, le=1.0)
+    reason: str
+
+
+@runtime_checkable
+class Agents(Protocol):
+    """Every agent role of the verification pipeline."""
+
+    name: str
+    version: str
+
+    async def decompose(self, request: DecomposeInput) -> Claims:
+        """Decompose the claim into scoped what/where/when/who/why/authenticity subclaims,
+        with statements, claim types, scopes, the facts each asserts and query seeds. Every
+        configured dimension is present in the output (deterministic fallbacks)."""
+        ...
+
+    async def plan(self, request: PlanInput) -> ResearchPlan:
+        """Turn one subclaim into verification questions, search queries, preferred source
+        types and uncertainty checks; record which memory ids (if any) shaped the plan."""
+        ...
+
+    async def argue(self, request: ArgueInput) -> ArgueOutput:
+        """Proponent and opponent: construct support and attack arguments for one subclaim
+        from the same ranked evidence; every argument cites current-case evidence ids."""
+        ...
+
+    async def verify(self, request: VerifyInput) -> VerifyOutput:
+        """Check that each draft's cited evidence supports its text (grounding). Fail closed."""
+        ...
+
+    async def judge_clash(self, request: ClashInput) -> ClashJudgement:
+        """Decide which of a near-tied support and attack argument is stronger."""
+        ...

@@ -1,0 +1,246 @@
+"""The incremental executor: evaluates nodes in dependency order, concurrently where
+independent, reusing every node whose fingerprint is already known (DESIGN §3).
+
+fingerprint(node) = H(stage name, stage version, the config sections it reads, its static
+params, the agent backend (for agent stages), and for each input the content hash of the
+(projected) input value). Hashing the input *values* rather than the input nodes' own
+fingerprints gives early cut-off: a recomputed node whose output did not change leaves its
+whole downstream cone reused.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import graphlib
+import inspect
+import logging
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel
+
+from semv.agents import Agents
+from semv.config import Settings
+from semv.errors import InvariantViolation, StageError
+from semv.graph._invariants import check_node
+from semv.graph._spec import NodeSpec, StageContext, project
+from semv.model import TraceKind
+from semv.store import NodeRecord, Store, canonical_json, content_hash, sha256_text
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["Executor", "NodeOutcome", "fingerprint", "validate_graph"]
+
+ProgressFn = Callable[[str, bool], None]
+
+
+@dataclass(frozen=True)
+class NodeOutcome:
+    key: str
+    stage: str
+    fingerprint: str
+    output_hash: str
+    value: BaseModel
+    reused: bool
+    seconds: float
+
+
+def validate_graph(specs: Sequence[NodeSpec], sources: Mapping[str, BaseModel]) -> list[str]:
+    """Check the graph before it runs; return the keys in a topological order.
+
+    Unique keys, every dependency declared, no cycles, and every stage's parameters match
+    its bound inputs exactly.
+    """
+    keys = [s.key for s in specs]
+    if len(set(keys)) != len(keys):
+        dupes = sorted({k for k in keys if keys.count(k) > 1})
+        raise ValueError(f"duplicate node keys: {dupes}")
+    known = set(keys) | set(sources)
+    sorter: graphlib.TopologicalSorter[str] = graphlib.TopologicalSorter()
+    for spec in specs:
+        missing = [d for d in spec.dependencies if d not in known]
+        if missing:
+            raise ValueError(f"{spec.key}: undeclared inputs {missing}")
+        params = [
+            p.name
+            for p in inspect.signature(spec.stage.fn).parameters.values()
+            if p.kind is inspect.Parameter.KEYWORD_ONLY
+        ]
+        bound = [i.name for i in spec.inputs]
+        if sorted(params) != sorted(bound):
+            raise ValueError(f"{spec.key}: stage {spec.stage.name} takes {params}, bound {bound}")
+        sorter.add(spec.key, *[d for d in spec.dependencies if d not in sources])
+    try:
+        return list(sorter.static_order())
+    except graphlib.CycleError as exc:
+        raise ValueError(f"stage graph has a cycle: {exc.args[1]}") from exc
+
+
+def fingerprint(
+    spec: NodeSpec, input_hashes: Mapping[str, Any], settings: Settings, agents: Agents
+) -> str:
+    body: dict[str, Any] = {
+        "stage": spec.stage.name,
+        "version": spec.stage.version,
+        "config": settings.section_values(*spec.stage.reads),
+        "params": dict(spec.params),
+        "inputs": dict(input_hashes),
+    }
+    if spec.stage.uses_agents:
+        body["agents"] = f"{agents.name}/{agents.version}"
+    return sha256_text(canonical_json(body))
+
+
+class Executor:
+    """Runs one case's graph for one run, recording nodes and trace events in the store."""
+
+    def __init__(
+        self,
+        store: Store,
+        settings: Settings,
+        agents: Agents,
+        *,
+        run_id: str,
+        max_concurrency: int = 4,
+        progress: ProgressFn | None = None,
+    ) -> None:
+        self.store = store
+        self.settings = settings
+        self.agents = agents
+        self.run_id = run_id
+        self._limit = asyncio.Semaphore(max_concurrency)
+        self._progress = progress
+
+    async def run(
+        self, specs: Sequence[NodeSpec], sources: Mapping[str, BaseModel]
+    ) -> dict[str, NodeOutcome]:
+        validate_graph(specs, sources)
+        by_key = {s.key: s for s in specs}
+        values: dict[str, BaseModel] = dict(sources)
+        done: dict[str, asyncio.Future[NodeOutcome]] = {}
+        loop = asyncio.get_running_loop()
+        for key in by_key:
+            done[key] = loop.create_future()
+
+        async def evaluate(spec: NodeSpec) -> None:
+            fut = done[spec.key]
+            try:
+                for dep in spec.dependencies:
+                    if dep in done:
+                        await asyncio.shield(done[dep])
+                outcome = await self._evaluate(spec, values)
+                values[spec.key] = outcome.value
+                fut.set_result(outcome)
+            except BaseException as exc:  # propagate to dependants, then to the caller
+                if not fut.done():
+                    fut.set_exception(exc)
+                raise
+
+        tasks = [asyncio.create_task(evaluate(s), name=s.key) for s in specs]
+        try:
+            await asyncio.gather(*tasks)
+        except BaseException:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            for fut in done.values():
+                if fut.done() and not fut.cancelled():
+                    fut.exception()  # mark retrieved
+            raise
+        return {key: fut.result() for key, fut in done.items()}
+
+    async def _evaluate(self, spec: NodeSpec, values: Mapping[str, BaseModel]) -> NodeOutcome:
+        kwargs: dict[str, Any] = {}
+        hashes: dict[str, Any] = {}
+        for inp in spec.inputs:
+            if inp.many:
+                parts = [project(values[k], inp.path) for k in inp.keys]
+                kwargs[inp.name] = parts
+                hashes[inp.name] = [content_hash(p) for p in parts]
+            else:
+                part = project(values[inp.keys[0]], inp.path)
+                kwargs[inp.name] = part
+                hashes[inp.name] = content_hash(part)
+        fp = fingerprint(spec, hashes, self.settings, self.agents)
+        started = time.perf_counter()
+        cached = self.store.cached_output(fp)
+        if cached is not None:
+            raw = self.store.get_blob(cached)
+            value = spec.stage.output.model_validate_json(raw)
+            outcome = NodeOutcome(
+                spec.key, spec.stage.name, fp, cached, value, True, time.perf_counter() - started
+            )
+            self._commit(outcome, TraceKind.NODE_REUSED)
+            return outcome
+
+        ctx = StageContext(
+            node=spec.key, settings=self.settings, agents=self.agents, params=spec.params
+        )
+        async with self._limit:
+            try:
+                value = await spec.stage.fn(ctx, **kwargs)
+            except StageError:
+                raise
+            except Exception as exc:
+                self.store.append_event(
+                    self.run_id,
+                    TraceKind.NODE_FAILED,
+                    node=spec.key,
+                    payload={"stage": spec.stage.name, "error": f"{type(exc).__name__}: {exc}"},
+                )
+                raise StageError(spec.key, f"{type(exc).__name__}: {exc}") from exc
+        if not isinstance(value, spec.stage.output):
+            raise StageError(
+                spec.key,
+                f"stage {spec.stage.name} returned {type(value).__name__}, "
+                f"expected {spec.stage.output.__name__}",
+            )
+        violations = check_node(spec, value, values)
+        if violations:
+            invariant, detail = violations[0]
+            self.store.append_event(
+                self.run_id,
+                TraceKind.NODE_REJECTED,
+                node=spec.key,
+                payload={
+                    "stage": spec.stage.name,
+                    "fingerprint": fp,
+                    "violations": [{"invariant": i, "detail": d} for i, d in violations],
+                },
+            )
+            raise InvariantViolation(spec.key, invariant, detail)
+        text = canonical_json(value)
+        digest = sha256_text(text)
+        self.store.remember(fp, spec.stage.name, digest, text.encode("utf-8"))
+        outcome = NodeOutcome(
+            spec.key, spec.stage.name, fp, digest, value, False, time.perf_counter() - started
+        )
+        self._commit(outcome, TraceKind.NODE_EXECUTED)
+        return outcome
+
+    def _commit(self, outcome: NodeOutcome, kind: TraceKind) -> None:
+        self.store.record_node(
+            self.run_id,
+            NodeRecord(
+                key=outcome.key,
+                stage=outcome.stage,
+                fingerprint=outcome.fingerprint,
+                output_hash=outcome.output_hash,
+                reused=outcome.reused,
+                seconds=round(outcome.seconds, 6),
+            ),
+        )
+        self.store.append_event(
+            self.run_id,
+            kind,
+            node=outcome.key,
+            payload={
+                "stage": outcome.stage,
+                "fingerprint": outcome.fingerprint,
+                "output": outcome.output_hash,
+            },
+        )
+        if self._progress is not None:
+            self._progress(outcome.key, outcome.reused)

@@ -1,0 +1,191 @@
+"""Enumerations defined once and used everywhere (no control flow by strings)."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Dimension(StrEnum):
+    """The six default verification dimensions (SEMV §4.3; A-QBAF MV2026 §2.2)."""
+
+    WHAT = "what"
+    WHERE = "where"
+    WHEN = "when"
+    WHO = "who"
+    WHY = "why"
+    AUTHENTICITY = "authenticity"
+
+
+CORE_DIMENSIONS: tuple[Dimension, ...] = (
+    Dimension.WHAT,
+    Dimension.WHERE,
+    Dimension.WHEN,
+    Dimension.WHO,
+    Dimension.AUTHENTICITY,
+)
+"""Dimensions whose support makes a case verified (§4.4, aggregation rule 3)."""
+
+CONTEXT_DIMENSIONS: tuple[Dimension, ...] = (
+    Dimension.WHERE,
+    Dimension.WHEN,
+    Dimension.WHO,
+    Dimension.WHY,
+)
+"""Dimensions whose refutation, with supported content, makes false context (rule 2).
+
+``why`` carries the caption-context claim (the narrative the media is used for)."""
+
+
+class Stance(StrEnum):
+    """σ_a of Eq. 4."""
+
+    SUPPORT = "sup"
+    ATTACK = "att"
+    MIXED = "mix"
+    NEUTRAL = "neu"
+
+
+class Band(StrEnum):
+    """Subclaim decision d_k of Eq. 18."""
+
+    REFUTED = "refuted"
+    WEAKLY_REFUTED = "weakly-refuted"
+    UNCERTAIN = "uncertain"
+    WEAKLY_SUPPORTED = "weakly-supported"
+    SUPPORTED = "supported"
+
+
+class InternalLabel(StrEnum):
+    """The internal (MV2026) label space; ``uncertain`` is the abstention."""
+
+    VERIFIED = "verified"
+    MOSTLY_VERIFIED = "mostly-verified"
+    PARTIALLY_VERIFIED = "partially-verified"
+    FALSE_CONTEXT = "false-context"
+    MANIPULATED_OR_SYNTHETIC = "manipulated-or-synthetic"
+    INSUFFICIENT_EVIDENCE = "insufficient-evidence"
+    UNCERTAIN = "uncertain"
+
+
+class CosmosLabel(StrEnum):
+    """𝒴_COSMOS of Eq. 3."""
+
+    OOC = "OOC"
+    NOOC = "NOOC"
+
+
+class MediaKind(StrEnum):
+    IMAGE = "image"
+    VIDEO = "video"
+    AUDIO = "audio"
+
+
+class Modality(StrEnum):
+    """Modality of an evidence item (for d^mod of Eq. 14)."""
+
+    TEXT = "text"
+    IMAGE = "image"
+    VIDEO = "video"
+    AUDIO = "audio"
+    METADATA = "metadata"
+
+
+class SourceType(StrEnum):
+    """What kind of source an evidence item comes from."""
+
+    SUPPLIED = "supplied"
+    PRIOR_CAPTION = "prior-caption"
+    NEWS = "news"
+    FACT_CHECK = "fact-check"
+    WEB = "web"
+    SOCIAL = "social"
+    OFFICIAL = "official"
+    METADATA = "metadata"
+    FORENSIC = "forensic"
+    HUMAN = "human"
+    OTHER = "other"
+
+
+class ProducerKind(StrEnum):
+    """Who produced an evidence item (provenance ρ)."""
+
+    TOOL = "tool"
+    DATASET = "dataset"
+    USER = "user"
+    HUMAN_REVIEWER = "human-reviewer"
+    RETRIEVAL = "retrieval"
+
+
+class Scope(StrEnum):
+    """Subclaim scope (§4.3)."""
+
+    CASE = "case"
+    ASSET = "asset"
+    SEGMENT = "segment"
+    SOURCE = "source"
+    EVENT = "event"
+
+
+class Stage(StrEnum):
+    """Stage symbols in pipeline order C ≺ R ≺ V ≺ A ≺ Q ≺ F ≺ O (§4.5)."""
+
+    CLAIMS = "C"
+    RETRIEVE = "R"
+    VALIDATE = "V"
+    ARGUE = "A"
+    QBAF = "Q"
+    AGGREGATE = "F"
+    RENDER = "O"
+
+
+class UncertaintyCode(StrEnum):
+    """Typed uncertainty codes ω (Eq. 4) and Ξ (Eq. 2)."""
+
+    TOOL_MISSING = "tool-missing"
+    MEDIA_UNREADABLE = "media-unreadable"
+    EMPTY_OUTPUT = "empty-output"
+    MEDIA_NOT_LOADED = "media-not-loaded"
+    NO_METADATA = "no-metadata"
+    GPS_INVALID = "gps-invalid"
+    TIMEZONE_UNKNOWN = "timezone-unknown"
+    NO_EVIDENCE = "no-evidence"
+    LOW_RELIABILITY = "low-reliability"
+    UNVERIFIED_ARGUMENT = "unverified-argument"
+    UNRESOLVED_EVIDENCE = "unresolved-evidence-id"
+    NOT_ASSERTED = "not-asserted"
+    NEUTRAL_BAND = "neutral-band"
+    NEAR_TIE = "near-tie"
+    MAJOR_CONFLICT = "major-factual-conflict"
+    METADATA_CLAIM_CONFLICT = "metadata-claim-conflict"
+    DATE_UNPARSED = "date-unparsed"
+    PLACE_UNRESOLVED = "place-unresolved"
+    RETRIEVAL_GAP = "retrieval-gap"
+
+
+class TraceKind(StrEnum):
+    """Kinds of trace events."""
+
+    RUN_STARTED = "run.started"
+    NODE_EXECUTED = "node.executed"
+    NODE_REUSED = "node.reused"
+    NODE_REJECTED = "node.rejected"
+    NODE_FAILED = "node.failed"
+    RUN_COMMITTED = "run.committed"
+    RUN_FAILED = "run.failed"
+    GOLD_REVEALED = "gold.revealed"
+    REPORT_WRITTEN = "report.written"
+
+
+class RunStatus(StrEnum):
+    RUNNING = "running"
+    COMMITTED = "committed"
+    FAILED = "failed"
+
+
+class ReviewOp(StrEnum):
+    """o_h of Eq. 21."""
+
+    ACCEPT = "accept"
+    REJECT = "reject"
+    EDIT = "edit"
+    ADD = "add"

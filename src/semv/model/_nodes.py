@@ -1,0 +1,97 @@
+"""The values of stage-graph nodes (one model per stage output).
+
+Each node value is a frozen pydantic model; its canonical JSON is what the store hashes
+(content addressing) and what the fingerprints of downstream nodes are built from.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from semv.model._case import Case
+from semv.model._evidence import Evidence, UncertaintyItem
+from semv.model._reasoning import Argument, Qbaf, Subclaim, SubclaimDecision
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Bundle(_Frozen):
+    """``bundle``: the canonical case B_x with supplied evidence normalized (𝓔_0)."""
+
+    case: Case
+    supplied: tuple[Evidence, ...]
+
+
+class MediaEvidence(_Frozen):
+    """``media:<asset>``: evidence extracted from one asset (Eq. 11) and what failed."""
+
+    asset_id: str
+    evidence: tuple[Evidence, ...]
+    uncertainty: tuple[UncertaintyItem, ...] = ()
+
+
+class Claims(_Frozen):
+    """``claims``: the scoped subclaims C_x (Eq. 12), keyed by dimension."""
+
+    subclaims: dict[str, Subclaim] = Field(description="Dimension → subclaim.")
+
+
+class MemoryView(_Frozen):
+    """``recall:k``: active long-term memory retrieved for subclaim k (guidance, never evidence)."""
+
+    subclaim: str
+    records: tuple[str, ...] = Field((), description="Retrieved memory ids.")
+    note: str = ""
+
+
+class ResearchPlan(_Frozen):
+    """``plan:k``: verification questions, queries, source types, checks (§4.3)."""
+
+    subclaim: str
+    questions: tuple[str, ...]
+    queries: tuple[str, ...]
+    source_types: tuple[str, ...]
+    checks: tuple[str, ...]
+    memory_used: tuple[str, ...] = Field((), description="Memory ids that shaped this plan.")
+
+
+class Retrieved(_Frozen):
+    """``retrieve:k``: candidate evidence for subclaim k (𝓔^ext_k plus pooled case evidence)."""
+
+    subclaim: str
+    evidence: tuple[Evidence, ...]
+    uncertainty: tuple[UncertaintyItem, ...] = ()
+
+
+class RankedEvidence(_Frozen):
+    """``validate:k``: normalized (Eq. 13), ranked, top-k evidence for subclaim k."""
+
+    subclaim: str
+    evidence: tuple[Evidence, ...] = Field(description="Ranked, relevance q_e set per subclaim.")
+    scores: dict[str, float] = Field(description="Evidence id → ranking score.")
+
+
+class Arguments(_Frozen):
+    """``argue:k``: verified, scored arguments 𝒢_k for subclaim k."""
+
+    subclaim: str
+    arguments: tuple[Argument, ...]
+    uncertainty: tuple[UncertaintyItem, ...] = ()
+
+
+class SolvedQbaf(_Frozen):
+    """``qbaf:k``: the solved claim graph and its decision."""
+
+    qbaf: Qbaf
+    decision: SubclaimDecision
+    uncertainty: tuple[UncertaintyItem, ...] = ()
+
+
+class RenderedReport(_Frozen):
+    """``render``: the report in every format, as text (files are written after commit)."""
+
+    markdown: str
+    html: str
+    json_report: str

@@ -1,0 +1,123 @@
+"""Subclaims, arguments, claim-level QBAFs and decisions (Eq. 4, 12, 15-18)."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from semv.model._enums import Band, Dimension, Scope, Stance, UncertaintyCode
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ClaimFacts(_Frozen):
+    """Checkable facts a text asserts, extracted by the entity/date/place extractors."""
+
+    places: tuple[str, ...] = ()
+    dates: tuple[str, ...] = Field((), description="ISO dates (YYYY, YYYY-MM or YYYY-MM-DD).")
+    people: tuple[str, ...] = ()
+    organizations: tuple[str, ...] = ()
+    events: tuple[str, ...] = ()
+    keywords: tuple[str, ...] = Field((), description="Content lemmas describing what is shown.")
+
+
+class Subclaim(_Frozen):
+    """c_k of Eq. 12: one scoped, independently verifiable statement."""
+
+    id: str = Field(pattern=r"^claim:[a-z_]+$")
+    dimension: Dimension
+    statement: str
+    claim_type: str = Field(description="What kind of fact it states (event, place, time...).")
+    scope: Scope = Scope.CASE
+    asserted: bool = Field(
+        description="True when the claim text itself states something for this dimension."
+    )
+    facts: ClaimFacts = ClaimFacts()
+    queries: tuple[str, ...] = Field((), description="Initial query seeds.")
+
+
+class Origin(_Frozen):
+    """Who wrote an argument: an agent role of a backend, or a human reviewer."""
+
+    kind: str = Field(pattern=r"^(agent|human)$")
+    name: str = Field(description="Backend role (e.g. 'offline/opponent') or reviewer id.")
+
+
+class StrengthFeatures(_Frozen):
+    """The inputs of Eq. 14, kept so the strength can be audited and re-derived."""
+
+    reliability: float = Field(ge=0.0, le=1.0)
+    relevance: float = Field(ge=0.0, le=1.0)
+    n_sources: int = Field(ge=0)
+    n_modalities: int = Field(ge=0)
+    provenance_fraction: float = Field(ge=0.0, le=1.0)
+    text_length: int = Field(ge=0)
+
+
+class Argument(_Frozen):
+    """a = ⟨id, k, σ, t, E(a), M(a), v, w, ω⟩ (Eq. 4)."""
+
+    id: str = Field(pattern=r"^arg:[a-z_]+:(sup|att|mix|neu):\d+$")
+    subclaim: str
+    stance: Stance
+    text: str
+    evidence: tuple[str, ...] = Field(description="E(a): cited current-case evidence ids.")
+    memory: tuple[str, ...] = Field(
+        (), description="M(a): memory ids that shaped it (never evidence)."
+    )
+    key_facts: tuple[str, ...] = Field(
+        (), description="The facts the argument rests on; the verifier finds them in E(a)."
+    )
+    verified: bool = Field(False, description="v_a: the grounding verifier accepted it.")
+    admissible: bool = Field(False, description="Adm_t(a) of Eq. 6.")
+    features: StrengthFeatures | None = None
+    strength: float = Field(0.0, ge=0.0, le=1.0, description="w_a of Eq. 14.")
+    uncertainty: tuple[UncertaintyCode, ...] = ()
+    origin: Origin
+    replaces: str | None = Field(None, description="Id of the argument an edit replaced.")
+
+
+class QbafEdge(_Frozen):
+    src: str
+    dst: str
+    kind: Stance = Field(description="SUPPORT or ATTACK.")
+    weight: float = 1.0
+
+
+class ClashRecord(_Frozen):
+    """A major factual conflict found by clash resolution (§4.4)."""
+
+    support: str
+    attack: str
+    support_strength: float
+    attack_strength: float
+    reduced: dict[str, float] = Field(description="Argument id → strength after reduction.")
+
+
+class Qbaf(_Frozen):
+    """Q_k = ⟨V_k, R⁺_k, R⁻_k, β_k⟩ (Eq. 15), as solved."""
+
+    subclaim: str
+    base: float
+    arguments: dict[str, float] = Field(description="Argument id → intrinsic strength w_a.")
+    edges: tuple[QbafEdge, ...]
+    support_total: float = Field(description="S_k (Eq. 16), after clash resolution.")
+    attack_total: float = Field(description="A_k (Eq. 16), after clash resolution.")
+    delta: float = Field(description="Δ_k = S_k − A_k.")
+    score: float = Field(ge=0.0, le=1.0, description="ψ_k (Eq. 17).")
+    clash: ClashRecord | None = None
+    semantics: str = "quadratic-energy"
+
+
+class SubclaimDecision(_Frozen):
+    """d_k (Eq. 18) with the numbers that produced it."""
+
+    subclaim: str
+    dimension: Dimension
+    score: float
+    band: Band
+    support_total: float
+    attack_total: float
+    clash: bool = False
+    uncertainty: tuple[UncertaintyCode, ...] = ()

@@ -1,0 +1,187 @@
+"""Outputs: the verdict F(x) (Eq. 2), the JSON result contract, trace events, review actions."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from semv.model._enums import InternalLabel, Stage, Stance, TraceKind, UncertaintyCode
+from semv.model._evidence import Evidence, UncertaintyItem
+from semv.model._reasoning import SubclaimDecision
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Verdict(_Frozen):
+    """F(x) = ⟨ŷ, p, γ, J, T, Ξ⟩ (Eq. 2) before rendering: the aggregate stage's output."""
+
+    label: str = Field(description="ŷ in the adapter's label contract.")
+    internal_label: InternalLabel
+    rule: str = Field(description="Which aggregation rule fired (for the justification).")
+    probabilities: dict[str, float] = Field(description="p over the adapter's contract.")
+    confidence: float = Field(ge=0.0, le=1.0, description="γ (Eq. 19).")
+    mean_score: float = Field(description="ψ̄, the mean subclaim score.")
+    decisions: tuple[SubclaimDecision, ...]
+    uncertainty: tuple[UncertaintyItem, ...] = Field(description="Ξ: case-level codes.")
+
+
+# ---- the machine-readable result contract (DESIGN §4, `semv verify --json`) -------------
+
+
+class ResultArgument(_Frozen):
+    id: str
+    stance: Stance
+    text: str
+    evidence: tuple[str, ...]
+    strength: float
+    verified: bool
+
+
+class ResultSubclaim(_Frozen):
+    id: str
+    dimension: str
+    statement: str
+    score: float
+    decision: str
+    arguments: tuple[ResultArgument, ...]
+
+
+class ResultEvidence(_Frozen):
+    id: str
+    source: str
+    source_type: str
+    modality: str
+    content: str
+    url: str | None
+    published: str | None
+    reliability: float
+    provenance: dict[str, Any] | None
+    uncertainty: tuple[str, ...]
+
+
+class ResultUncertainty(_Frozen):
+    code: str
+    subject: str
+    detail: str
+    stages: tuple[str, ...]
+
+
+class Result(_Frozen):
+    """Exactly the JSON contract of DESIGN §4."""
+
+    run_id: str
+    case_id: str
+    label: str
+    probabilities: dict[str, float]
+    confidence: float
+    subclaims: tuple[ResultSubclaim, ...]
+    evidence: tuple[ResultEvidence, ...]
+    uncertainty: tuple[ResultUncertainty, ...]
+    report_paths: dict[str, str]
+    trace_head: str
+
+
+def result_evidence(item: Evidence) -> ResultEvidence:
+    """Project an evidence item onto the result contract."""
+    return ResultEvidence(
+        id=item.id,
+        source=item.source,
+        source_type=item.source_type.value,
+        modality=item.modality.value,
+        content=item.content,
+        url=item.url,
+        published=item.published,
+        reliability=item.reliability,
+        provenance=item.provenance.model_dump(mode="json") if item.provenance else None,
+        uncertainty=tuple(code.value for code in item.uncertainty),
+    )
+
+
+def result_uncertainty(item: UncertaintyItem) -> ResultUncertainty:
+    return ResultUncertainty(
+        code=item.code.value,
+        subject=item.subject,
+        detail=item.detail,
+        stages=tuple(stage.value for stage in item.stages),
+    )
+
+
+# ---- trace ---------------------------------------------------------------------------------
+
+
+class TraceEvent(_Frozen):
+    """One append-only, hash-chained trace event: ``hash = H(prev_hash, body)``."""
+
+    run_id: str
+    seq: int = Field(ge=0)
+    kind: TraceKind
+    node: str | None = None
+    payload: dict[str, Any] = Field(default_factory=dict)
+    at: str = Field(description="UTC ISO-8601 time of the event.")
+    prev_hash: str
+    hash: str
+
+
+# ---- review actions (Eq. 21) ----------------------------------------------------------------
+
+
+class ReviewMeta(_Frozen):
+    reviewer: str = "reviewer"
+    target_stage: Stage | None = Field(
+        None, description="Explicit revision target (overrides Eq. 22)."
+    )
+    at: str | None = None
+
+
+class _Review(_Frozen):
+    target: str = Field(description="tgt_h: an argument, evidence or subclaim id.")
+    reason: str = Field(min_length=1, description="rsn_h: the reviewer's reason (required).")
+    meta: ReviewMeta = ReviewMeta()
+
+
+class Accept(_Review):
+    op: Literal["accept"] = "accept"
+
+
+class Reject(_Review):
+    op: Literal["reject"] = "reject"
+
+
+class Edit(_Review):
+    op: Literal["edit"] = "edit"
+    text: str | None = None
+    stance: Stance | None = None
+    evidence_edited: tuple[Evidence, ...] = Field((), description="E^Δ_h")
+
+
+class Add(_Review):
+    op: Literal["add"] = "add"
+    text: str | None = None
+    stance: Stance | None = None
+    evidence_added: tuple[Evidence, ...] = Field((), description="E^+_h (human provenance)")
+
+
+ReviewAction = Annotated[Accept | Reject | Edit | Add, Field(discriminator="op")]
+"""h = ⟨o_h, tgt_h, t_h, ς_h, E^+_h, E^Δ_h, rsn_h, meta_h⟩ (Eq. 21)."""
+
+__all__ = [
+    "Accept",
+    "Add",
+    "Edit",
+    "Reject",
+    "Result",
+    "ResultArgument",
+    "ResultEvidence",
+    "ResultSubclaim",
+    "ResultUncertainty",
+    "ReviewAction",
+    "ReviewMeta",
+    "TraceEvent",
+    "UncertaintyCode",
+    "Verdict",
+    "result_evidence",
+    "result_uncertainty",
+]

@@ -1,0 +1,67 @@
+"""Argumentation and reasoning (SEMV §4.4, Module D): pure functions, no I/O.
+
+* argument strength w_a (Eq. 14): :func:`argument_strength`, :func:`strength_from_features`;
+* claim score and decision band (Eq. 16-18): :func:`influence`, :func:`claim_score`,
+  :func:`band`, :func:`delta_for_score`;
+* general weighted QBAFs under quadratic-energy, DF-QuAD and Euler-based semantics:
+  :class:`Qbaf`, :class:`NonConvergence`;
+* clash resolution (§4.4; A-QBAF MV2026 §2.6.1): :func:`resolve_clash`,
+  :func:`judge_adjustment`;
+* final aggregation, confidence (Eq. 19), p(OOC) (Eq. 20) and label contracts:
+  :func:`aggregate`, :func:`confidence`, :func:`ooc_probability`, :func:`contract`,
+  :data:`INTERNAL`, :data:`COSMOS`.
+
+Every constant is read from the ``semv.config`` sections passed as ``config=`` keyword
+arguments, whose defaults are the paper's values (Table S4).
+"""
+
+from semv.reasoning._aggregate import (
+    COSMOS,
+    INTERNAL,
+    AggregateOutcome,
+    CosmosContract,
+    InternalContract,
+    LabelContract,
+    aggregate,
+    confidence,
+    contract,
+    ooc_probability,
+)
+from semv.reasoning._clash import ClashOutcome, judge_adjustment, resolve_clash
+from semv.reasoning._qbaf import NonConvergence, Qbaf, SolveMethod
+from semv.reasoning._semantics import (
+    SEMANTICS,
+    Semantics,
+    band,
+    claim_score,
+    delta_for_score,
+    influence,
+)
+from semv.reasoning._strength import argument_strength, strength_from_features
+
+__all__ = [
+    "COSMOS",
+    "INTERNAL",
+    "SEMANTICS",
+    "AggregateOutcome",
+    "ClashOutcome",
+    "CosmosContract",
+    "InternalContract",
+    "LabelContract",
+    "NonConvergence",
+    "Qbaf",
+    "Semantics",
+    "SolveMethod",
+    "aggregate",
+    "argument_strength",
+    "band",
+    "claim_score",
+    "confidence",
+    "contract",
+    "delta_for_score",
+    "influence",
+    "judge_adjustment",
+    "ooc_probability",
+    "resolve_clash",
+    "strength_from_features",
+]

@@ -1,0 +1,372 @@
+"""Final decision aggregation, confidence and label contracts (SEMV §4.4, Eq. 19-20)."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Final, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from semv.config import AggregationConfig, ConfidenceConfig, DecisionConfig
+from semv.model import (
+    CONTEXT_DIMENSIONS,
+    CORE_DIMENSIONS,
+    Band,
+    CosmosLabel,
+    Dimension,
+    InternalLabel,
+    SubclaimDecision,
+)
+from semv.reasoning._semantics import band as band_of
+
+__all__ = [
+    "COSMOS",
+    "INTERNAL",
+    "AggregateOutcome",
+    "CosmosContract",
+    "InternalContract",
+    "LabelContract",
+    "aggregate",
+    "confidence",
+    "contract",
+    "ooc_probability",
+]
+
+_AGGREGATION = AggregationConfig()
+_CONFIDENCE = ConfidenceConfig()
+_DECISION = DecisionConfig()
+
+_NEUTRAL: Final[float] = 0.5
+"""The midpoint ½ of the score range in Eq. 19 (fixed by the equation, not a tunable)."""
+
+_SUPPORTED_CONTENT: Final[frozenset[Band]] = frozenset({Band.SUPPORTED, Band.WEAKLY_SUPPORTED})
+_REFUTED_CONTEXT: Final[frozenset[Band]] = frozenset({Band.REFUTED, Band.WEAKLY_REFUTED})
+
+
+class AggregateOutcome(BaseModel):
+    """The internal decision ỹ and the aggregation rule that produced it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    label: InternalLabel
+    rule: str = Field(description="A short sentence naming the rule that fired.")
+    rule_number: int = Field(ge=1, le=7, description="Position of the rule in the priority order.")
+    mean_score: float = Field(description="ψ̄, the mean score of all subclaims.")
+
+
+def _mean(values: Sequence[float]) -> float:
+    return math.fsum(values) / len(values)
+
+
+def _checked(
+    decisions: Sequence[SubclaimDecision], bands: DecisionConfig
+) -> dict[Dimension, SubclaimDecision]:
+    if not decisions:
+        raise ValueError("aggregate needs at least one subclaim decision")
+    by_dimension: dict[Dimension, SubclaimDecision] = {}
+    for decision in decisions:
+        if not math.isfinite(decision.score) or not 0.0 <= decision.score <= 1.0:
+            raise ValueError(
+                f"subclaim {decision.subclaim!r}: score must lie in [0, 1], got {decision.score!r}"
+            )
+        expected = band_of(decision.score, config=bands)
+        if decision.band is not expected:
+            raise ValueError(
+                f"subclaim {decision.subclaim!r}: band {decision.band.value!r} does not match "
+                f"its score {decision.score!r} (Eq. 18 gives {expected.value!r})"
+            )
+        if decision.dimension in by_dimension:
+            raise ValueError(
+                f"two decisions for dimension {decision.dimension.value!r}: "
+                f"{by_dimension[decision.dimension].subclaim!r} and {decision.subclaim!r}"
+            )
+        by_dimension[decision.dimension] = decision
+    return by_dimension
+
+
+def aggregate(
+    decisions: Sequence[SubclaimDecision],
+    *,
+    asserted: Mapping[Dimension, bool] | None = None,
+    config: AggregationConfig = _AGGREGATION,
+    bands: DecisionConfig = _DECISION,
+) -> AggregateOutcome:
+    """The internal decision ỹ from the subclaim decisions, by the priority-ordered rules of
+    SEMV §4.4 ("Final Decision Aggregation"). The first rule that applies wins:
+
+    1. ``authenticity`` is ``refuted`` → ``manipulated-or-synthetic``.
+    2. ``what`` (the event content) is supported and one of ``where``, ``when``, ``who``,
+       ``why`` (``CONTEXT_DIMENSIONS``; ``why`` is the caption-context claim) is refuted
+       → ``false-context``. *Interpretation*: "supported event content" is read as a ``what``
+       band of at least ``weakly-supported``, and "refuted" as a band of at most
+       ``weakly-refuted``.
+    3. Every *present* core dimension (``CORE_DIMENSIONS``) is ``supported`` → ``verified``
+       when their mean score is ≥ ``config.verified_mean`` (0.70), else ``mostly-verified``.
+       A core dimension is present when it has a decision and, if ``asserted`` is given,
+       ``asserted[dimension]`` is true (all dimensions with a decision when ``asserted`` is
+       ``None``). The rule needs at least one present core dimension.
+    4. Some subclaim is ``weakly-supported`` → ``partially-verified``.
+    5. At least ``max(1, ⌊K/2⌋)`` of the K subclaims are ``uncertain`` → ``uncertain``.
+    6. The mean score of all subclaims is below ``config.insufficient_mean`` (0.45)
+       → ``insufficient-evidence``.
+    7. Otherwise → ``uncertain``.
+
+    Note that with the paper's constants the ``mostly-verified`` branch of rule 3 cannot
+    fire: a ``supported`` score exceeds 0.70 (Eq. 18), so a mean of supported scores does
+    too; it becomes reachable when ``verified_mean`` exceeds the ``supported`` band.
+
+    Bands are those of each decision, which must agree with Eq. 18 applied to its score
+    under ``bands``.
+
+    Raises:
+        ValueError: no decisions; a score outside [0, 1]; a band that does not match its
+            score; two decisions for the same dimension.
+    """
+    by_dim = _checked(decisions, bands)
+    mean_all = _mean([d.score for d in decisions])
+
+    def outcome(label: InternalLabel, number: int, rule: str) -> AggregateOutcome:
+        return AggregateOutcome(label=label, rule=rule, rule_number=number, mean_score=mean_all)
+
+    auth = by_dim.get(Dimension.AUTHENTICITY)
+    if auth is not None and auth.band is Band.REFUTED:
+        return outcome(
+            InternalLabel.MANIPULATED_OR_SYNTHETIC,
+            1,
+            "Rule 1: the authenticity subclaim is refuted, so the media is manipulated or "
+            "synthetic.",
+        )
+
+    what = by_dim.get(Dimension.WHAT)
+    refuted_context = [
+        dim.value
+        for dim in CONTEXT_DIMENSIONS
+        if dim in by_dim and by_dim[dim].band in _REFUTED_CONTEXT
+    ]
+    if what is not None and what.band in _SUPPORTED_CONTENT and refuted_context:
+        return outcome(
+            InternalLabel.FALSE_CONTEXT,
+            2,
+            f"Rule 2: the event content (what) is {what.band.value} but "
+            f"{', '.join(refuted_context)} is refuted, so the media is used in a false context.",
+        )
+
+    present = [
+        by_dim[dim]
+        for dim in CORE_DIMENSIONS
+        if dim in by_dim and (asserted is None or asserted.get(dim, False))
+    ]
+    if present and all(d.band is Band.SUPPORTED for d in present):
+        core_mean = _mean([d.score for d in present])
+        names = ", ".join(d.dimension.value for d in present)
+        if core_mean >= config.verified_mean:
+            return outcome(
+                InternalLabel.VERIFIED,
+                3,
+                f"Rule 3: every present core dimension ({names}) is supported with mean score "
+                f"{core_mean:.2f} ≥ {config.verified_mean:.2f}, so the case is verified.",
+            )
+        return outcome(
+            InternalLabel.MOSTLY_VERIFIED,
+            3,
+            f"Rule 3: every present core dimension ({names}) is supported but their mean score "
+            f"{core_mean:.2f} is below {config.verified_mean:.2f}, so the case is mostly "
+            "verified.",
+        )
+
+    weakly = [d.dimension.value for d in decisions if d.band is Band.WEAKLY_SUPPORTED]
+    if weakly:
+        return outcome(
+            InternalLabel.PARTIALLY_VERIFIED,
+            4,
+            f"Rule 4: {', '.join(weakly)} is weakly supported, so the case is partially verified.",
+        )
+
+    counts = Counter(d.band for d in decisions)
+    needed = max(1, len(decisions) // 2)
+    if counts[Band.UNCERTAIN] >= needed:
+        return outcome(
+            InternalLabel.UNCERTAIN,
+            5,
+            f"Rule 5: {counts[Band.UNCERTAIN]} of {len(decisions)} subclaims are uncertain "
+            f"(at least {needed}), so the case is uncertain.",
+        )
+
+    if mean_all < config.insufficient_mean:
+        return outcome(
+            InternalLabel.INSUFFICIENT_EVIDENCE,
+            6,
+            f"Rule 6: the mean subclaim score {mean_all:.2f} is below "
+            f"{config.insufficient_mean:.2f}, so the evidence is insufficient.",
+        )
+
+    return outcome(
+        InternalLabel.UNCERTAIN,
+        7,
+        "Rule 7: no decisive rule applies, so the case remains uncertain.",
+    )
+
+
+def _check_mean(mean_score: float) -> float:
+    if not math.isfinite(mean_score) or not 0.0 <= mean_score <= 1.0:
+        raise ValueError(f"mean score must lie in [0, 1], got {mean_score!r}")
+    return mean_score
+
+
+def _floor(label: InternalLabel, config: ConfidenceConfig) -> float:
+    floors: dict[InternalLabel, float] = {
+        InternalLabel.VERIFIED: config.verified,
+        InternalLabel.MOSTLY_VERIFIED: config.mostly_verified,
+        InternalLabel.PARTIALLY_VERIFIED: config.partially_verified,
+        InternalLabel.FALSE_CONTEXT: config.false_context,
+        InternalLabel.MANIPULATED_OR_SYNTHETIC: config.manipulated_or_synthetic,
+        InternalLabel.INSUFFICIENT_EVIDENCE: config.insufficient_evidence,
+        InternalLabel.UNCERTAIN: config.uncertain,
+    }
+    return floors[InternalLabel(label)]
+
+
+def confidence(
+    mean_score: float, label: InternalLabel, *, config: ConfidenceConfig = _CONFIDENCE
+) -> float:
+    """The escalation confidence of Eq. 19: ``γ = max(2·|ψ̄ − 0.5|, γ̲_ỹ)``.
+
+    ``γ̲_ỹ`` is the label's floor from the ``confidence`` section (Table S4: verified 0.65;
+    manipulated, false context and mostly verified 0.55; partially verified 0.45;
+    insufficient evidence 0.35; uncertain, the abstention, 0).
+
+    Raises:
+        ValueError: ``mean_score`` is outside [0, 1].
+    """
+    distance = 2.0 * abs(_check_mean(mean_score) - _NEUTRAL)
+    return max(distance, _floor(label, config))
+
+
+def ooc_probability(mean_score: float, label: InternalLabel) -> float:
+    """p(OOC) of Eq. 20: ψ̄ when the internal decision is ``false-context``, else 1 − ψ̄.
+
+    Raises:
+        ValueError: ``mean_score`` is outside [0, 1].
+    """
+    psi = _check_mean(mean_score)
+    return psi if InternalLabel(label) is InternalLabel.FALSE_CONTEXT else 1.0 - psi
+
+
+class LabelContract(Protocol):
+    """An adapter's output contract 𝒴_δ: its labels, the map from the internal decision, and
+    the class probabilities p of Eq. 2-3."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def labels(self) -> tuple[str, ...]: ...
+
+    def map(self, internal: InternalLabel) -> str:
+        """The contract label ŷ for the internal decision ỹ."""
+        ...
+
+    def probabilities(self, mean_score: float, internal: InternalLabel) -> dict[str, float]:
+        """p over ``labels`` (sums to 1) for mean subclaim score ψ̄ and decision ỹ."""
+        ...
+
+
+@dataclass(frozen=True)
+class InternalContract:
+    """The internal (MV2026) label space: the seven ``InternalLabel`` values.
+
+    ``map`` is the identity. ``probabilities`` puts the Eq. 19 confidence γ on the chosen
+    label and spreads 1 − γ uniformly over the other six. When γ < 1/7 (only possible for
+    ``uncertain``, whose floor is 0, with ψ̄ near 0.5) that would rank the chosen label below
+    the others; the chosen mass is then raised to 1/7, i.e. the distribution becomes
+    uniform — the honest distribution for an abstention. So the chosen label always has the
+    largest probability (strictly, whenever γ > 1/7).
+    """
+
+    config: ConfidenceConfig = _CONFIDENCE
+
+    @property
+    def name(self) -> str:
+        return "internal"
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        return tuple(label.value for label in InternalLabel)
+
+    def map(self, internal: InternalLabel) -> str:
+        return InternalLabel(internal).value
+
+    def probabilities(self, mean_score: float, internal: InternalLabel) -> dict[str, float]:
+        chosen = self.map(internal)
+        labels = self.labels
+        gamma = confidence(mean_score, InternalLabel(internal), config=self.config)
+        uniform = 1.0 / len(labels)
+        if gamma <= uniform:
+            return dict.fromkeys(labels, uniform)
+        rest = (1.0 - gamma) / (len(labels) - 1)
+        return {label: gamma if label == chosen else rest for label in labels}
+
+
+@dataclass(frozen=True)
+class CosmosContract:
+    """The COSMOS binary contract 𝒴_COSMOS = {OOC, NOOC} (Eq. 3).
+
+    ``false-context`` maps to ``OOC``, every other internal decision to ``NOOC``; ``p(OOC)``
+    is Eq. 20 and ``p(NOOC) = 1 − p(OOC)``.
+
+    The label and the argmax of ``p`` can disagree; this contract keeps both as the paper
+    defines them (the label is the mapped internal decision, ``p`` is Eq. 20) rather than
+    re-deriving one from the other. They agree exactly when ψ̄ > 0.5: a ``false-context``
+    decision with ψ̄ < 0.5 is labelled OOC with p(OOC) = ψ̄ < 0.5, and any other decision with
+    ψ̄ < 0.5 (e.g. ``insufficient-evidence``) is labelled NOOC with p(OOC) = 1 − ψ̄ > 0.5.
+    """
+
+    @property
+    def name(self) -> str:
+        return "cosmos"
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        return (CosmosLabel.OOC.value, CosmosLabel.NOOC.value)
+
+    def map(self, internal: InternalLabel) -> str:
+        if InternalLabel(internal) is InternalLabel.FALSE_CONTEXT:
+            return CosmosLabel.OOC.value
+        return CosmosLabel.NOOC.value
+
+    def probabilities(self, mean_score: float, internal: InternalLabel) -> dict[str, float]:
+        p_ooc = ooc_probability(mean_score, internal)
+        return {CosmosLabel.OOC.value: p_ooc, CosmosLabel.NOOC.value: 1.0 - p_ooc}
+
+
+INTERNAL: Final[InternalContract] = InternalContract()
+COSMOS: Final[CosmosContract] = CosmosContract()
+
+
+class _UnknownContract(KeyError):
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+def contract(name: str, *, config: ConfidenceConfig = _CONFIDENCE) -> LabelContract:
+    """The label contract called ``name`` (case-insensitive): ``internal`` or ``cosmos``.
+
+    ``config`` (the ``confidence`` section) sets the floors of the ``internal`` contract's
+    probabilities.
+
+    Raises:
+        KeyError: an unknown name; the message lists the valid ones.
+    """
+    contracts: dict[str, LabelContract] = {
+        INTERNAL.name: InternalContract(config=config),
+        COSMOS.name: COSMOS,
+    }
+    found = contracts.get(name.lower()) if isinstance(name, str) else None
+    if found is None:
+        raise _UnknownContract(
+            f"unknown label contract {name!r}; valid: {', '.join(sorted(contracts))}"
+        )
+    return found

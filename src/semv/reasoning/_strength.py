@@ -1,0 +1,114 @@
+"""Argument strength w_a (SEMV §4.4, Eq. 14)."""
+
+from __future__ import annotations
+
+import math
+
+from semv.config import StrengthConfig
+from semv.model import StrengthFeatures
+
+__all__ = ["argument_strength", "strength_from_features"]
+
+_DEFAULT = StrengthConfig()
+
+
+def _clip(value: float, low: float, high: float) -> float:
+    return min(max(value, low), high)
+
+
+def _unit(name: str, value: float) -> float:
+    if not math.isfinite(value) or not 0.0 <= value <= 1.0:
+        raise ValueError(f"{name} must lie in [0, 1], got {value!r}")
+    return value
+
+
+def _count(name: str, value: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
+    return value
+
+
+def argument_strength(
+    reliability: float,
+    relevance: float,
+    n_sources: int,
+    n_modalities: int,
+    provenance_fraction: float,
+    text_length: int,
+    verified: bool,
+    has_uncertainty: bool,
+    *,
+    config: StrengthConfig = _DEFAULT,
+) -> float:
+    """The intrinsic strength of an argument, Eq. 14 of the SEMV paper.
+
+    .. math::
+
+        w_a = \\operatorname{clip}\\bigl(\\eta_v\\,\\eta_u\\,[0.20\\,r_a + 0.25\\,q_a
+              + 0.15\\,d^{src}_a + 0.15\\,d^{mod}_a + 0.20\\,prov_a + 0.05\\,\\ell_a], 0, 1\\bigr)
+
+    with ``d^src = min(n_src / 3, 1)``, ``d^mod = min(n_mod / 2, 1)``,
+    ``ℓ = clip(|t| / 280, 0.25, 1)``, ``η_v = 1`` for a verified argument and ``0.25``
+    otherwise, ``η_u = 0.85`` when the argument carries uncertainty and ``1`` otherwise.
+    Every number above is read from ``config`` (weights, caps, ``η`` factors; Table S4);
+    the values shown are the paper's defaults.
+
+    Args:
+        reliability: r_a, mean source reliability of the resolved evidence, in [0, 1].
+        relevance: q_a, mean claim relevance of the resolved evidence, in [0, 1].
+        n_sources: n^src_a, number of distinct sources (≥ 0).
+        n_modalities: n^mod_a, number of distinct modalities (≥ 0).
+        provenance_fraction: prov_a, fraction of resolved items with provenance, in [0, 1].
+        text_length: |t_a|, length of the argument text in characters (≥ 0).
+        verified: v_a, whether the grounding verifier accepted the argument.
+        has_uncertainty: whether the argument carries an uncertainty code.
+        config: the ``strength`` section of the settings.
+
+    Raises:
+        ValueError: a component is outside its domain (not finite, negative, above 1).
+    """
+    r = _unit("reliability", reliability)
+    q = _unit("relevance", relevance)
+    prov = _unit("provenance_fraction", provenance_fraction)
+    d_src = min(_count("n_sources", n_sources) / config.source_cap, 1.0)
+    d_mod = min(_count("n_modalities", n_modalities) / config.modality_cap, 1.0)
+    spec = _clip(
+        _count("text_length", text_length) / config.specificity_chars,
+        config.specificity_floor,
+        1.0,
+    )
+    weighted = (
+        config.w_reliability * r
+        + config.w_relevance * q
+        + config.w_source_diversity * d_src
+        + config.w_modality_diversity * d_mod
+        + config.w_provenance * prov
+        + config.w_specificity * spec
+    )
+    eta_v = 1.0 if verified else config.eta_unverified
+    eta_u = config.eta_uncertain if has_uncertainty else 1.0
+    return _clip(eta_v * eta_u * weighted, 0.0, 1.0)
+
+
+def strength_from_features(
+    features: StrengthFeatures,
+    verified: bool,
+    has_uncertainty: bool,
+    *,
+    config: StrengthConfig = _DEFAULT,
+) -> float:
+    """Eq. 14 applied to the audited inputs kept on an argument (``StrengthFeatures``).
+
+    Equivalent to :func:`argument_strength` with the six components taken from ``features``.
+    """
+    return argument_strength(
+        features.reliability,
+        features.relevance,
+        features.n_sources,
+        features.n_modalities,
+        features.provenance_fraction,
+        features.text_length,
+        verified,
+        has_uncertainty,
+        config=config,
+    )

@@ -1,0 +1,26 @@
+"""Persistence: runs, content-addressed node outputs, fingerprint cache, hash-chained trace."""
+
+from semv.store._hashing import canonical_json, content_hash, sha256_file, sha256_text
+from semv.store._store import (
+    NodeRecord,
+    RunRecord,
+    Store,
+    TraceCheck,
+    genesis_hash,
+    new_run_id,
+    utc_now,
+)
+
+__all__ = [
+    "NodeRecord",
+    "RunRecord",
+    "Store",
+    "TraceCheck",
+    "canonical_json",
+    "content_hash",
+    "genesis_hash",
+    "new_run_id",
+    "sha256_file",
+    "sha256_text",
+    "utc_now",
+]

@@ -1,0 +1,84 @@
+"""Tables of the semv store (SQLAlchemy Core). SQLite by default; the same schema runs on
+PostgreSQL through a database URL."""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    Column,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Table,
+    Text,
+)
+
+metadata = MetaData()
+
+blobs = Table(
+    "blobs",
+    metadata,
+    Column("hash", String(64), primary_key=True, comment="sha256 of the content"),
+    Column("content", LargeBinary, nullable=False),
+)
+"""Content-addressed node outputs: identical values are stored once."""
+
+node_cache = Table(
+    "node_cache",
+    metadata,
+    Column("fingerprint", String(64), primary_key=True),
+    Column("stage", String(64), nullable=False),
+    Column("output_hash", String(64), ForeignKey("blobs.hash"), nullable=False),
+    Column("created_at", String(32), nullable=False),
+)
+"""Fingerprint → output: a node whose fingerprint is known is reused, not rerun."""
+
+runs = Table(
+    "runs",
+    metadata,
+    Column("run_id", String(40), primary_key=True),
+    Column("case_id", Text, nullable=False),
+    Column("adapter", String(64), nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("created_at", String(32), nullable=False),
+    Column("finished_at", String(32)),
+    Column("label", String(64)),
+    Column("confidence", Float),
+    Column("result_json", Text, comment="The JSON result contract, once committed."),
+    Column("trace_head", String(64)),
+    Column("error", Text),
+    Column("parent_run_id", String(40), comment="The run this one revises, if any."),
+    Column("settings_hash", String(64), nullable=False),
+    Column("agents", String(64), nullable=False),
+)
+
+nodes = Table(
+    "nodes",
+    metadata,
+    Column("run_id", String(40), ForeignKey("runs.run_id"), primary_key=True),
+    Column("key", String(128), primary_key=True),
+    Column("stage", String(64), nullable=False),
+    Column("fingerprint", String(64), nullable=False),
+    Column("output_hash", String(64), ForeignKey("blobs.hash"), nullable=False),
+    Column("reused", Integer, nullable=False),
+    Column("seconds", Float, nullable=False),
+)
+
+trace = Table(
+    "trace",
+    metadata,
+    Column("run_id", String(40), ForeignKey("runs.run_id"), primary_key=True),
+    Column("seq", Integer, primary_key=True),
+    Column("kind", String(32), nullable=False),
+    Column("node", String(128)),
+    Column("payload", Text, nullable=False),
+    Column("at", String(32), nullable=False),
+    Column("prev_hash", String(64), nullable=False),
+    Column("hash", String(64), nullable=False),
+)
+
+Index("ix_runs_case", runs.c.case_id)
+Index("ix_runs_created", runs.c.created_at)

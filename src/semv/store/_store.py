@@ -1,0 +1,425 @@
+"""The store: runs, content-addressed node outputs, the fingerprint cache and the trace.
+
+SQLAlchemy Core over SQLite in WAL mode at ``<data_dir>/semv.db`` (or any database URL). Runs
+are append-only: a run id is never reused, a committed run is never modified, and trace rows
+are only ever inserted, each holding the hash of the previous one.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import secrets
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Connection, Engine, create_engine, event, func, insert, select, update
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
+
+from semv.errors import RunNotFound, StoreError
+from semv.model import RunStatus, TraceEvent, TraceKind
+from semv.store import _schema as t
+from semv.store._hashing import canonical_json, sha256_text
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["NodeRecord", "RunRecord", "Store", "TraceCheck", "genesis_hash", "utc_now"]
+
+
+def utc_now() -> str:
+    return datetime.now(UTC).isoformat(timespec="microseconds")
+
+
+def genesis_hash(run_id: str) -> str:
+    """prev_hash of a run's first trace event."""
+    return sha256_text(f"semv-trace-genesis:{run_id}")
+
+
+def event_hash(body: dict[str, Any]) -> str:
+    """hash = sha256(canonical JSON of every field but ``hash``, including ``prev_hash``)."""
+    return sha256_text(canonical_json(body))
+
+
+def new_run_id() -> str:
+    """Sortable, unique, readable: ``r<UTC time><random>``."""
+    return "r" + datetime.now(UTC).strftime("%Y%m%dT%H%M%S%f") + secrets.token_hex(3)
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    run_id: str
+    case_id: str
+    adapter: str
+    status: RunStatus
+    created_at: str
+    finished_at: str | None
+    label: str | None
+    confidence: float | None
+    result_json: str | None
+    trace_head: str | None
+    error: str | None
+    parent_run_id: str | None
+    settings_hash: str
+    agents: str
+
+
+@dataclass(frozen=True)
+class NodeRecord:
+    key: str
+    stage: str
+    fingerprint: str
+    output_hash: str
+    reused: bool
+    seconds: float
+
+
+@dataclass(frozen=True)
+class TraceCheck:
+    """Outcome of verifying a run's hash chain."""
+
+    ok: bool
+    events: int
+    head: str | None
+    problem: str | None = None
+    bad_seq: int | None = None
+
+
+class Store:
+    """Persistence for runs, nodes, the cache and the trace."""
+
+    def __init__(self, data_dir: Path | None = None, *, url: str | None = None) -> None:
+        if url is None:
+            if data_dir is None:
+                raise ValueError("Store needs a data_dir or a database url")
+            try:
+                data_dir.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StoreError(f"{data_dir}: cannot create data directory: {exc}") from exc
+            url = f"sqlite:///{data_dir / 'semv.db'}"
+        self.url = url
+        self.data_dir = data_dir
+        self._engine: Engine = create_engine(url, future=True)
+        if url.startswith("sqlite"):
+            event.listen(self._engine, "connect", _sqlite_pragmas)
+        try:
+            t.metadata.create_all(self._engine)
+        except SQLAlchemyError as exc:
+            raise StoreError(f"{url}: cannot open store: {exc}") from exc
+        self._heads: dict[str, tuple[int, str]] = {}
+
+    def close(self) -> None:
+        self._engine.dispose()
+
+    @contextmanager
+    def _tx(self) -> Iterator[Connection]:
+        try:
+            with self._engine.begin() as conn:
+                yield conn
+        except SQLAlchemyError as exc:
+            raise StoreError(f"store operation failed: {exc}") from exc
+
+    # ---- blobs and cache ---------------------------------------------------------------
+
+    def put_blob(self, digest: str, content: bytes) -> None:
+        with self._tx() as conn:
+            exists = conn.execute(select(t.blobs.c.hash).where(t.blobs.c.hash == digest)).first()
+            if exists is None:
+                conn.execute(insert(t.blobs).values(hash=digest, content=content))
+
+    def get_blob(self, digest: str) -> bytes:
+        with self._tx() as conn:
+            row = conn.execute(select(t.blobs.c.content).where(t.blobs.c.hash == digest)).first()
+        if row is None:
+            raise StoreError(f"blob {digest} missing from the store")
+        return bytes(row[0])
+
+    def cached_output(self, fingerprint: str) -> str | None:
+        with self._tx() as conn:
+            row = conn.execute(
+                select(t.node_cache.c.output_hash).where(t.node_cache.c.fingerprint == fingerprint)
+            ).first()
+        return None if row is None else str(row[0])
+
+    def remember(self, fingerprint: str, stage: str, output_hash: str, content: bytes) -> None:
+        """Store an output blob and map the fingerprint to it, in one transaction."""
+        with self._tx() as conn:
+            if (
+                conn.execute(select(t.blobs.c.hash).where(t.blobs.c.hash == output_hash)).first()
+                is None
+            ):
+                conn.execute(insert(t.blobs).values(hash=output_hash, content=content))
+            known = conn.execute(
+                select(t.node_cache.c.fingerprint).where(t.node_cache.c.fingerprint == fingerprint)
+            ).first()
+            if known is None:
+                conn.execute(
+                    insert(t.node_cache).values(
+                        fingerprint=fingerprint,
+                        stage=stage,
+                        output_hash=output_hash,
+                        created_at=utc_now(),
+                    )
+                )
+
+    # ---- runs ----------------------------------------------------------------------------
+
+    def create_run(
+        self,
+        *,
+        case_id: str,
+        adapter: str,
+        settings_hash: str,
+        agents: str,
+        parent_run_id: str | None = None,
+    ) -> str:
+        run_id = new_run_id()
+        try:
+            with self._tx() as conn:
+                conn.execute(
+                    insert(t.runs).values(
+                        run_id=run_id,
+                        case_id=case_id,
+                        adapter=adapter,
+                        status=RunStatus.RUNNING.value,
+                        created_at=utc_now(),
+                        parent_run_id=parent_run_id,
+                        settings_hash=settings_hash,
+                        agents=agents,
+                    )
+                )
+        except StoreError as exc:
+            if isinstance(exc.__cause__, IntegrityError):
+                raise StoreError(
+                    f"run id collision for {run_id}; a run is never overwritten"
+                ) from exc
+            raise
+        self._heads[run_id] = (-1, genesis_hash(run_id))
+        return run_id
+
+    def record_node(self, run_id: str, node: NodeRecord) -> None:
+        with self._tx() as conn:
+            conn.execute(
+                insert(t.nodes).values(
+                    run_id=run_id,
+                    key=node.key,
+                    stage=node.stage,
+                    fingerprint=node.fingerprint,
+                    output_hash=node.output_hash,
+                    reused=int(node.reused),
+                    seconds=node.seconds,
+                )
+            )
+
+    def finish_run(
+        self,
+        run_id: str,
+        status: RunStatus,
+        *,
+        label: str | None = None,
+        confidence: float | None = None,
+        result_json: str | None = None,
+        error: str | None = None,
+    ) -> None:
+        """Move a running run to committed or failed. Finished runs never change again."""
+        head = self._heads.get(run_id)
+        with self._tx() as conn:
+            res = conn.execute(
+                update(t.runs)
+                .where(t.runs.c.run_id == run_id, t.runs.c.status == RunStatus.RUNNING.value)
+                .values(
+                    status=status.value,
+                    finished_at=utc_now(),
+                    label=label,
+                    confidence=confidence,
+                    result_json=result_json,
+                    error=error,
+                    trace_head=head[1] if head else None,
+                )
+            )
+            if res.rowcount != 1:
+                raise StoreError(f"run {run_id} is not running; a finished run is never modified")
+
+    def get_run(self, run_ref: str) -> RunRecord:
+        """A run by id or unique id prefix."""
+        with self._tx() as conn:
+            rows = conn.execute(
+                select(t.runs).where(t.runs.c.run_id.startswith(run_ref, autoescape=True)).limit(2)
+            ).all()
+        if not rows:
+            raise RunNotFound(f"no run matches '{run_ref}' in {self.url}")
+        if len(rows) > 1:
+            raise RunNotFound(f"'{run_ref}' matches several runs; give more characters")
+        return _run_record(rows[0]._mapping)
+
+    def list_runs(self, limit: int = 50) -> list[RunRecord]:
+        with self._tx() as conn:
+            rows = conn.execute(
+                select(t.runs).order_by(t.runs.c.created_at.desc()).limit(limit)
+            ).all()
+        return [_run_record(r._mapping) for r in rows]
+
+    def count_runs(self) -> int:
+        with self._tx() as conn:
+            return int(conn.execute(select(func.count()).select_from(t.runs)).scalar_one())
+
+    def run_nodes(self, run_id: str) -> list[NodeRecord]:
+        with self._tx() as conn:
+            rows = conn.execute(
+                select(t.nodes).where(t.nodes.c.run_id == run_id).order_by(t.nodes.c.key)
+            ).all()
+        return [
+            NodeRecord(
+                key=r.key,
+                stage=r.stage,
+                fingerprint=r.fingerprint,
+                output_hash=r.output_hash,
+                reused=bool(r.reused),
+                seconds=float(r.seconds),
+            )
+            for r in rows
+        ]
+
+    # ---- trace ---------------------------------------------------------------------------
+
+    def append_event(
+        self,
+        run_id: str,
+        kind: TraceKind,
+        *,
+        node: str | None = None,
+        payload: dict[str, Any] | None = None,
+    ) -> TraceEvent:
+        """Append one hash-chained event to a run's trace (I_trace: extend, never rewrite)."""
+        seq_prev, prev = self._heads.get(run_id) or self._load_head(run_id)
+        body: dict[str, Any] = {
+            "run_id": run_id,
+            "seq": seq_prev + 1,
+            "kind": kind.value,
+            "node": node,
+            "payload": payload or {},
+            "at": utc_now(),
+            "prev_hash": prev,
+        }
+        digest = event_hash(body)
+        with self._tx() as conn:
+            conn.execute(
+                insert(t.trace).values(
+                    run_id=run_id,
+                    seq=body["seq"],
+                    kind=body["kind"],
+                    node=node,
+                    payload=canonical_json(body["payload"]),
+                    at=body["at"],
+                    prev_hash=prev,
+                    hash=digest,
+                )
+            )
+        self._heads[run_id] = (body["seq"], digest)
+        return TraceEvent(hash=digest, **body)
+
+    def _load_head(self, run_id: str) -> tuple[int, str]:
+        events = self.trace(run_id)
+        if not events:
+            return (-1, genesis_hash(run_id))
+        return (events[-1].seq, events[-1].hash)
+
+    def trace(self, run_id: str) -> list[TraceEvent]:
+        with self._tx() as conn:
+            rows = conn.execute(
+                select(t.trace).where(t.trace.c.run_id == run_id).order_by(t.trace.c.seq)
+            ).all()
+        return [
+            TraceEvent(
+                run_id=r.run_id,
+                seq=r.seq,
+                kind=TraceKind(r.kind),
+                node=r.node,
+                payload=json.loads(r.payload),
+                at=r.at,
+                prev_hash=r.prev_hash,
+                hash=r.hash,
+            )
+            for r in rows
+        ]
+
+    def verify_trace(self, run_id: str) -> TraceCheck:
+        """Recompute the hash chain; detect rewritten, inserted, reordered or dropped events."""
+        run = self.get_run(run_id)
+        events = self.trace(run.run_id)
+        prev = genesis_hash(run.run_id)
+        for expected_seq, ev in enumerate(events):
+            if ev.seq != expected_seq:
+                return TraceCheck(
+                    False, len(events), None, f"event {ev.seq} out of sequence", ev.seq
+                )
+            if ev.prev_hash != prev:
+                return TraceCheck(
+                    False,
+                    len(events),
+                    None,
+                    f"event {ev.seq} does not link to its predecessor",
+                    ev.seq,
+                )
+            body = ev.model_dump(mode="json", exclude={"hash"})
+            if event_hash(body) != ev.hash:
+                return TraceCheck(
+                    False,
+                    len(events),
+                    None,
+                    f"event {ev.seq} ({ev.kind.value}) was rewritten",
+                    ev.seq,
+                )
+            prev = ev.hash
+        head = events[-1].hash if events else None
+        if run.trace_head is not None and run.trace_head != head:
+            return TraceCheck(
+                False,
+                len(events),
+                head,
+                "trace head differs from the head recorded at commit",
+                None,
+            )
+        return TraceCheck(True, len(events), head)
+
+    def node_value_json(self, run_id: str, key: str) -> str:
+        with self._tx() as conn:
+            row = conn.execute(
+                select(t.nodes.c.output_hash).where(
+                    t.nodes.c.run_id == run_id, t.nodes.c.key == key
+                )
+            ).first()
+        if row is None:
+            raise StoreError(f"run {run_id} has no node {key}")
+        return self.get_blob(str(row[0])).decode("utf-8")
+
+
+def _run_record(m: Any) -> RunRecord:
+    return RunRecord(
+        run_id=m["run_id"],
+        case_id=m["case_id"],
+        adapter=m["adapter"],
+        status=RunStatus(m["status"]),
+        created_at=m["created_at"],
+        finished_at=m["finished_at"],
+        label=m["label"],
+        confidence=m["confidence"],
+        result_json=m["result_json"],
+        trace_head=m["trace_head"],
+        error=m["error"],
+        parent_run_id=m["parent_run_id"],
+        settings_hash=m["settings_hash"],
+        agents=m["agents"],
+    )
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA busy_timeout=10000")
+    cursor.close()

@@ -1,0 +1,185 @@
+"""Stage graph: validation, fingerprints, reuse, early cut-off, rejected invariant violations."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from pydantic import BaseModel
+
+from semv.config import Settings
+from semv.errors import InvariantViolation
+from semv.graph import Executor, Input, NodeSpec, StageContext, StageDef, validate_graph
+from semv.model import (
+    Evidence,
+    MediaEvidence,
+    Modality,
+    ProducerKind,
+    Provenance,
+    SourceType,
+    TraceKind,
+)
+from semv.store import Store
+from tests.scripted_agents import ScriptedAgents
+
+
+class Num(BaseModel):
+    value: int
+
+
+class Pair(BaseModel):
+    left: Num
+    right: Num
+
+
+CALLS: list[str] = []
+
+
+async def make_pair(ctx: StageContext, *, seed: Num) -> Pair:
+    CALLS.append(ctx.node)
+    two = seed.value % 100
+    return Pair(left=Num(value=two // 10), right=Num(value=two % 10))
+
+
+async def double(ctx: StageContext, *, x: Num) -> Num:
+    CALLS.append(ctx.node)
+    return Num(value=2 * x.value)
+
+
+async def total(ctx: StageContext, *, parts: list[Num]) -> Num:
+    CALLS.append(ctx.node)
+    return Num(value=sum(p.value for p in parts))
+
+
+PAIR = StageDef("pair", "1", make_pair, Pair)
+DOUBLE = StageDef("double", "1", double, Num)
+TOTAL = StageDef("total", "1", total, Num)
+
+
+def graph() -> list[NodeSpec]:
+    return [
+        NodeSpec("pair", PAIR, (Input("seed", "seed"),)),
+        NodeSpec("double:left", DOUBLE, (Input("x", "pair", ("left",)),)),
+        NodeSpec("double:right", DOUBLE, (Input("x", "pair", ("right",)),)),
+        NodeSpec("total", TOTAL, (Input("parts", ("double:left", "double:right")),)),
+    ]
+
+
+def run(store: Store, seed: int, settings: Settings | None = None) -> dict[str, bool]:
+    run_id = store.create_run(case_id="t", adapter="test", settings_hash="s", agents="a")
+    ex = Executor(store, settings or Settings(), ScriptedAgents(), run_id=run_id)
+    nodes = asyncio.run(ex.run(graph(), {"seed": Num(value=seed)}))
+    assert isinstance(nodes["total"].value, Num)
+    two = seed % 100
+    assert nodes["total"].value.value == 2 * (two // 10 + two % 10)
+    return {k: n.reused for k, n in nodes.items()}
+
+
+def test_identical_second_run_executes_zero_stages(data_dir: Path) -> None:
+    store = Store(data_dir)
+    CALLS.clear()
+    first = run(store, 34)
+    assert not any(first.values()) and len(CALLS) == 4
+    CALLS.clear()
+    second = run(store, 34)
+    assert all(second.values()) and CALLS == []
+
+
+def test_change_recomputes_only_the_affected_projection(data_dir: Path) -> None:
+    store = Store(data_dir)
+    run(store, 34)
+    CALLS.clear()
+    reused = run(store, 35)  # only the right digit changes
+    assert reused == {"pair": False, "double:left": True, "double:right": False, "total": False}
+    assert sorted(CALLS) == ["double:right", "pair", "total"]
+
+
+def test_early_cutoff_when_output_is_unchanged(data_dir: Path) -> None:
+    store = Store(data_dir)
+    run(store, 34)
+    CALLS.clear()
+    # 134 → the same pair (3, 4): pair reruns (its input changed) but its output hash is
+    # unchanged, so the whole downstream cone is reused.
+    reused = run(store, 134)
+    assert reused == {"pair": False, "double:left": True, "double:right": True, "total": True}
+    assert CALLS == ["pair"]
+
+
+def test_config_read_by_a_stage_enters_its_fingerprint(data_dir: Path) -> None:
+    reading = StageDef("double", "1", double, Num, reads=("decision",))
+    store = Store(data_dir)
+
+    def once(settings: Settings) -> bool:
+        run_id = store.create_run(case_id="t", adapter="t", settings_hash="s", agents="a")
+        ex = Executor(store, settings, ScriptedAgents(), run_id=run_id)
+        spec = NodeSpec("d", reading, (Input("x", "seed"),))
+        return asyncio.run(ex.run([spec], {"seed": Num(value=1)}))["d"].reused
+
+    assert once(Settings()) is False
+    assert once(Settings()) is True
+    changed = Settings(decision={"supported": 0.72})  # type: ignore[arg-type]
+    assert once(changed) is False
+
+
+def test_graph_is_checked_before_it_runs() -> None:
+    with pytest.raises(ValueError, match="undeclared inputs"):
+        validate_graph([NodeSpec("d", DOUBLE, (Input("x", "missing"),))], {})
+    with pytest.raises(ValueError, match="takes"):
+        validate_graph([NodeSpec("d", DOUBLE, (Input("y", "seed"),))], {"seed": Num(value=1)})
+    cyclic = [
+        NodeSpec("a", DOUBLE, (Input("x", "b"),)),
+        NodeSpec("b", DOUBLE, (Input("x", "a"),)),
+    ]
+    with pytest.raises(ValueError, match="cycle"):
+        validate_graph(cyclic, {})
+
+
+async def no_provenance(ctx: StageContext, *, seed: Num) -> MediaEvidence:
+    item = Evidence(
+        id="ev:exif:asset:1",
+        source="exiftool",
+        source_type=SourceType.METADATA,
+        modality=Modality.METADATA,
+        content="DateTimeOriginal 2019:06:01",
+        reliability=0.9,
+        provenance=None,
+    )
+    return MediaEvidence(asset_id="asset:1", evidence=(item,))
+
+
+async def duplicate_ids(ctx: StageContext, *, seed: Num) -> MediaEvidence:
+    prov = Provenance(producer=ProducerKind.TOOL, agent="exiftool")
+    item = Evidence(
+        id="ev:exif:asset:1",
+        source="exiftool",
+        source_type=SourceType.METADATA,
+        modality=Modality.METADATA,
+        content="x",
+        reliability=0.9,
+        provenance=prov,
+    )
+    return MediaEvidence(asset_id="asset:1", evidence=(item, item))
+
+
+@pytest.mark.parametrize(("fn", "invariant"), [(no_provenance, "I_prov"), (duplicate_ids, "I_id")])
+def test_invariant_violation_is_rejected_and_traced(
+    data_dir: Path, fn: object, invariant: str
+) -> None:
+    stage = StageDef("media", "1", fn, MediaEvidence)  # type: ignore[arg-type]
+    store = Store(data_dir)
+    run_id = store.create_run(case_id="t", adapter="t", settings_hash="s", agents="a")
+    ex = Executor(store, Settings(), ScriptedAgents(), run_id=run_id)
+    with pytest.raises(InvariantViolation) as caught:
+        asyncio.run(
+            ex.run(
+                [NodeSpec("media:asset:1", stage, (Input("seed", "seed"),))], {"seed": Num(value=1)}
+            )
+        )
+    assert caught.value.invariant == invariant
+    events = store.trace(run_id)
+    rejected = [e for e in events if e.kind is TraceKind.NODE_REJECTED]
+    assert len(rejected) == 1 and rejected[0].node == "media:asset:1"
+    assert rejected[0].payload["violations"][0]["invariant"] == invariant
+    assert store.run_nodes(run_id) == []  # nothing committed
+    assert store.cached_output(rejected[0].payload["fingerprint"]) is None

@@ -1,0 +1,88 @@
+"""Store: append-only runs, hash-chained trace, tamper detection."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from sqlalchemy import create_engine, text
+
+from semv.errors import RunNotFound, StoreError
+from semv.model import RunStatus, TraceKind
+from semv.store import Store, genesis_hash
+
+
+def _run(store: Store) -> str:
+    return store.create_run(case_id="c1", adapter="generic", settings_hash="s", agents="a/1")
+
+
+def test_trace_is_hash_chained_and_verifies(data_dir: Path) -> None:
+    store = Store(data_dir)
+    run_id = _run(store)
+    first = store.append_event(run_id, TraceKind.RUN_STARTED, payload={"x": 1})
+    second = store.append_event(run_id, TraceKind.NODE_EXECUTED, node="bundle")
+    assert first.prev_hash == genesis_hash(run_id)
+    assert second.prev_hash == first.hash
+    store.finish_run(run_id, RunStatus.COMMITTED, label="uncertain")
+    check = store.verify_trace(run_id)
+    assert check.ok and check.events == 2 and check.head == second.hash
+    assert store.get_run(run_id).trace_head == second.hash
+
+
+@pytest.mark.parametrize(
+    ("statement", "problem"),
+    [
+        ("UPDATE trace SET payload='{\"x\": 2}' WHERE seq=0", "rewritten"),
+        ("UPDATE trace SET kind='run.failed' WHERE seq=1", "rewritten"),
+        ("DELETE FROM trace WHERE seq=0", "sequence"),
+        ("DELETE FROM trace WHERE seq=2", "head"),
+    ],
+)
+def test_rewritten_history_is_detected(data_dir: Path, statement: str, problem: str) -> None:
+    store = Store(data_dir)
+    run_id = _run(store)
+    store.append_event(run_id, TraceKind.RUN_STARTED, payload={"x": 1})
+    store.append_event(run_id, TraceKind.NODE_EXECUTED, node="bundle")
+    store.append_event(run_id, TraceKind.RUN_COMMITTED)
+    store.finish_run(run_id, RunStatus.COMMITTED)
+    store.close()
+    engine = create_engine(f"sqlite:///{data_dir / 'semv.db'}")
+    with engine.begin() as conn:
+        conn.execute(text(statement))
+    engine.dispose()
+    check = Store(data_dir).verify_trace(run_id)
+    assert not check.ok
+    assert problem in (check.problem or "")
+
+
+def test_finished_run_is_never_modified(data_dir: Path) -> None:
+    store = Store(data_dir)
+    run_id = _run(store)
+    store.finish_run(run_id, RunStatus.COMMITTED, label="verified")
+    with pytest.raises(StoreError, match="never modified"):
+        store.finish_run(run_id, RunStatus.FAILED, error="again")
+    assert store.get_run(run_id).label == "verified"
+
+
+def test_run_lookup_by_prefix_and_unknown(data_dir: Path) -> None:
+    store = Store(data_dir)
+    run_id = _run(store)
+    assert store.get_run(run_id[:-2]).run_id == run_id
+    with pytest.raises(RunNotFound):
+        store.get_run("nope")
+
+
+def test_cache_maps_fingerprint_to_content(data_dir: Path) -> None:
+    store = Store(data_dir)
+    assert store.cached_output("f" * 64) is None
+    store.remember("f" * 64, "bundle", "h" * 64, b'{"a":1}')
+    store.remember("f" * 64, "bundle", "h" * 64, b'{"a":1}')  # idempotent
+    assert store.cached_output("f" * 64) == "h" * 64
+    assert store.get_blob("h" * 64) == b'{"a":1}'
+
+
+def test_sqlite_runs_in_wal_mode(data_dir: Path) -> None:
+    Store(data_dir)
+    engine = create_engine(f"sqlite:///{data_dir / 'semv.db'}")
+    with engine.connect() as conn:
+        assert conn.execute(text("PRAGMA journal_mode")).scalar() == "wal"
