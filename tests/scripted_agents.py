@@ -43,7 +43,11 @@ class ScriptedAgents:
                 d.value: Subclaim(
                     id=f"claim:{d.value}",
                     dimension=d,
-                    statement=f"{d.value}: {request.case.claim}",
+                    statement=(
+                        f"where: {request.case.context.location}"
+                        if d is Dimension.WHERE and request.case.context.location
+                        else f"{d.value}: {request.case.claim}"
+                    ),
                     claim_type=d.value,
                     asserted=True,
                 )

@@ -1,0 +1,166 @@
+"""Benchmarks: QBAF solve time and offline ``verify`` throughput. Prints tables.
+
+Run with ``make bench``. The machines are shared and noisy, so every number is a median over
+repeats, and the tables report ratios next to absolute times.
+
+    python benchmarks/run.py [--repeats N] [--cases N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import random
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from semv.reasoning import Qbaf, claim_score
+
+ROOT = Path(__file__).resolve().parents[1]
+OOKPIK = ROOT.parent / "shared" / "data" / "ookpik-dev" / "dev_data.json"
+
+console = Console()
+
+
+def median_seconds(fn: Callable[[], object], repeats: int) -> float:
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def star(n: int, rng: random.Random) -> tuple[Qbaf, list[float], list[float]]:
+    q = Qbaf()
+    q.add_argument("claim", 0.5)
+    sups: list[float] = []
+    atts: list[float] = []
+    for i in range(n):
+        w = rng.random()
+        q.add_argument(f"a{i}", w)
+        if i % 2:
+            q.attack(f"a{i}", "claim")
+            atts.append(w)
+        else:
+            q.support(f"a{i}", "claim")
+            sups.append(w)
+    return q, sups, atts
+
+
+def layered_dag(n: int, rng: random.Random) -> Qbaf:
+    """n arguments in layers of 10; each argument gets ≤ 3 edges from the layer below."""
+    q = Qbaf()
+    for i in range(n):
+        q.add_argument(f"a{i}", rng.random())
+    for i in range(10, n):
+        layer = i // 10
+        for j in rng.sample(range((layer - 1) * 10, layer * 10), k=3):
+            (q.support if rng.random() < 0.5 else q.attack)(f"a{j}", f"a{i}")
+    return q
+
+
+def cyclic(n: int, rng: random.Random) -> Qbaf:
+    """A ring of n arguments (alternating support/attack) plus random chords."""
+    q = Qbaf()
+    for i in range(n):
+        q.add_argument(f"a{i}", rng.random())
+    for i in range(n):
+        (q.support if i % 2 else q.attack)(f"a{i}", f"a{(i + 1) % n}", 0.5)
+    for i in range(n):
+        j = rng.randrange(n)
+        if j not in (i, (i + 1) % n, (i - 1) % n):
+            with contextlib.suppress(ValueError):
+                q.attack(f"a{i}", f"a{j}", 0.3)
+    return q
+
+
+def bench_qbaf(repeats: int) -> None:
+    rng = random.Random(7)
+    table = Table(title=f"QBAF solve time (median of {repeats})")
+    for col in ("graph", "arguments", "semantics", "median ms", "× star-10"):
+        table.add_column(col, justify="right" if col != "graph" else "left")
+    base: float | None = None
+    for n in (10, 100, 1000):
+        q, sups, atts = star(n, rng)
+        t = median_seconds(lambda q=q: q.solve(semantics="quadratic-energy"), repeats)
+        base = base or t
+        assert abs(q.solve()["claim"] - claim_score(sups, atts)) < 1e-9
+        table.add_row("star", str(n), "quadratic-energy", f"{t * 1e3:.3f}", f"{t / base:.1f}")
+    for n in (100, 1000):
+        q = layered_dag(n, rng)
+        for sem in ("quadratic-energy", "df-quad", "euler"):
+            t = median_seconds(lambda q=q, sem=sem: q.solve(semantics=sem), repeats)
+            table.add_row("layered DAG", str(n), sem, f"{t * 1e3:.3f}", f"{t / base:.1f}")
+    for n in (10, 100):
+        q = cyclic(n, rng)
+        t = median_seconds(lambda q=q: q.solve(semantics="quadratic-energy"), max(3, repeats // 5))
+        table.add_row(
+            "cyclic (RK4)", str(n), "quadratic-energy", f"{t * 1e3:.3f}", f"{t / base:.1f}"
+        )
+    console.print(table)
+
+
+def bench_verify(cases: int) -> None:
+    if not OOKPIK.is_file():
+        console.print(f"[yellow]skipped verify throughput: {OOKPIK} not found[/]")
+        return
+    from semv.adapters import COSMOS_CONTRACT, get_adapter
+    from semv.agents.offline import OfflineAgents
+    from semv.config import Settings
+    from semv.eval import evaluate
+    from semv.store import Store
+
+    loaded = list(get_adapter("cosmos").load(OOKPIK, text_only=True, limit=cases))
+    settings = Settings()
+    agents = OfflineAgents(settings)
+    table = Table(title=f"offline verify throughput, OOKPIK dev text-only ({len(loaded)} cases)")
+    for col in ("pass", "cases", "seconds", "cases/s", "stages run", "stages reused"):
+        table.add_column(col, justify="right" if col != "pass" else "left")
+    with tempfile.TemporaryDirectory() as tmp:
+        store = Store(Path(tmp) / "store")
+        for name in ("cold (empty cache)", "warm (identical rerun)"):
+            start = time.perf_counter()
+            outcomes = asyncio.run(
+                evaluate(
+                    loaded,
+                    store=store,
+                    settings=settings,
+                    agents=agents,
+                    contract=COSMOS_CONTRACT,
+                    reports_dir=Path(tmp) / "reports",
+                )
+            )
+            secs = time.perf_counter() - start
+            table.add_row(
+                name,
+                str(len(outcomes)),
+                f"{secs:.2f}",
+                f"{len(outcomes) / secs:.1f}",
+                str(sum(o.executed for o in outcomes)),
+                str(sum(o.reused for o in outcomes)),
+            )
+        store.close()
+    console.print(table)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--repeats", type=int, default=25)
+    parser.add_argument("--cases", type=int, default=145)
+    args = parser.parse_args(argv)
+    bench_qbaf(args.repeats)
+    bench_verify(args.cases)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

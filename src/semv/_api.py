@@ -1,0 +1,66 @@
+"""The Python API: ``semv.verify``."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from semv.adapters import LoadedCase, detect_adapter, get_adapter
+from semv.agents import Agents
+from semv.agents.offline import OfflineAgents
+from semv.config import Settings, load_settings
+from semv.errors import InputError
+from semv.model import Case, Result
+from semv.pipeline import run_case
+from semv.store import Store
+
+__all__ = ["load_cases", "verify"]
+
+
+def load_cases(
+    path: Path, *, adapter: str | None = None, text_only: bool = False, limit: int | None = None
+) -> tuple[str, list[LoadedCase]]:
+    """Read and validate every case at ``path`` before anything runs (bad input leaves no run)."""
+    if not path.exists():
+        raise InputError(f"{path}: no such file or directory")
+    chosen = get_adapter(adapter) if adapter else detect_adapter(path)
+    cases = list(chosen.load(path, text_only=text_only, limit=limit))
+    if not cases:
+        raise InputError(f"{path}: no cases found ({chosen.name} adapter)")
+    return chosen.contract, cases
+
+
+def verify(
+    case: Case | str | Path,
+    *,
+    adapter: str | None = None,
+    data_dir: str | Path = ".semv",
+    settings: Settings | None = None,
+    agents: Agents | None = None,
+    text_only: bool = False,
+    reports_dir: str | Path | None = None,
+) -> Result:
+    """Verify one case (a ``Case`` or a path to a case folder/file) and return the result."""
+    settings = settings or load_settings()
+    agents = agents or OfflineAgents(settings)
+    if isinstance(case, Case):
+        contract = get_adapter(case.adapter).contract
+        target = case
+    else:
+        contract, loaded = load_cases(Path(case), adapter=adapter, text_only=text_only, limit=1)
+        target = loaded[0].case
+    store = Store(Path(data_dir))
+    try:
+        outcome = asyncio.run(
+            run_case(
+                target,
+                store=store,
+                settings=settings,
+                agents=agents,
+                contract=contract,
+                reports_dir=Path(reports_dir) if reports_dir is not None else None,
+            )
+        )
+    finally:
+        store.close()
+    return outcome.result

@@ -1,0 +1,232 @@
+"""Run one case through the stage graph as a run: create, execute, write reports, commit.
+
+A run is committed only after its reports are written; the trace head at commit goes into the
+result. A failure marks the run failed (it stays in the store, with its trace, for audit) and
+re-raises; bad input never reaches this point (adapters validate first), so it leaves no run.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeVar
+
+from semv import __version__
+from semv.agents import Agents
+from semv.config import Settings
+from semv.errors import SemvError
+from semv.graph import Executor, NodeOutcome
+from semv.model import (
+    Arguments,
+    Case,
+    Claims,
+    Evidence,
+    MediaEvidence,
+    RenderedReport,
+    Result,
+    ResultArgument,
+    ResultSubclaim,
+    RunStatus,
+    SolvedQbaf,
+    TraceKind,
+    Verdict,
+    result_evidence,
+    result_uncertainty,
+)
+from semv.model import Bundle as BundleValue
+from semv.stages import CASE_SOURCE, build_graph
+from semv.store import Store, content_hash, sha256_file, sha256_text
+
+__all__ = ["RunOutcome", "build_result", "run_case", "write_reports"]
+
+ProgressFn = Callable[[str, bool], None]
+_T = TypeVar("_T")
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    result: Result
+    verdict: Verdict
+    executed: int
+    reused: int
+    nodes: dict[str, NodeOutcome]
+
+
+def write_reports(report: RenderedReport, out_dir: Path) -> dict[str, str]:
+    """Write report.{md,html,json} atomically (temp file + rename): never half-written."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths: dict[str, str] = {}
+    for fmt, text in (
+        ("markdown", report.markdown),
+        ("html", report.html),
+        ("json", report.json_report),
+    ):
+        suffix = {"markdown": "md", "html": "html", "json": "json"}[fmt]
+        target = out_dir / f"report.{suffix}"
+        fd, tmp = tempfile.mkstemp(dir=out_dir, prefix=".report-", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(text)
+            os.replace(tmp, target)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        paths[fmt] = str(target.resolve())
+    return paths
+
+
+def build_result(
+    run_id: str, nodes: dict[str, NodeOutcome], report_paths: dict[str, str], trace_head: str
+) -> Result:
+    """The JSON result contract (DESIGN §4) from the committed node values."""
+    bundle = _value(nodes, "bundle", BundleValue)
+    claims = _value(nodes, "claims", Claims)
+    verdict = _value(nodes, "aggregate", Verdict)
+    subclaims: list[ResultSubclaim] = []
+    for dim, sub in claims.subclaims.items():
+        args = _value(nodes, f"argue:{dim}", Arguments)
+        solved = _value(nodes, f"qbaf:{dim}", SolvedQbaf)
+        subclaims.append(
+            ResultSubclaim(
+                id=sub.id,
+                dimension=dim,
+                statement=sub.statement,
+                score=solved.decision.score,
+                decision=solved.decision.band.value,
+                arguments=tuple(
+                    ResultArgument(
+                        id=a.id,
+                        stance=a.stance,
+                        text=a.text,
+                        evidence=a.evidence,
+                        strength=a.strength,
+                        verified=a.verified,
+                    )
+                    for a in args.arguments
+                ),
+            )
+        )
+    evidence: dict[str, Evidence] = {e.id: e for e in bundle.supplied}
+    for key, node in nodes.items():
+        if key.startswith("media:") and isinstance(node.value, MediaEvidence):
+            evidence.update({e.id: e for e in node.value.evidence})
+    return Result(
+        run_id=run_id,
+        case_id=bundle.case.id,
+        label=verdict.label,
+        probabilities=verdict.probabilities,
+        confidence=verdict.confidence,
+        subclaims=tuple(subclaims),
+        evidence=tuple(result_evidence(e) for e in evidence.values()),
+        uncertainty=tuple(result_uncertainty(u) for u in verdict.uncertainty),
+        report_paths=report_paths,
+        trace_head=trace_head,
+    )
+
+
+async def run_case(
+    case: Case,
+    *,
+    store: Store,
+    settings: Settings,
+    agents: Agents,
+    contract: str,
+    reports_dir: Path | None = None,
+    progress: ProgressFn | None = None,
+    max_concurrency: int = 4,
+) -> RunOutcome:
+    """Verify ``case`` as a new run. Reports go to ``reports_dir/<run_id>/`` (default: the
+    store's ``reports/`` folder)."""
+    settings_hash = sha256_text(settings.model_dump_json())
+    run_id = store.create_run(
+        case_id=case.id,
+        adapter=case.adapter,
+        settings_hash=settings_hash,
+        agents=f"{agents.name}/{agents.version}",
+    )
+    store.append_event(
+        run_id,
+        TraceKind.RUN_STARTED,
+        payload={
+            "case_id": case.id,
+            "case_hash": content_hash(case),
+            "adapter": case.adapter,
+            "contract": contract,
+            "semv": __version__,
+            "agents": f"{agents.name}/{agents.version}",
+            "settings_hash": settings_hash,
+        },
+    )
+    try:
+        executor = Executor(
+            store,
+            settings,
+            agents,
+            run_id=run_id,
+            max_concurrency=max_concurrency,
+            progress=progress,
+        )
+        nodes = await executor.run(build_graph(case, contract=contract), {CASE_SOURCE: case})
+        report = _value(nodes, "render", RenderedReport)
+        base = reports_dir if reports_dir is not None else _default_reports(store)
+        paths = write_reports(report, base / run_id)
+        store.append_event(
+            run_id,
+            TraceKind.REPORT_WRITTEN,
+            node="render",
+            payload={fmt: {"path": p, "sha256": _file_hash(p)} for fmt, p in paths.items()},
+        )
+        verdict = _value(nodes, "aggregate", Verdict)
+        commit = store.append_event(
+            run_id,
+            TraceKind.RUN_COMMITTED,
+            payload={
+                "label": verdict.label,
+                "internal_label": verdict.internal_label.value,
+                "confidence": verdict.confidence,
+            },
+        )
+        result = build_result(run_id, nodes, paths, commit.hash)
+        store.finish_run(
+            run_id,
+            RunStatus.COMMITTED,
+            label=verdict.label,
+            confidence=verdict.confidence,
+            result_json=result.model_dump_json(),
+        )
+    except BaseException as exc:
+        message = str(exc) if isinstance(exc, SemvError) else f"{type(exc).__name__}: {exc}"
+        try:
+            store.append_event(run_id, TraceKind.RUN_FAILED, payload={"error": message})
+            store.finish_run(run_id, RunStatus.FAILED, error=message)
+        except SemvError:
+            pass
+        raise
+    executed = sum(not n.reused for n in nodes.values())
+    return RunOutcome(
+        result=result,
+        verdict=verdict,
+        executed=executed,
+        reused=len(nodes) - executed,
+        nodes=nodes,
+    )
+
+
+def _default_reports(store: Store) -> Path:
+    if store.data_dir is None:
+        raise SemvError("no reports directory: pass reports_dir for a store given by URL")
+    return store.data_dir / "reports"
+
+
+def _file_hash(path: str) -> str:
+    return sha256_file(path)
+
+
+def _value(nodes: dict[str, NodeOutcome], key: str, kind: type[_T]) -> _T:
+    value = nodes[key].value
+    if not isinstance(value, kind):
+        raise SemvError(f"node {key} holds {type(value).__name__}, expected {kind.__name__}")
+    return value

@@ -1,0 +1,12 @@
+"""One module per stage; ``build_graph`` declares the case's stage graph once (DESIGN §3).
+
+::
+
+    case ─► bundle ─► media:<asset> ─► claims ─┬─► recall:k ─► plan:k ─► retrieve:k ─►
+        validate:k ─► argue:k ─► qbaf:k ─┬─► aggregate ─► render
+    (one independent chain per subclaim k)
+"""
+
+from semv.stages._graph import CASE_SOURCE, build_graph, node_key
+
+__all__ = ["CASE_SOURCE", "build_graph", "node_key"]

@@ -1,0 +1,120 @@
+"""The stage graph of one case, declared once; order, reuse and invalidation derive from it."""
+
+from __future__ import annotations
+
+from semv.graph import Input, NodeSpec
+from semv.model import Case, Dimension
+from semv.stages import (
+    aggregate,
+    argue,
+    bundle,
+    claims,
+    media,
+    plan,
+    qbaf,
+    recall,
+    render,
+    retrieve,
+    validate,
+)
+
+CASE_SOURCE = "case"
+"""The source value the graph starts from: the canonical ``Case``."""
+
+
+def node_key(stage: str, part: str | None = None) -> str:
+    return stage if part is None else f"{stage}:{part}"
+
+
+def build_graph(case: Case, *, contract: str) -> list[NodeSpec]:
+    """The nodes of ``case``'s graph: shared prefix, one chain per dimension, shared suffix."""
+    media_keys = tuple(node_key("media", a.id) for a in case.media)
+    specs: list[NodeSpec] = [
+        NodeSpec("bundle", bundle.STAGE, (Input("case", CASE_SOURCE),)),
+        *(
+            NodeSpec(key, media.STAGE, (Input("asset", CASE_SOURCE, ("media", n)),))
+            for n, key in enumerate(media_keys)
+        ),
+        NodeSpec(
+            "claims",
+            claims.STAGE,
+            (
+                Input("case", "bundle", ("case",)),
+                Input("supplied", "bundle", ("supplied",)),
+                Input("media", media_keys),
+            ),
+        ),
+    ]
+    for dim in Dimension:
+        k = dim.value
+        subclaim = Input("subclaim", "claims", ("subclaims", k))
+        specs += [
+            NodeSpec(node_key("recall", k), recall.STAGE, (subclaim,)),
+            NodeSpec(
+                node_key("plan", k),
+                plan.STAGE,
+                (
+                    Input("case", "bundle", ("case",)),
+                    subclaim,
+                    Input("memory", node_key("recall", k)),
+                ),
+            ),
+            NodeSpec(
+                node_key("retrieve", k),
+                retrieve.STAGE,
+                (
+                    Input("plan", node_key("plan", k)),
+                    Input("supplied", "bundle", ("supplied",)),
+                    Input("media", media_keys),
+                ),
+            ),
+            NodeSpec(
+                node_key("validate", k),
+                validate.STAGE,
+                (Input("retrieved", node_key("retrieve", k)), subclaim),
+            ),
+            NodeSpec(
+                node_key("argue", k),
+                argue.STAGE,
+                (
+                    Input("case", "bundle", ("case",)),
+                    subclaim,
+                    Input("ranked", node_key("validate", k)),
+                    Input("memory", node_key("recall", k)),
+                ),
+            ),
+            NodeSpec(
+                node_key("qbaf", k),
+                qbaf.STAGE,
+                (subclaim, Input("arguments", node_key("argue", k))),
+            ),
+        ]
+    dims = [d.value for d in Dimension]
+    qbaf_keys = tuple(node_key("qbaf", k) for k in dims)
+    argue_keys = tuple(node_key("argue", k) for k in dims)
+    specs += [
+        NodeSpec(
+            "aggregate",
+            aggregate.STAGE,
+            (
+                Input("subclaims", "claims", ("subclaims",)),
+                Input("qbafs", qbaf_keys),
+                Input("arguments", argue_keys),
+                Input("media", media_keys),
+            ),
+            params={"contract": contract},
+        ),
+        NodeSpec(
+            "render",
+            render.STAGE,
+            (
+                Input("bundle", "bundle"),
+                Input("media", media_keys),
+                Input("subclaims", "claims", ("subclaims",)),
+                Input("arguments", argue_keys),
+                Input("qbafs", qbaf_keys),
+                Input("verdict", "aggregate"),
+            ),
+        ),
+    ]
+    return specs

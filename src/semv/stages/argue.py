@@ -1,0 +1,159 @@
+"""``argue:k`` (A): proponent and opponent arguments, grounding verification, strength.
+
+Unknown evidence ids are removed when they do not resolve to a current-case item (an argument
+left with none fails admissibility); the verifier sets v_a and fails closed (a missing or
+malformed verdict is v_a = 0 with an uncertainty code); Adm_t(a) follows Eq. 6 and w_a Eq. 14
+with the grounding-aware discount for unverified arguments (they stay, with reduced weight).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from statistics import fmean
+
+from semv.agents import ArgueInput, ArgumentDraft, Verification, VerifyInput
+from semv.graph import StageContext, StageDef, admissible
+from semv.model import (
+    Argument,
+    Arguments,
+    Case,
+    Evidence,
+    MemoryView,
+    Origin,
+    RankedEvidence,
+    Stage,
+    StrengthFeatures,
+    Subclaim,
+    UncertaintyCode,
+    UncertaintyItem,
+)
+from semv.reasoning import strength_from_features
+
+_AFFECTS = (Stage.RETRIEVE, Stage.VALIDATE, Stage.ARGUE)
+
+
+def features_for(draft: ArgumentDraft, evidence: dict[str, Evidence]) -> StrengthFeatures:
+    """The Eq. 14 inputs over the resolved evidence 𝓔_t(a) (Eq. 5)."""
+    cited = [evidence[i] for i in draft.evidence if i in evidence]
+    if not cited:
+        return StrengthFeatures(
+            reliability=0.0,
+            relevance=0.0,
+            n_sources=0,
+            n_modalities=0,
+            provenance_fraction=0.0,
+            text_length=len(draft.text),
+        )
+    return StrengthFeatures(
+        reliability=fmean(e.reliability for e in cited),
+        relevance=fmean(e.relevance for e in cited),
+        n_sources=len({e.source for e in cited}),
+        n_modalities=len({e.modality for e in cited}),
+        provenance_fraction=sum(e.provenance is not None for e in cited) / len(cited),
+        text_length=len(draft.text),
+    )
+
+
+def build_argument(
+    subclaim: Subclaim,
+    draft: ArgumentDraft,
+    check: Verification,
+    number: int,
+    evidence: dict[str, Evidence],
+    dropped_ids: bool,
+    origin: Origin,
+) -> Argument:
+    codes: list[UncertaintyCode] = []
+    if dropped_ids or not draft.evidence:
+        codes.append(UncertaintyCode.UNRESOLVED_EVIDENCE)
+    codes.extend(check.uncertainty)
+    for ev_id in draft.evidence:
+        codes.extend(evidence[ev_id].uncertainty)
+    uncertainty = tuple(dict.fromkeys(codes))
+    features = features_for(draft, evidence)
+    return Argument(
+        id=f"arg:{subclaim.dimension.value}:{draft.stance.value}:{number}",
+        subclaim=subclaim.id,
+        stance=draft.stance,
+        text=draft.text,
+        evidence=draft.evidence,
+        memory=draft.memory,
+        key_facts=draft.key_facts,
+        verified=check.verified,
+        admissible=admissible(draft.evidence, check.verified, evidence),
+        features=features,
+        strength=strength_from_features(
+            features, verified=check.verified, has_uncertainty=bool(uncertainty)
+        ),
+        uncertainty=uncertainty,
+        origin=origin,
+    )
+
+
+async def argue(
+    ctx: StageContext,
+    *,
+    case: Case,
+    subclaim: Subclaim,
+    ranked: RankedEvidence,
+    memory: MemoryView,
+) -> Arguments:
+    evidence = {e.id: e for e in ranked.evidence}
+    proposed = await ctx.agents.argue(
+        ArgueInput(case=case, subclaim=subclaim, evidence=ranked.evidence, memory=memory)
+    )
+    drafts: list[ArgumentDraft] = []
+    dropped: list[bool] = []
+    for draft in proposed.drafts:
+        resolved = tuple(i for i in dict.fromkeys(draft.evidence) if i in evidence)
+        dropped.append(len(resolved) != len(draft.evidence))
+        drafts.append(draft.model_copy(update={"evidence": resolved}))
+    checks: tuple[Verification, ...] = ()
+    if drafts:
+        verdicts = await ctx.agents.verify(
+            VerifyInput(subclaim=subclaim, drafts=tuple(drafts), evidence=ranked.evidence)
+        )
+        checks = verdicts.results
+        if len(checks) != len(drafts):  # fail closed on a malformed verifier answer
+            checks = tuple(
+                Verification(
+                    verified=False,
+                    reason="verifier returned no verdict for this argument",
+                    uncertainty=(UncertaintyCode.UNVERIFIED_ARGUMENT,),
+                )
+                for _ in drafts
+            )
+    counters: Counter[str] = Counter()
+    origin = Origin(kind="agent", name=f"{ctx.agents.name}/argue")
+    arguments: list[Argument] = []
+    for draft, check, lost in zip(drafts, checks, dropped, strict=True):
+        counters[draft.stance.value] += 1
+        arguments.append(
+            build_argument(
+                subclaim, draft, check, counters[draft.stance.value], evidence, lost, origin
+            )
+        )
+    notes = list(proposed.uncertainty)
+    if not arguments:
+        code = UncertaintyCode.NO_EVIDENCE if subclaim.asserted else UncertaintyCode.NOT_ASSERTED
+        detail = (
+            "no evidence bears on this subclaim"
+            if subclaim.asserted
+            else "the claim states nothing checkable for this dimension"
+        )
+        if not any(n.code == code and n.subject == subclaim.id for n in notes):
+            notes.append(
+                UncertaintyItem(code=code, subject=subclaim.id, detail=detail, stages=_AFFECTS)
+            )
+    return Arguments(subclaim=subclaim.id, arguments=tuple(arguments), uncertainty=tuple(notes))
+
+
+STAGE = StageDef(
+    name="argue",
+    version="1",
+    fn=argue,
+    output=Arguments,
+    reads=("strength",),
+    uses_agents=True,
+    symbol=Stage.ARGUE,
+)

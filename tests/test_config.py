@@ -1,0 +1,71 @@
+"""Configuration: paper defaults, TOML and environment overrides, every constant read."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from semv.config import Settings, load_settings
+from semv.errors import ConfigError
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "semv"
+
+
+def test_defaults_are_the_papers() -> None:
+    s = Settings()
+    assert (s.strength.w_reliability, s.strength.w_relevance) == (0.20, 0.25)
+    assert (s.strength.w_source_diversity, s.strength.w_modality_diversity) == (0.15, 0.15)
+    assert (s.strength.w_provenance, s.strength.w_specificity) == (0.20, 0.05)
+    assert (s.strength.eta_unverified, s.strength.eta_uncertain) == (0.25, 0.85)
+    assert (s.strength.source_cap, s.strength.modality_cap) == (3, 2)
+    assert (s.decision.refuted, s.decision.weakly_refuted) == (0.30, 0.45)
+    assert (s.decision.weakly_supported, s.decision.supported) == (0.55, 0.70)
+    assert (s.clash.threshold, s.clash.margin) == (0.55, 0.25)
+    assert s.confidence.verified == 0.65 and s.confidence.insufficient_evidence == 0.35
+    assert s.ranking.top_k == 10 and s.ranking.uncertainty_penalty == 0.15
+
+
+def test_toml_then_environment_override(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    toml = tmp_path / "semv.toml"
+    toml.write_text("[decision]\nsupported = 0.72\n[clash]\nthreshold = 0.6\n")
+    s = load_settings(toml)
+    assert s.decision.supported == 0.72 and s.clash.threshold == 0.6
+    monkeypatch.setenv("SEMV_CLASH__THRESHOLD", "0.65")
+    assert load_settings(toml).clash.threshold == 0.65
+
+
+def test_bad_configuration_names_the_file(tmp_path: Path) -> None:
+    typo = tmp_path / "typo.toml"
+    typo.write_text("[decision]\nsuported = 0.72\n")
+    with pytest.raises(ConfigError, match="typo.toml"):
+        load_settings(typo)
+    unordered = tmp_path / "bands.toml"
+    unordered.write_text("[decision]\nsupported = 0.40\n")
+    with pytest.raises(ConfigError, match="bands.toml"):
+        load_settings(unordered)
+    with pytest.raises(ConfigError, match="not found"):
+        load_settings(tmp_path / "missing.toml")
+
+
+def test_settings_are_frozen() -> None:
+    s = Settings()
+    with pytest.raises(Exception, match="frozen"):
+        s.decision.supported = 0.9  # type: ignore[misc]
+
+
+def test_every_constant_is_read_by_the_code() -> None:
+    """Each field of every section is accessed as ``.<field>`` somewhere outside config.py."""
+    code = "\n".join(
+        p.read_text(encoding="utf-8") for p in SRC.rglob("*.py") if p.name != "config.py"
+    )
+    unread = []
+    for section_name, section in Settings.model_fields.items():
+        assert re.search(rf"\b{section_name}\b", code), f"section {section_name} never used"
+        annotation = section.annotation
+        assert annotation is not None
+        for field in annotation.model_fields:  # type: ignore[union-attr]
+            if not re.search(rf"\.{field}\b", code):
+                unread.append(f"{section_name}.{field}")
+    assert unread == []

@@ -1,0 +1,170 @@
+"""Whole-graph runs on a scripted agent backend: verdict, reuse, contract, failures."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+
+from semv.config import Settings
+from semv.errors import StageError
+from semv.model import (
+    Band,
+    Case,
+    Context,
+    InternalLabel,
+    RunStatus,
+    SourceType,
+    Stance,
+    SuppliedEvidence,
+    TraceKind,
+)
+from semv.pipeline import RunOutcome, run_case
+from semv.store import Store
+from tests.scripted_agents import ScriptedAgents
+
+CASE = Case(
+    id="t1",
+    claim="Flooding in Paris on 14 March 2024",
+    context=Context(date="2024-03-14", location="Paris"),
+    evidence=(
+        SuppliedEvidence(
+            id="fc",
+            text="The photo shows a flood in Lyon in June 2019, not Paris.",
+            source_type=SourceType.FACT_CHECK,
+            url="https://factcheck.example.org/lyon",
+        ),
+    ),
+)
+SCRIPT = {
+    "what": [(Stance.SUPPORT, "ev:sup:fc", "flood")],
+    "where": [(Stance.ATTACK, "ev:sup:fc", "Lyon")],
+}
+
+
+def verify(store: Store, agents: ScriptedAgents, case: Case = CASE) -> RunOutcome:
+    return asyncio.run(
+        run_case(case, store=store, settings=Settings(), agents=agents, contract="internal")
+    )
+
+
+def test_false_context_from_supported_content_and_refuted_place(data_dir: Path) -> None:
+    store = Store(data_dir)
+    outcome = verify(store, ScriptedAgents(SCRIPT))
+    decisions = {d.dimension.value: d for d in outcome.verdict.decisions}
+    assert decisions["what"].band in (Band.WEAKLY_SUPPORTED, Band.SUPPORTED)
+    assert decisions["where"].band in (Band.WEAKLY_REFUTED, Band.REFUTED)
+    assert decisions["when"].band is Band.UNCERTAIN  # no argument at all: ψ = β = 0.5
+    assert decisions["when"].score == 0.5
+    assert outcome.verdict.internal_label is InternalLabel.FALSE_CONTEXT
+    assert outcome.result.label == "false-context"
+    where = next(s for s in outcome.result.subclaims if s.dimension == "where")
+    assert [a.id for a in where.arguments] == ["arg:where:att:1"]
+    assert where.arguments[0].verified and where.arguments[0].evidence == ("ev:sup:fc",)
+
+
+def test_unverifiable_argument_is_discounted_not_dropped(data_dir: Path) -> None:
+    script = {"where": [(Stance.ATTACK, "ev:sup:fc", "Marseille")]}  # not in the evidence
+    outcome = verify(Store(data_dir), ScriptedAgents(script))
+    where = next(s for s in outcome.result.subclaims if s.dimension == "where")
+    (arg,) = where.arguments
+    assert not arg.verified
+    verified = verify(Store(data_dir.with_name("other")), ScriptedAgents(SCRIPT))
+    att = next(s for s in verified.result.subclaims if s.dimension == "where").arguments[0]
+    assert arg.strength == pytest.approx(0.25 * att.strength)  # η_v = 0.25 (Eq. 14)
+
+
+def test_unknown_evidence_ids_make_an_argument_inadmissible(data_dir: Path) -> None:
+    script = {"where": [(Stance.ATTACK, "ev:web:nowhere", "Lyon")]}
+    outcome = verify(Store(data_dir), ScriptedAgents(script))
+    args = outcome.nodes["argue:where"].value.arguments  # type: ignore[attr-defined]
+    (arg,) = args
+    assert arg.evidence == () and not arg.admissible and not arg.verified
+    assert "unresolved-evidence-id" in [c.value for c in arg.uncertainty]
+
+
+def test_identical_second_run_executes_zero_stages(data_dir: Path) -> None:
+    store = Store(data_dir)
+    agents = ScriptedAgents(SCRIPT)
+    first = verify(store, agents)
+    calls = sum(agents.calls.values())
+    second = verify(store, agents)
+    assert first.executed == len(first.nodes) and first.reused == 0
+    assert second.executed == 0 and second.reused == len(second.nodes)
+    assert sum(agents.calls.values()) == calls  # no agent was called again
+    assert second.result.run_id != first.result.run_id  # a new run, never an overwrite
+    assert second.result.label == first.result.label
+
+
+def test_a_change_to_one_subclaim_leaves_the_other_chains_reused(data_dir: Path) -> None:
+    store = Store(data_dir)
+    first = verify(store, ScriptedAgents(SCRIPT))
+    moved = CASE.model_copy(update={"context": Context(date="2024-03-14", location="Nice")})
+    second = verify(store, ScriptedAgents(SCRIPT), moved)
+    reused = {k for k, n in second.nodes.items() if n.reused}
+    # the scripted decomposer states `where` from the context location: only that subclaim
+    # changes, so every other chain's QBAF is reused (early cut-off stops the recomputation
+    # at the nodes that also read the whole case, whose outputs come out identical)
+    for dim in ("what", "when", "who", "why", "authenticity"):
+        assert f"qbaf:{dim}" in reused
+        assert second.nodes[f"argue:{dim}"].output_hash == first.nodes[f"argue:{dim}"].output_hash
+    assert "qbaf:where" not in reused and "claims" not in reused
+    assert second.result.label == first.result.label
+
+
+def test_result_is_exactly_the_json_contract(data_dir: Path) -> None:
+    outcome = verify(Store(data_dir), ScriptedAgents(SCRIPT))
+    payload = json.loads(outcome.result.model_dump_json())
+    assert set(payload) == {
+        "run_id",
+        "case_id",
+        "label",
+        "probabilities",
+        "confidence",
+        "subclaims",
+        "evidence",
+        "uncertainty",
+        "report_paths",
+        "trace_head",
+    }
+    assert set(payload["subclaims"][0]) == {
+        "id",
+        "dimension",
+        "statement",
+        "score",
+        "decision",
+        "arguments",
+    }
+    assert sum(payload["probabilities"].values()) == pytest.approx(1.0)
+    for path in payload["report_paths"].values():
+        assert Path(path).is_file()
+
+
+def test_committed_run_has_a_verifiable_trace(data_dir: Path) -> None:
+    store = Store(data_dir)
+    outcome = verify(store, ScriptedAgents(SCRIPT))
+    run = store.get_run(outcome.result.run_id)
+    assert run.status is RunStatus.COMMITTED
+    check = store.verify_trace(run.run_id)
+    assert check.ok and check.head == outcome.result.trace_head == run.trace_head
+    kinds = [e.kind for e in store.trace(run.run_id)]
+    assert kinds[0] is TraceKind.RUN_STARTED and kinds[-1] is TraceKind.RUN_COMMITTED
+    assert kinds.count(TraceKind.NODE_EXECUTED) == len(outcome.nodes)
+
+
+class FailingAgents(ScriptedAgents):
+    async def argue(self, request):  # type: ignore[no-untyped-def]
+        raise RuntimeError("model server went away")
+
+
+def test_failing_stage_marks_the_run_failed(data_dir: Path) -> None:
+    store = Store(data_dir)
+    with pytest.raises(StageError, match="model server went away"):
+        verify(store, FailingAgents(SCRIPT))
+    (run,) = store.list_runs()
+    assert run.status is RunStatus.FAILED and "model server went away" in (run.error or "")
+    kinds = [e.kind for e in store.trace(run.run_id)]
+    assert TraceKind.NODE_FAILED in kinds and kinds[-1] is TraceKind.RUN_FAILED
+    assert store.verify_trace(run.run_id).ok
