@@ -39,11 +39,11 @@ def test_toml_then_environment_override(tmp_path: Path, monkeypatch: pytest.Monk
 def test_bad_configuration_names_the_file(tmp_path: Path) -> None:
     typo = tmp_path / "typo.toml"
     typo.write_text("[decision]\nsuported = 0.72\n")
-    with pytest.raises(ConfigError, match="typo.toml"):
+    with pytest.raises(ConfigError, match=r"typo\.toml"):
         load_settings(typo)
     unordered = tmp_path / "bands.toml"
     unordered.write_text("[decision]\nsupported = 0.40\n")
-    with pytest.raises(ConfigError, match="bands.toml"):
+    with pytest.raises(ConfigError, match=r"bands\.toml"):
         load_settings(unordered)
     with pytest.raises(ConfigError, match="not found"):
         load_settings(tmp_path / "missing.toml")
