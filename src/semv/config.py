@@ -159,10 +159,10 @@ class OfflineAgentConfig(_Section):
         50.0, gt=0, description="GPS within this distance of a claimed city agrees with it."
     )
     overlap_support: float = Field(
-        0.35, description="Content overlap at or above which a description supports 'what'."
+        0.05, description="Content overlap at or above which a description supports 'what'."
     )
     overlap_attack: float = Field(
-        0.08, description="Content overlap at or below which a description attacks 'what'."
+        0.0, description="Content overlap at or below which a description attacks 'what'."
     )
 
 

@@ -1,0 +1,147 @@
+"""The COSMOS adapter: ``test_data.json``-style caption pairs (COSMOS, OOKPIK).
+
+One JSON object per line (a JSON array is accepted too). Per row: the image ``img_local_path``
+(relative to the JSON file's folder), ``caption1`` = the claim, ``caption2`` = one supplied
+evidence item (a prior caption of the image), ``article_url`` = the source URL when it is one,
+and ``context_label`` (1 = out of context) = the sealed gold label. The dataset's derived
+features (``bert_*_score``, ``*_modified``, ``*_entities``, ``maskrcnn_bboxes``) are ignored:
+they are not part of a case.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Final
+from urllib.parse import urlsplit
+
+from semv.adapters._base import COSMOS_CONTRACT, LoadedCase
+from semv.adapters._gold import SealedGold
+from semv.adapters._media import MediaProblem, load_asset
+from semv.errors import InputError
+from semv.model import Case, Context, CosmosLabel, SourceType, SuppliedEvidence
+
+__all__ = ["CAPTION2_PUBLISHER", "CosmosAdapter", "looks_like_cosmos"]
+
+CAPTION2_PUBLISHER: Final = "COSMOS caption2"
+"""Publisher recorded on the supplied evidence made from ``caption2``."""
+
+_LABELS: Final = {0: CosmosLabel.NOOC, 1: CosmosLabel.OOC}
+
+
+class CosmosAdapter:
+    """Reads COSMOS-format JSON lines. Label contract: OOC / NOOC."""
+
+    name = "cosmos"
+    contract = COSMOS_CONTRACT
+
+    def load(
+        self, path: Path, *, text_only: bool = False, limit: int | None = None
+    ) -> Iterator[LoadedCase]:
+        """Yield one case per row of ``path``, ids ``<file stem>:<line number>``."""
+        if limit is not None and limit <= 0:
+            return
+        for count, (line, row) in enumerate(_rows(path), start=1):
+            yield _case(path, line, row, text_only=text_only)
+            if count == limit:
+                return
+
+
+def looks_like_cosmos(first_line: str) -> bool:
+    """True when ``first_line`` is a JSON object with ``caption1`` and ``caption2``."""
+    try:
+        row = json.loads(first_line)
+    except json.JSONDecodeError:
+        return False
+    return isinstance(row, dict) and "caption1" in row and "caption2" in row
+
+
+def _rows(path: Path) -> Iterator[tuple[int, Any]]:
+    """(line number, parsed row); for a JSON array the number is the 1-based element index."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not UTF-8 text: {exc}") from exc
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    if text.lstrip().startswith("["):
+        try:
+            rows = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{path}: invalid JSON at line {exc.lineno}: {exc.msg}") from exc
+        yield from enumerate(rows, start=1)
+        return
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            yield number, json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{path}: line {number}: invalid JSON: {exc.msg}") from exc
+
+
+def _case(path: Path, line: int, row: Any, *, text_only: bool) -> LoadedCase:
+    where = f"{path}: line {line}"
+    if not isinstance(row, dict):
+        raise InputError(f"{where}: expected a JSON object, got {type(row).__name__}")
+    claim = _text(row, "caption1", where)
+    prior = _text(row, "caption2", where)
+    image = _text(row, "img_local_path", where)
+    try:
+        asset = load_asset(path.parent / image, number=1, shown_as=image, text_only=text_only)
+    except MediaProblem as exc:
+        raise InputError(f"{where}: image {image}: {exc}") from exc
+    case = Case(
+        id=f"{path.stem}:{line}",
+        claim=claim,
+        media=(asset,),
+        context=Context(source_url=_url(row.get("article_url"))),
+        evidence=(
+            SuppliedEvidence(
+                text=prior,
+                publisher=CAPTION2_PUBLISHER,
+                source_type=SourceType.PRIOR_CAPTION,
+                about_asset=asset.id,
+            ),
+        ),
+        adapter=CosmosAdapter.name,
+        source_path=str(path.absolute()),
+    )
+    return LoadedCase(case=case, gold=_gold(row, where))
+
+
+def _text(row: dict[str, Any], key: str, where: str) -> str:
+    value = row.get(key)
+    if value is None:
+        raise InputError(f"{where}: {key} missing")
+    if not isinstance(value, str):
+        raise InputError(f"{where}: {key} must be a string, got {type(value).__name__}")
+    if not value.strip():
+        raise InputError(f"{where}: {key} is empty")
+    return value.strip()
+
+
+def _url(value: object) -> str | None:
+    """``value`` if it is an http(s) URL (OOKPIK puts article titles there), else None."""
+    if not isinstance(value, str):
+        return None
+    candidate = value.strip()
+    parts = urlsplit(candidate)
+    if parts.scheme in ("http", "https") and parts.netloc and " " not in candidate:
+        return candidate
+    return None
+
+
+def _gold(row: dict[str, Any], where: str) -> SealedGold | None:
+    value = row.get("context_label")
+    if value is None:
+        return None
+    label = None
+    if isinstance(value, int | float) and not isinstance(value, bool) and value in (0, 1):
+        label = _LABELS[int(value)]
+    elif isinstance(value, str) and value.strip() in ("0", "1", "0.0", "1.0"):
+        label = _LABELS[int(float(value))]
+    if label is None:
+        raise InputError(f"{where}: context_label must be 0 or 1, got {value!r}")
+    return SealedGold(label.value, source=where)

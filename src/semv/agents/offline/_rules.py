@@ -1,0 +1,597 @@
+"""The offline proponent/opponent rules: one function per dimension, evidence item → findings.
+
+Each rule compares what the subclaim asserts with what one evidence item says and returns at most
+one ``Finding`` (a support or an attack) per item: its text states the actual values compared,
+``key_facts`` are the literal tokens of the evidence it rests on (checked by the verifier).
+The rules are pure functions of (subclaim facts, claim text, evidence item, config), so the
+verifier can re-derive a metadata comparison from the evidence.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from semv.agents.offline import _places
+from semv.agents.offline._dates import (
+    Agreement,
+    DateMention,
+    compare,
+    from_iso,
+    parse_one,
+    signed_days,
+)
+from semv.agents.offline._extract import (
+    PlaceMention,
+    TextFacts,
+    extract,
+    person_matches,
+    place_key,
+)
+from semv.agents.offline._markers import editor_in, recontext_marker
+from semv.agents.offline._places import Place, PlaceKind
+from semv.agents.offline._similarity import similarity
+from semv.config import OfflineAgentConfig
+from semv.model import Dimension, Evidence, Modality, SourceType, Stance, Subclaim, UncertaintyCode
+from semv.text import content_words, fold, normalize_token, tokens
+
+__all__ = ["RULES", "ClaimView", "Finding", "is_metadata", "rule_for"]
+
+MODIFY_GAP_MAX_HOURS = 24.0
+"""EXIF ModifyDate later than DateTimeOriginal by more than this is not 'consistent timestamps'
+(no authenticity support)."""
+GPS_COUNTRY_MAX_KM = 150.0
+"""GPS decides the country only when a known city lies within this distance."""
+MAX_KEY_FACTS = 5
+SNIPPET_CHARS = 160
+
+_DATE_SOURCES = frozenset({SourceType.PRIOR_CAPTION, SourceType.FACT_CHECK, SourceType.FORENSIC})
+"""Text sources whose ``published`` date is a date of the media itself (it existed by then)."""
+
+
+@dataclass(frozen=True)
+class Finding:
+    stance: Stance
+    text: str
+    evidence: tuple[str, ...]
+    key_facts: tuple[str, ...] = ()
+    uncertainty: tuple[UncertaintyCode, ...] = ()
+
+
+@dataclass
+class ClaimView:
+    """What a subclaim asserts, resolved once per argue/verify call."""
+
+    subclaim: Subclaim
+    claim_text: str
+    language: str | None = None
+    _cache: dict[str, object] = field(default_factory=dict)
+
+    @cached_property
+    def claim(self) -> TextFacts:
+        return extract(self.claim_text, self.language)
+
+    @cached_property
+    def dates(self) -> list[DateMention]:
+        out = []
+        for iso in self.subclaim.facts.dates:
+            parsed = from_iso(iso)
+            if parsed is not None:
+                out.append(parsed)
+        return out
+
+    @cached_property
+    def place_mentions(self) -> list[PlaceMention]:
+        names = list(self.subclaim.facts.places)
+        resolved = _places.resolve_all(names)
+        return [PlaceMention(n, p) for n, p in zip(names, resolved, strict=True)]
+
+    @cached_property
+    def places(self) -> list[Place]:
+        return _places.specific([m.place for m in self.place_mentions if m.place is not None])
+
+    @cached_property
+    def place_keys(self) -> set[str]:
+        return {place_key(m.text) for m in self.place_mentions} | {
+            place_key(m.name) for m in self.place_mentions
+        }
+
+    @cached_property
+    def people(self) -> tuple[str, ...]:
+        return self.subclaim.facts.people
+
+    @cached_property
+    def organizations(self) -> tuple[str, ...]:
+        return self.subclaim.facts.organizations
+
+
+def is_metadata(ev: Evidence) -> bool:
+    return ev.modality is Modality.METADATA or ev.source_type is SourceType.METADATA
+
+
+def _kind(ev: Evidence) -> str:
+    return {
+        SourceType.PRIOR_CAPTION: "the prior caption",
+        SourceType.FACT_CHECK: "the fact-check",
+        SourceType.NEWS: "the news report",
+        SourceType.SUPPLIED: "the supplied evidence",
+    }.get(ev.source_type, "the evidence")
+
+
+def _snippet(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= SNIPPET_CHARS else text[: SNIPPET_CHARS - 1].rstrip() + "…"
+
+
+def _days(n: int) -> str:
+    return f"{n:,} day" + ("" if n == 1 else "s")
+
+
+def _capture(ev: Evidence) -> tuple[DateMention, dt.datetime | None] | None:
+    raw = ev.data.get("capture_time")
+    if not raw:
+        return None
+    text = str(raw).strip()
+    stamp: dt.datetime | None = None
+    try:
+        stamp = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        stamp = None
+    mention = from_iso(text[:10])
+    if mention is None or mention.day is None:
+        return None
+    return mention, stamp
+
+
+# ---- when --------------------------------------------------------------------------------
+
+
+def _best_pair(
+    claimed: list[DateMention], observed: list[DateMention], tolerance: int, intervals: bool
+) -> tuple[Agreement, DateMention, DateMention, int | None] | None:
+    """The agreeing pair if any, else the closest disagreeing pair, else None."""
+    agree: tuple[Agreement, DateMention, DateMention, int | None] | None = None
+    disagree: tuple[Agreement, DateMention, DateMention, int | None] | None = None
+    for c in claimed:
+        for o in observed:
+            result, gap = compare(c, o, tolerance, intervals=intervals)
+            if result is Agreement.AGREE and agree is None:
+                agree = (result, c, o, gap)
+            elif result is Agreement.DISAGREE:
+                key = gap if gap is not None else 10**9
+                if disagree is None or key < (disagree[3] if disagree[3] is not None else 10**9):
+                    disagree = (result, c, o, gap)
+    return agree or disagree
+
+
+def _gap_text(c: DateMention, o: DateMention, gap: int | None) -> str:
+    signed = signed_days(c, o)
+    if signed is not None and gap is not None and gap > 0:
+        return f"{_days(gap)} {'before' if signed < 0 else 'after'}"
+    if gap is not None and gap > 0:
+        return f"{_days(gap)} apart from"
+    return "different from"
+
+
+def when_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[Finding]:
+    claimed = view.dates
+    if not claimed:
+        return []
+    tol = cfg.time_tolerance_days
+    if is_metadata(ev):
+        cap = _capture(ev)
+        if cap is None:
+            return []
+        mention, _ = cap
+        pair = _best_pair(claimed, [mention], tol, True)
+        if pair is None:
+            return []
+        result, c, o, gap = pair
+        unc: tuple[UncertaintyCode, ...] = ()
+        note = ""
+        if ev.data.get("timezone_known") is False:
+            unc = (UncertaintyCode.TIMEZONE_UNKNOWN,)
+            note = " (camera time zone unknown: the date may be off by one day)"
+        if result is Agreement.AGREE:
+            text = (
+                f"EXIF capture time {o.iso} ({ev.id}) agrees with the claimed date {c.iso} "
+                f"(within {_days(tol)}){note}."
+            )
+            return [Finding(Stance.SUPPORT, text, (ev.id,), (o.iso,), unc)]
+        text = (
+            f"EXIF capture time {o.iso} ({ev.id}) is {_gap_text(c, o, gap)} the claimed date "
+            f"{c.iso}{note}."
+        )
+        return [
+            Finding(
+                Stance.ATTACK,
+                text,
+                (ev.id,),
+                (o.iso,),
+                (*unc, UncertaintyCode.METADATA_CLAIM_CONFLICT),
+            )
+        ]
+    observed = list(extract(ev.content, view.language).dates)
+    pair = _best_pair(claimed, observed, tol, False) if observed else None
+    findings: list[Finding] = []
+    if pair is not None:
+        result, c, o, gap = pair
+        src = _kind(ev)
+        if result is Agreement.AGREE:
+            text = (
+                f"{src.capitalize()} ({ev.id}) dates the scene to {o.text!r} ({o.iso}), "
+                f"in agreement with the claimed {c.iso}."
+            )
+            findings.append(Finding(Stance.SUPPORT, text, (ev.id,), (o.text,)))
+        else:
+            text = (
+                f"{src.capitalize()} ({ev.id}) dates the scene to {o.text!r} ({o.iso}), "
+                f"{_gap_text(c, o, gap)} the claimed {c.iso}."
+            )
+            findings.append(Finding(Stance.ATTACK, text, (ev.id,), (o.text,)))
+    elif ev.published and ev.source_type in _DATE_SOURCES:
+        published = parse_one(ev.published)
+        if published is not None and published.year is not None:
+            dated = [(iv[0], c) for c in claimed if (iv := c.interval()) is not None]
+            earliest = min(dated, key=lambda pair: pair[0])[1] if dated else None
+            if earliest is not None:
+                result, gap = compare(earliest, published, tol, intervals=True)
+                signed = signed_days(earliest, published)
+                if result is Agreement.DISAGREE and signed is not None and signed < 0:
+                    text = (
+                        f"The media was already published on {published.iso} ({ev.id}), "
+                        f"{_days(gap or 0)} before the claimed {earliest.iso}."
+                    )
+                    findings.append(Finding(Stance.ATTACK, text, (ev.id,), (published.iso,)))
+    return findings
+
+
+# ---- where -------------------------------------------------------------------------------
+
+
+def _gps(ev: Evidence) -> tuple[float, float] | None:
+    lat, lon = ev.data.get("latitude"), ev.data.get("longitude")
+    if not isinstance(lat, int | float) or not isinstance(lon, int | float):
+        return None
+    return float(lat), float(lon)
+
+
+def _gps_relation(place: Place, lat: float, lon: float, tol: float) -> tuple[bool, str]:
+    near, near_km = _places.nearest_city(lat, lon)
+    coords = f"EXIF GPS {lat:.4f}, {lon:.4f}"
+    if place.kind is PlaceKind.CITY:
+        assert place.latitude is not None and place.longitude is not None
+        km = _places.haversine_km(lat, lon, place.latitude, place.longitude)
+        if km <= tol:
+            return True, f"{coords} lies {km:,.0f} km from the claimed {place.label}"
+        return False, (
+            f"{coords} lies {km:,.0f} km from the claimed {place.label}; the nearest known "
+            f"city is {near.label} ({near_km:,.0f} km)"
+        )
+    if near_km > GPS_COUNTRY_MAX_KM:
+        return False, ""  # too remote to place in a country by nearest city
+    if place.kind is PlaceKind.COUNTRY:
+        ok = near.country == place.country
+    elif place.kind is PlaceKind.STATE:
+        ok = near.country == place.country and near.admin1 == place.admin1
+    else:
+        ok = near.continent == place.continent
+    if ok:
+        return True, f"{coords} lies in {place.label} (nearest known city {near.label}), as claimed"
+    return False, (
+        f"{coords} lies near {near.label} ({near_km:,.0f} km), not in the claimed {place.label}"
+    )
+
+
+def where_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[Finding]:
+    if not view.place_mentions:
+        return []
+    tol = cfg.place_tolerance_km
+    if is_metadata(ev):
+        gps = _gps(ev)
+        if gps is None or not view.places:
+            return []
+        lat, lon = gps
+        facts = (f"{lat:.4f}", f"{lon:.4f}")
+        results = [_gps_relation(p, lat, lon, tol) for p in view.places]
+        for ok, text in results:
+            if ok:
+                return [Finding(Stance.SUPPORT, f"{text} ({ev.id}).", (ev.id,), facts)]
+        texts = [t for ok, t in results if t]
+        if not texts:
+            return []
+        return [
+            Finding(
+                Stance.ATTACK,
+                f"{texts[0]} ({ev.id}).",
+                (ev.id,),
+                facts,
+                (UncertaintyCode.METADATA_CLAIM_CONFLICT,),
+            )
+        ]
+    observed = extract(ev.content, view.language)
+    if not observed.places:
+        return []
+    src = _kind(ev).capitalize()
+    # same place by name (also for places no gazetteer knows: "Borno" ~ "Borno State")
+    named = [
+        m
+        for m in observed.places
+        if place_key(m.text) in view.place_keys or place_key(m.name) in view.place_keys
+    ]
+    agree: list[tuple[Place, PlaceMention]] = []
+    conflict: list[tuple[Place, PlaceMention, _places.Relation]] = []
+    obs_specific = _places.specific(observed.resolved_places)
+    for c in view.places:
+        for m in observed.places:
+            if m.place is None or m.place not in obs_specific:
+                continue
+            rel = _places.relation(c, m.place, tol)
+            if rel.agrees:
+                agree.append((c, m))
+            else:
+                conflict.append((c, m, rel))
+    if named or agree:
+        mentions = named + [m for _, m in agree if m not in named]
+        labels = ", ".join(dict.fromkeys(m.place.label if m.place else m.text for m in mentions))
+        text = (
+            f"{src} ({ev.id}) places the scene in {labels}, consistent with the claimed "
+            f"{_claimed_places(view)}."
+        )
+        return [
+            Finding(
+                Stance.SUPPORT,
+                text,
+                (ev.id,),
+                tuple(dict.fromkeys(m.text for m in mentions))[:MAX_KEY_FACTS],
+            )
+        ]
+    if conflict:
+        c, m, rel = conflict[0]
+        assert m.place is not None
+        if rel is _places.Relation.FAR_SAME_COUNTRY:
+            km = _places.distance_km(c, m.place)
+            how = f"{km:,.0f} km from" if km is not None else "elsewhere than"
+        else:
+            how = "in another country than"
+        text = (
+            f"{src} ({ev.id}) places the scene in {m.place.label} ({m.text!r}), {how} the "
+            f"claimed {c.label}."
+        )
+        return [Finding(Stance.ATTACK, text, (ev.id,), (m.text,))]
+    return []
+
+
+def _claimed_places(view: ClaimView) -> str:
+    labels = [p.label for p in view.places] or [m.text for m in view.place_mentions]
+    return "; ".join(dict.fromkeys(labels))
+
+
+# ---- who ---------------------------------------------------------------------------------
+
+
+def _mentions_surname(name: str, text: str) -> str | None:
+    words = tokens(name)
+    if not words:
+        return None
+    surname = words[-1]
+    if len(surname) < 4:
+        return None
+    match = re.search(r"\b" + re.escape(surname) + r"\b", fold(text))
+    if match is None:
+        return None
+    return text[match.start() : match.end()] if len(fold(text)) == len(text) else surname
+
+
+def who_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[Finding]:
+    claimed = tuple(view.people) + tuple(view.organizations)
+    if not claimed or is_metadata(ev):
+        return []
+    observed = extract(ev.content, view.language)
+    names = tuple(observed.people) + tuple(observed.organizations)
+    matched: list[tuple[str, str]] = []
+    for c in claimed:
+        hit = next((n for n in names if person_matches(c, n) or fold(c) == fold(n)), None)
+        if hit is None and c in view.people:
+            surname = _mentions_surname(c, ev.content)
+            hit = surname
+        if hit is not None:
+            matched.append((c, hit))
+    src = _kind(ev).capitalize()
+    if matched:
+        shown = ", ".join(dict.fromkeys(h for _, h in matched))
+        claimed_names = ", ".join(dict.fromkeys(c for c, _ in matched))
+        text = f"{src} ({ev.id}) also names {shown}, as the claim does ({claimed_names})."
+        return [
+            Finding(
+                Stance.SUPPORT,
+                text,
+                (ev.id,),
+                tuple(dict.fromkeys(h for _, h in matched))[:MAX_KEY_FACTS],
+            )
+        ]
+    others = [
+        p for p in observed.people if not any(person_matches(p, o) for o in view.organizations)
+    ]
+    if view.people and others:
+        text = (
+            f"The claim names {', '.join(view.people)}, but {_kind(ev)} ({ev.id}) identifies "
+            f"{', '.join(others)} instead."
+        )
+        return [Finding(Stance.ATTACK, text, (ev.id,), tuple(others)[:MAX_KEY_FACTS])]
+    return []
+
+
+# ---- what --------------------------------------------------------------------------------
+
+
+def _surface_words(words: set[str], text: str, limit: int = MAX_KEY_FACTS) -> tuple[str, ...]:
+    """Evidence tokens (as written) whose normalized form is in ``words``, in text order."""
+    out: list[str] = []
+    for match in re.finditer(r"[^\W_]+", text):
+        token = match.group(0)
+        norm = normalize_token(fold(token))
+        if norm in words and token not in out:
+            out.append(token)
+            words = words - {norm}
+        if len(out) >= limit:
+            break
+    return tuple(out)
+
+
+def what_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[Finding]:
+    if is_metadata(ev) or not ev.content.strip():
+        return []
+    claim_scene = view.claim.scene
+    ev_scene = extract(ev.content, view.language).scene
+    if not content_words(claim_scene) or not content_words(ev_scene):
+        return []  # one side names only who/where/when: nothing depicted to compare
+    sim = similarity(claim_scene, ev_scene, embeddings=cfg.embeddings)
+    shared = content_words(claim_scene) & content_words(ev_scene)
+    src = _kind(ev).capitalize()
+    emb = f", embedding {sim.embedding:.2f}" if sim.embedding is not None else ""
+    if sim.value >= cfg.overlap_support:
+        facts = _surface_words(shared, ev_scene)
+        detail = f"shared: {', '.join(facts)}; " if facts else ""
+        text = (
+            f"{src} ({ev.id}) describes the same scene as the claim ({detail}similarity "
+            f"{sim.value:.2f}: lexical {sim.lexical:.2f}{emb}): “{_snippet(ev.content)}”."
+        )
+        return [Finding(Stance.SUPPORT, text, (ev.id,), facts)]
+    if sim.value <= cfg.overlap_attack:
+        own = _surface_words(content_words(ev_scene) - shared, ev_scene, 3)
+        text = (
+            f"{src} ({ev.id}) describes a different scene ({', '.join(own)}; similarity "
+            f"{sim.value:.2f}: lexical {sim.lexical:.2f}{emb}): “{_snippet(ev.content)}”."
+        )
+        return [Finding(Stance.ATTACK, text, (ev.id,), own)]
+    return []
+
+
+# ---- why (caption context) ---------------------------------------------------------------
+
+
+def _shared_entities(view: ClaimView, observed: TextFacts, tol: float) -> tuple[str, ...]:
+    shared: list[str] = []
+    for m in observed.places:
+        if place_key(m.text) in view.place_keys or (
+            m.place is not None
+            and any(
+                _places.relation(c, m.place, tol) in (_places.Relation.SAME, _places.Relation.NEAR)
+                for c in view.places
+            )
+        ):
+            shared.append(m.text)
+    claim_names = (
+        tuple(view.claim.people) + tuple(view.claim.organizations) + tuple(view.claim.events)
+    )
+    for n in tuple(observed.people) + tuple(observed.organizations) + tuple(observed.events):
+        if any(person_matches(c, n) or fold(c) == fold(n) for c in claim_names):
+            shared.append(n)
+    return tuple(dict.fromkeys(shared))
+
+
+def why_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[Finding]:
+    if is_metadata(ev) or not ev.content.strip():
+        return []
+    src = _kind(ev).capitalize()
+    marker = recontext_marker(ev.content)
+    if marker is not None:
+        label, phrase = marker
+        what = {
+            "refutation": "disputes the claimed context",
+            "origin": "gives the media another origin",
+            "fiction": "describes the media as staged, artificial or fictional",
+        }[label]
+        text = f"{src} ({ev.id}) {what} (“{phrase}”): “{_snippet(ev.content)}”."
+        return [Finding(Stance.ATTACK, text, (ev.id,), (phrase,))]
+    observed = extract(ev.content, view.language)
+    shared = _shared_entities(view, observed, cfg.place_tolerance_km)
+    sim = similarity(view.claim_text, ev.content, embeddings=cfg.embeddings)
+    if shared:
+        text = (
+            f"{src} ({ev.id}) restates the claimed event with the same entities "
+            f"({', '.join(shared)}; similarity {sim.value:.2f})."
+        )
+        return [Finding(Stance.SUPPORT, text, (ev.id,), shared[:MAX_KEY_FACTS])]
+    claim_entities = _entities(view.claim)
+    ev_entities = _entities(observed)
+    if claim_entities and ev_entities and not shared and not _places_related(view, observed, cfg):
+        text = (
+            f"{src} ({ev.id}) ties the media to other people, places or events "
+            f"({', '.join(ev_entities[:4])}) and names none of the claim's "
+            f"({', '.join(claim_entities[:4])}); similarity {sim.value:.2f}."
+        )
+        return [Finding(Stance.ATTACK, text, (ev.id,), tuple(ev_entities[:3]))]
+    return []
+
+
+def _entities(facts: TextFacts) -> list[str]:
+    names = [m.text for m in facts.places] + list(facts.people) + list(facts.organizations)
+    names += list(facts.events)
+    return list(dict.fromkeys(names))
+
+
+def _places_related(view: ClaimView, observed: TextFacts, cfg: OfflineAgentConfig) -> bool:
+    """Any claimed place equal to, near, containing or inside a place the evidence names."""
+    claimed = [m.place for m in view.claim.places if m.place is not None]
+    for c in claimed:
+        for m in observed.places:
+            if m.place is not None and _places.relation(c, m.place, cfg.place_tolerance_km).agrees:
+                return True
+    return False
+
+
+# ---- authenticity ------------------------------------------------------------------------
+
+
+def authenticity_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[Finding]:
+    if not is_metadata(ev):
+        return []
+    software = str(ev.data.get("software") or "").strip()
+    editor = editor_in(software) if software else None
+    if editor is not None:
+        text = (
+            f"EXIF Software tag {software!r} ({ev.id}) names an image editor: the file was "
+            f"edited with {editor}."
+        )
+        return [Finding(Stance.ATTACK, text, (ev.id,), (software,))]
+    camera = " ".join(str(ev.data.get(k) or "").strip() for k in ("make", "model")).strip()
+    if not camera:
+        return []
+    cap = _capture(ev)
+    modified = str(ev.data.get("modify_time") or "").strip()
+    if cap is not None and cap[1] is not None and modified:
+        try:
+            mod = dt.datetime.fromisoformat(modified.replace("Z", "+00:00"))
+            a, b = cap[1].replace(tzinfo=None), mod.replace(tzinfo=None)
+            if abs((b - a).total_seconds()) > MODIFY_GAP_MAX_HOURS * 3600:
+                return []
+        except ValueError:
+            return []
+    when = f" with capture time {cap[0].iso}" if cap is not None else ""
+    facts = tuple(str(ev.data.get(k)).strip() for k in ("make", "model") if ev.data.get(k))
+    text = (
+        f"EXIF names the capturing camera ({camera}){when} and no editing software; the "
+        f"timestamps are consistent ({ev.id}). Weak evidence of an unedited capture."
+    )
+    return [Finding(Stance.SUPPORT, text, (ev.id,), facts)]
+
+
+Rule = Callable[[ClaimView, Evidence, OfflineAgentConfig], list[Finding]]
+
+RULES: dict[Dimension, Rule] = {
+    Dimension.WHAT: what_rule,
+    Dimension.WHERE: where_rule,
+    Dimension.WHEN: when_rule,
+    Dimension.WHO: who_rule,
+    Dimension.WHY: why_rule,
+    Dimension.AUTHENTICITY: authenticity_rule,
+}
+
+
+def rule_for(dimension: Dimension) -> Rule:
+    return RULES[dimension]

@@ -1,0 +1,21 @@
+"""Verification reports in the MV2026 layout (Markdown, HTML, JSON).
+
+Sections, in order: case summary, source, where, when, who, why, forensic analysis, other
+evidence, final verification status. ``render_report(ReportContext) -> RenderedReport``.
+"""
+
+from semv.report._build import TOP_ARGUMENTS, build_view
+from semv.report._context import ReportContext
+from semv.report._render import REPORT_FORMAT, SECTION_ORDER, render_report, report_json
+from semv.report._view import ReportView
+
+__all__ = [
+    "REPORT_FORMAT",
+    "SECTION_ORDER",
+    "TOP_ARGUMENTS",
+    "ReportContext",
+    "ReportView",
+    "build_view",
+    "render_report",
+    "report_json",
+]

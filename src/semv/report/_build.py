@@ -1,0 +1,327 @@
+"""Building the report view (``ReportView``) from a ``ReportContext``: pure and deterministic."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import PurePath
+from typing import Final
+from urllib.parse import urlsplit
+
+from semv.model import (
+    Argument,
+    ClashRecord,
+    Dimension,
+    Evidence,
+    Modality,
+    ProducerKind,
+    Provenance,
+    SourceType,
+    Stance,
+    SuppliedEvidence,
+    UncertaintyItem,
+)
+from semv.report._context import ReportContext
+from semv.report._view import (
+    ArgumentView,
+    CaseSummary,
+    ClashView,
+    DecisionView,
+    DimensionSection,
+    EvidenceRef,
+    FinalStatus,
+    MediaView,
+    NoteView,
+    ProbabilityView,
+    ReportView,
+    SourceSection,
+)
+
+__all__ = ["TOP_ARGUMENTS", "build_view", "safe_link"]
+
+TOP_ARGUMENTS: Final = 3
+"""Support and attack arguments shown per section."""
+
+_EXCERPT_CHARS: Final = 280
+_SUPPLIED_TYPES: Final = frozenset({SourceType.SUPPLIED, SourceType.PRIOR_CAPTION})
+_SUPPLIED_PRODUCERS: Final = frozenset({ProducerKind.USER, ProducerKind.DATASET})
+_FORENSIC_TYPES: Final = frozenset({SourceType.METADATA, SourceType.FORENSIC})
+
+
+def build_view(ctx: ReportContext) -> ReportView:
+    """All sections of the report for ``ctx``."""
+    builder = _Builder(ctx)
+    return ReportView(
+        case_summary=builder.case_summary(),
+        source=builder.source(),
+        where=builder.dimension("where", "Where", Dimension.WHERE),
+        when=builder.dimension("when", "When", Dimension.WHEN),
+        who=builder.dimension("who", "Who", Dimension.WHO),
+        why=builder.dimension("why", "Why", Dimension.WHY),
+        forensic_analysis=builder.forensic(),
+        other_evidence=builder.other(),
+        final_status=builder.final_status(),
+    )
+
+
+def safe_link(url: str | None) -> str | None:
+    """``url`` if it is an absolute http(s) URL (safe to put in an ``href``), else None."""
+    if not url:
+        return None
+    parts = urlsplit(url.strip())
+    if parts.scheme.lower() in ("http", "https") and parts.netloc:
+        return url.strip()
+    return None
+
+
+class _Builder:
+    """Indexes of the context shared by the section builders."""
+
+    def __init__(self, ctx: ReportContext) -> None:
+        self.ctx = ctx
+        self.evidence = {item.id: item for item in ctx.evidence}
+        self.notes = _unique((*ctx.uncertainty, *ctx.verdict.uncertainty))
+        self.shown_notes: set[UncertaintyItem] = set()
+        self.cited = {
+            evidence_id
+            for arguments in ctx.arguments.values()
+            for argument in arguments
+            for evidence_id in argument.evidence
+        }
+        self.forensic_ids = [item.id for item in ctx.evidence if _is_forensic(item)]
+
+    # ---- sections ------------------------------------------------------------------------
+
+    def case_summary(self) -> CaseSummary:
+        case = self.ctx.case
+        return CaseSummary(
+            id=case.id,
+            claim=case.claim,
+            adapter=case.adapter,
+            media=tuple(
+                MediaView(
+                    id=asset.id,
+                    kind=asset.kind.value,
+                    role=asset.role,
+                    file=PurePath(asset.path).name,
+                    sha256=asset.sha256,
+                    loaded=asset.loaded,
+                )
+                for asset in case.media
+            ),
+            date=case.context.date,
+            location=case.context.location,
+            source_url=case.context.source_url,
+            source_link=safe_link(case.context.source_url),
+            language=case.context.language,
+        )
+
+    def source(self) -> SourceSection:
+        supplied = tuple(self.ref(item.id) for item in self.ctx.evidence if _is_supplied(item))
+        if not supplied:
+            supplied = tuple(
+                _supplied_ref(index, item) for index, item in enumerate(self.ctx.case.evidence)
+            )
+        url = self.ctx.case.context.source_url
+        return SourceSection(source_url=url, source_link=safe_link(url), supplied=supplied)
+
+    def dimension(
+        self,
+        key: str,
+        title: str,
+        dimension: Dimension,
+        *,
+        extra_subjects: Iterable[str] = (),
+        evidence_title: str | None = None,
+        evidence: tuple[EvidenceRef, ...] = (),
+    ) -> DimensionSection:
+        subclaim = self.ctx.subclaims.get(dimension.value)
+        subclaim_id = subclaim.id if subclaim is not None else f"claim:{dimension.value}"
+        arguments = self.ctx.arguments.get(dimension.value, ())
+        qbaf = self.ctx.qbafs.get(dimension.value)
+        decision = next((d for d in self.ctx.verdict.decisions if d.dimension is dimension), None)
+        support = _top(arguments, Stance.SUPPORT)
+        attack = _top(arguments, Stance.ATTACK)
+        subjects = {subclaim_id, *(a.id for a in arguments), *extra_subjects}
+        notes = [note for note in self.notes if note.subject in subjects]
+        self.shown_notes.update(notes)
+        score = qbaf.score if qbaf is not None else decision.score if decision else None
+        return DimensionSection(
+            key=key,
+            title=title,
+            dimension=dimension.value,
+            subclaim_id=subclaim.id if subclaim is not None else None,
+            statement=subclaim.statement if subclaim is not None else None,
+            asserted=subclaim.asserted if subclaim is not None else None,
+            score=score,
+            band=decision.band.value if decision is not None else None,
+            support_total=qbaf.support_total if qbaf is not None else None,
+            attack_total=qbaf.attack_total if qbaf is not None else None,
+            support=tuple(self.argument(a) for a in support),
+            attack=tuple(self.argument(a) for a in attack),
+            unshown_arguments=len(arguments) - len(support) - len(attack),
+            clash=_clash(qbaf.clash) if qbaf is not None and qbaf.clash is not None else None,
+            notes=tuple(_note(note) for note in notes),
+            evidence_title=evidence_title,
+            evidence=evidence,
+        )
+
+    def forensic(self) -> DimensionSection:
+        return self.dimension(
+            "forensic_analysis",
+            "Forensic analysis",
+            Dimension.AUTHENTICITY,
+            extra_subjects=[asset.id for asset in self.ctx.case.media],
+            evidence_title="Metadata and forensic evidence",
+            evidence=tuple(self.ref(evidence_id) for evidence_id in self.forensic_ids),
+        )
+
+    def other(self) -> DimensionSection:
+        shown = set(self.forensic_ids)
+        uncited = tuple(
+            self.ref(item.id)
+            for item in self.ctx.evidence
+            if item.id not in self.cited and item.id not in shown
+        )
+        return self.dimension(
+            "other_evidence",
+            "Other evidence",
+            Dimension.WHAT,
+            evidence_title="Evidence not cited by any argument",
+            evidence=uncited,
+        )
+
+    def final_status(self) -> FinalStatus:
+        verdict = self.ctx.verdict
+        case_level = set(verdict.uncertainty)
+        notes = [n for n in self.notes if n in case_level or n not in self.shown_notes]
+        return FinalStatus(
+            label=verdict.label,
+            internal_label=verdict.internal_label.value,
+            confidence=verdict.confidence,
+            rule=verdict.rule,
+            mean_score=verdict.mean_score,
+            probabilities=tuple(
+                ProbabilityView(label=label, probability=p)
+                for label, p in sorted(verdict.probabilities.items(), key=lambda i: (-i[1], i[0]))
+            ),
+            decisions=tuple(
+                DecisionView(
+                    dimension=d.dimension.value,
+                    subclaim=d.subclaim,
+                    score=d.score,
+                    band=d.band.value,
+                    clash=d.clash,
+                )
+                for d in verdict.decisions
+            ),
+            notes=tuple(_note(note) for note in notes),
+        )
+
+    # ---- pieces --------------------------------------------------------------------------
+
+    def argument(self, argument: Argument) -> ArgumentView:
+        return ArgumentView(
+            id=argument.id,
+            stance=argument.stance.value,
+            text=argument.text,
+            strength=argument.strength,
+            verified=argument.verified,
+            admissible=argument.admissible,
+            origin=f"{argument.origin.kind}: {argument.origin.name}",
+            uncertainty=tuple(code.value for code in argument.uncertainty),
+            evidence=tuple(self.ref(evidence_id) for evidence_id in argument.evidence),
+        )
+
+    def ref(self, evidence_id: str) -> EvidenceRef:
+        item = self.evidence.get(evidence_id)
+        if item is None:
+            return EvidenceRef(id=evidence_id, found=False)
+        url = item.url or (item.provenance.url if item.provenance is not None else None)
+        return EvidenceRef(
+            id=item.id,
+            found=True,
+            source=item.source,
+            source_type=item.source_type.value,
+            url=url,
+            link=safe_link(url),
+            title=item.title,
+            published=item.published,
+            reliability=item.reliability,
+            content=_excerpt(item.content),
+            provenance=_provenance(item.provenance),
+        )
+
+
+def _top(arguments: tuple[Argument, ...], stance: Stance) -> list[Argument]:
+    chosen = [a for a in arguments if a.stance is stance]
+    return sorted(chosen, key=lambda a: (-a.strength, a.id))[:TOP_ARGUMENTS]
+
+
+def _unique(items: Iterable[UncertaintyItem]) -> list[UncertaintyItem]:
+    seen: set[UncertaintyItem] = set()
+    out = []
+    for item in items:
+        if item not in seen:
+            seen.add(item)
+            out.append(item)
+    return out
+
+
+def _is_supplied(item: Evidence) -> bool:
+    if item.source_type in _SUPPLIED_TYPES:
+        return True
+    return item.provenance is not None and item.provenance.producer in _SUPPLIED_PRODUCERS
+
+
+def _is_forensic(item: Evidence) -> bool:
+    return item.source_type in _FORENSIC_TYPES or item.modality is Modality.METADATA
+
+
+def _supplied_ref(index: int, item: SuppliedEvidence) -> EvidenceRef:
+    return EvidenceRef(
+        id=item.id or f"supplied:{index + 1}",
+        found=True,
+        source=item.publisher,
+        source_type=item.source_type.value,
+        url=item.url,
+        link=safe_link(item.url),
+        title=item.title,
+        published=item.published,
+        reliability=item.reliability,
+        content=_excerpt(item.text),
+        provenance="supplied with the case",
+    )
+
+
+def _provenance(provenance: Provenance | None) -> str | None:
+    if provenance is None:
+        return None
+    text = f"{provenance.producer.value}: {provenance.agent}"
+    if provenance.tool_version:
+        text += f" {provenance.tool_version}"
+    if provenance.method:
+        text += f"; {provenance.method}"
+    if provenance.derived_from:
+        text += f"; from {', '.join(provenance.derived_from)}"
+    return text
+
+
+def _excerpt(text: str) -> str:
+    flat = " ".join(text.split())
+    if len(flat) <= _EXCERPT_CHARS:
+        return flat
+    return flat[: _EXCERPT_CHARS - 1].rstrip() + "…"
+
+
+def _note(item: UncertaintyItem) -> NoteView:
+    return NoteView(code=item.code.value, subject=item.subject, detail=item.detail)
+
+
+def _clash(record: ClashRecord) -> ClashView:
+    return ClashView(
+        support=record.support,
+        attack=record.attack,
+        support_strength=record.support_strength,
+        attack_strength=record.attack_strength,
+        reduced=dict(sorted(record.reduced.items())),
+    )

@@ -1,0 +1,90 @@
+"""Rendering the report view as Markdown, HTML (Jinja2 templates) and JSON.
+
+All case content is untrusted: the HTML environment autoescapes everything, only http(s) URLs
+become links, and Markdown text is backslash-escaped. Output is deterministic (no timestamps,
+no run ids), so a report can be content-addressed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import cache
+from typing import Final
+from urllib.parse import quote
+
+from jinja2 import Environment, PackageLoader, StrictUndefined
+
+from semv.model import RenderedReport
+from semv.report._build import build_view
+from semv.report._context import ReportContext
+from semv.report._view import ReportView
+
+__all__ = ["REPORT_FORMAT", "SECTION_ORDER", "render_report", "report_json"]
+
+REPORT_FORMAT: Final = "semv-report/1"
+"""Identifies the layout of the JSON report."""
+
+SECTION_ORDER: Final = (
+    "case_summary",
+    "source",
+    "where",
+    "when",
+    "who",
+    "why",
+    "forensic_analysis",
+    "other_evidence",
+    "final_status",
+)
+"""The MV2026 section order (keys of ``ReportView`` and of the JSON report)."""
+
+_MD_SPECIAL: Final = re.compile(r"([\\`*_\[\]<>|&#~])")
+
+
+def render_report(ctx: ReportContext) -> RenderedReport:
+    """The report of ``ctx`` in Markdown, HTML and JSON; the same context gives the same bytes."""
+    view = build_view(ctx)
+    return RenderedReport(
+        markdown=_environment(html=False).get_template("report.md.j2").render(r=view),
+        html=_environment(html=True).get_template("report.html.j2").render(r=view),
+        json_report=report_json(view),
+    )
+
+
+def report_json(view: ReportView) -> str:
+    """The JSON report: every section, sorted keys, two-space indent, trailing newline."""
+    document = {"format": REPORT_FORMAT, "section_order": list(SECTION_ORDER)}
+    document.update(view.model_dump(mode="json"))
+    return json.dumps(document, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+
+
+@cache
+def _environment(*, html: bool) -> Environment:
+    env = Environment(
+        loader=PackageLoader("semv.report", "templates"),
+        autoescape=html,
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters["num"] = _num
+    env.filters["md"] = _md
+    env.filters["mdurl"] = _md_url
+    return env
+
+
+def _num(value: float | None, digits: int = 3) -> str:
+    """A score with ``digits`` decimals; ``n/a`` when absent."""
+    return "n/a" if value is None else f"{value:.{digits}f}"
+
+
+def _md(value: object) -> str:
+    """Untrusted text for Markdown: one line, Markdown/HTML punctuation backslash-escaped."""
+    text = " ".join(str(value).split())
+    return _MD_SPECIAL.sub(r"\\\1", text)
+
+
+def _md_url(value: str) -> str:
+    """A URL for a Markdown link destination ``<...>``: no spaces, angle brackets or parens."""
+    return quote(value, safe=":/?#[]@!$&'*+,;=%-._~")

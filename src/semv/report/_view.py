@@ -1,0 +1,174 @@
+"""The report's sections as plain data: what every format (Markdown, HTML, JSON) shows.
+
+One view model, three renderings: the templates and the JSON report read the same values, so
+the formats cannot drift apart.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict
+
+__all__ = [
+    "ArgumentView",
+    "CaseSummary",
+    "ClashView",
+    "DecisionView",
+    "DimensionSection",
+    "EvidenceRef",
+    "FinalStatus",
+    "MediaView",
+    "NoteView",
+    "ProbabilityView",
+    "ReportView",
+    "SourceSection",
+]
+
+
+class _View(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class NoteView(_View):
+    """An uncertainty note."""
+
+    code: str
+    subject: str
+    detail: str
+
+
+class EvidenceRef(_View):
+    """An evidence item as cited or listed; ``found`` is False for an unknown id."""
+
+    id: str
+    found: bool
+    source: str | None = None
+    source_type: str | None = None
+    url: str | None = None
+    link: str | None = None
+    """``url`` when it is safe to link (http or https), else None."""
+    title: str | None = None
+    published: str | None = None
+    reliability: float | None = None
+    content: str | None = None
+    provenance: str | None = None
+
+
+class ArgumentView(_View):
+    """One argument with the evidence it cites."""
+
+    id: str
+    stance: str
+    text: str
+    strength: float
+    verified: bool
+    admissible: bool
+    origin: str
+    uncertainty: tuple[str, ...]
+    evidence: tuple[EvidenceRef, ...]
+
+
+class ClashView(_View):
+    """A major factual conflict found by clash resolution."""
+
+    support: str
+    attack: str
+    support_strength: float
+    attack_strength: float
+    reduced: dict[str, float]
+
+
+class DimensionSection(_View):
+    """A report section built around one subclaim (where, when, who, why, forensic, other)."""
+
+    key: str
+    title: str
+    dimension: str
+    subclaim_id: str | None
+    statement: str | None
+    asserted: bool | None
+    score: float | None
+    band: str | None
+    support_total: float | None
+    attack_total: float | None
+    support: tuple[ArgumentView, ...]
+    attack: tuple[ArgumentView, ...]
+    unshown_arguments: int
+    """Arguments of the subclaim beyond the top support/attack lists (or mixed/neutral)."""
+    clash: ClashView | None
+    notes: tuple[NoteView, ...]
+    evidence_title: str | None = None
+    evidence: tuple[EvidenceRef, ...] = ()
+    """Extra evidence of the section (metadata for forensics, uncited items for other)."""
+
+
+class MediaView(_View):
+    """One media file of the case."""
+
+    id: str
+    kind: str
+    role: str
+    file: str
+    sha256: str | None
+    loaded: bool
+
+
+class CaseSummary(_View):
+    """Claim, media and claimed context."""
+
+    id: str
+    claim: str
+    adapter: str
+    media: tuple[MediaView, ...]
+    date: str | None
+    location: str | None
+    source_url: str | None
+    source_link: str | None
+    language: str | None
+
+
+class SourceSection(_View):
+    """Where the claim comes from and the evidence supplied with it."""
+
+    source_url: str | None
+    source_link: str | None
+    supplied: tuple[EvidenceRef, ...]
+
+
+class ProbabilityView(_View):
+    label: str
+    probability: float
+
+
+class DecisionView(_View):
+    dimension: str
+    subclaim: str
+    score: float
+    band: str
+    clash: bool
+
+
+class FinalStatus(_View):
+    """The verdict: label, confidence, aggregation rule, probabilities, case-level notes."""
+
+    label: str
+    internal_label: str
+    confidence: float
+    rule: str
+    mean_score: float
+    probabilities: tuple[ProbabilityView, ...]
+    decisions: tuple[DecisionView, ...]
+    notes: tuple[NoteView, ...]
+
+
+class ReportView(_View):
+    """The whole report, sections in MV2026 order."""
+
+    case_summary: CaseSummary
+    source: SourceSection
+    where: DimensionSection
+    when: DimensionSection
+    who: DimensionSection
+    why: DimensionSection
+    forensic_analysis: DimensionSection
+    other_evidence: DimensionSection
+    final_status: FinalStatus

@@ -1,0 +1,343 @@
+"""Argue rules on hand-made evidence, the grounding verifier, plans, determinism."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from semv.agents import (
+    Agents,
+    ArgueInput,
+    ArgueOutput,
+    ArgumentDraft,
+    ClashInput,
+    DecomposeInput,
+    PlanInput,
+    VerifyInput,
+)
+from semv.agents.offline import OfflineAgents
+from semv.config import Settings
+from semv.model import (
+    Case,
+    Claims,
+    Context,
+    Dimension,
+    Evidence,
+    MemoryView,
+    Modality,
+    ProducerKind,
+    Provenance,
+    SourceType,
+    Stance,
+    UncertaintyCode,
+)
+
+AGENTS = OfflineAgents(Settings())
+CLAIM = "Floodwater covers the streets of Paris, France on 2023-03-14 as Mayor Anne Hidalgo visits."
+
+
+def exif(**data: Any) -> Evidence:
+    return Evidence(
+        id="ev:exif:asset:1",
+        source="exiftool",
+        source_type=SourceType.METADATA,
+        modality=Modality.METADATA,
+        content="EXIF summary",
+        data=data,
+        reliability=0.9,
+        provenance=Provenance(producer=ProducerKind.TOOL, agent="exiftool"),
+    )
+
+
+def text_ev(content: str, ev_id: str = "ev:sup:1", **kw: Any) -> Evidence:
+    return Evidence(
+        id=ev_id,
+        source="dataset",
+        source_type=SourceType.PRIOR_CAPTION,
+        modality=Modality.TEXT,
+        content=content,
+        reliability=0.7,
+        provenance=Provenance(producer=ProducerKind.DATASET, agent="test"),
+        **kw,
+    )
+
+
+def case(claim: str = CLAIM, **context: Any) -> Case:
+    return Case(id="case:1", claim=claim, context=Context(**context))
+
+
+async def claims(c: Case) -> Claims:
+    return await AGENTS.decompose(DecomposeInput(case=c, evidence=()))
+
+
+async def argue(
+    dim: Dimension, evidence: tuple[Evidence, ...], c: Case | None = None
+) -> ArgueOutput:
+    c = c or case()
+    sub = (await claims(c)).subclaims[dim.value]
+    return await AGENTS.argue(
+        ArgueInput(case=c, subclaim=sub, evidence=evidence, memory=MemoryView(subclaim=sub.id))
+    )
+
+
+def stances(out: ArgueOutput) -> list[Stance]:
+    return [d.stance for d in out.drafts]
+
+
+def test_protocol_and_identity() -> None:
+    assert isinstance(AGENTS, Agents)
+    assert AGENTS.name == "offline" and AGENTS.version == "1"
+
+
+async def test_decompose_six_subclaims() -> None:
+    result = await claims(case(language="en"))
+    assert list(result.subclaims) == [d.value for d in Dimension]
+    where, when, who = (result.subclaims[d] for d in ("where", "when", "who"))
+    assert where.statement == "The events took place in Paris, France" and where.asserted
+    assert when.statement == "The events took place on 2023-03-14" and when.asserted
+    assert "Anne Hidalgo" in who.facts.people and who.asserted
+    assert result.subclaims["what"].statement.startswith("The media shows: ")
+    assert result.subclaims["authenticity"].asserted
+    assert all(s.id == f"claim:{k}" for k, s in result.subclaims.items())
+    assert any("Paris" in q for q in where.queries)
+
+
+async def test_context_date_and_location_are_asserted() -> None:
+    result = await claims(
+        case(
+            "Flooded streets after heavy rain.", date="12 mars 2024", location="Lyon", language="fr"
+        )
+    )
+    assert result.subclaims["when"].facts.dates == ("2024-03-12",)
+    assert result.subclaims["where"].facts.places == ("Lyon",)
+    unasserted = await claims(case("Flooded streets after heavy rain."))
+    assert not unasserted.subclaims["where"].asserted and not unasserted.subclaims["when"].asserted
+
+
+async def test_when_exif_before_and_matching() -> None:
+    out = await argue(
+        Dimension.WHEN, (exif(capture_time="2019-06-01T10:00:00+02:00", timezone_known=True),)
+    )
+    assert stances(out) == [Stance.ATTACK]
+    draft = out.drafts[0]
+    assert "2019-06-01" in draft.text and "1,382 days before" in draft.text
+    assert draft.key_facts == ("2019-06-01",) and draft.evidence == ("ev:exif:asset:1",)
+    same = await argue(
+        Dimension.WHEN, (exif(capture_time="2023-03-15T09:00:00", timezone_known=False),)
+    )
+    assert stances(same) == [Stance.SUPPORT]
+    assert any(u.code is UncertaintyCode.TIMEZONE_UNKNOWN for u in same.uncertainty)
+    after = await argue(Dimension.WHEN, (exif(capture_time="2023-05-01T09:00:00+00:00"),))
+    assert stances(after) == [Stance.ATTACK] and "after" in after.drafts[0].text
+
+
+async def test_when_text_evidence() -> None:
+    old = await argue(Dimension.WHEN, (text_ev("The photo was taken during floods in 2016."),))
+    assert stances(old) == [Stance.ATTACK] and old.drafts[0].key_facts == ("2016",)
+    same = await argue(Dimension.WHEN, (text_ev("Paris streets flooded on 14 March 2023."),))
+    assert stances(same) == [Stance.SUPPORT]
+    none = await argue(Dimension.WHEN, (text_ev("Streets flooded in Paris."),))
+    assert none.drafts == ()
+
+
+async def test_where_gps_near_far_missing() -> None:
+    near = await argue(Dimension.WHERE, (exif(latitude=48.86, longitude=2.35),))
+    assert stances(near) == [Stance.SUPPORT]
+    far = await argue(Dimension.WHERE, (exif(latitude=45.7640, longitude=4.8357),))
+    assert stances(far) == [Stance.ATTACK]
+    assert "391 km" in far.drafts[0].text and "Lyon" in far.drafts[0].text
+    assert far.drafts[0].key_facts == ("45.7640", "4.8357")
+    missing = await argue(Dimension.WHERE, (exif(capture_time="2023-03-14T10:00:00"),))
+    assert missing.drafts == ()
+    assert [u.code for u in missing.uncertainty] == [UncertaintyCode.NO_EVIDENCE]
+    country_only = case("Floods hit France in March 2023.")
+    in_fr = await argue(Dimension.WHERE, (exif(latitude=45.7640, longitude=4.8357),), country_only)
+    assert stances(in_fr) == [Stance.SUPPORT]
+
+
+async def test_where_text_places() -> None:
+    other = await argue(Dimension.WHERE, (text_ev("Flooded streets in Bangkok, Thailand."),))
+    assert stances(other) == [Stance.ATTACK] and other.drafts[0].key_facts == ("Bangkok",)
+    same = await argue(Dimension.WHERE, (text_ev("Water in the streets of Paris."),))
+    assert stances(same) == [Stance.SUPPORT]
+
+
+async def test_unasserted_dimension_without_evidence() -> None:
+    c = case("Floodwater covers the streets.")
+    out = await argue(Dimension.WHEN, (exif(capture_time="2019-06-01T10:00:00"),), c)
+    assert out.drafts == ()
+    assert [u.code for u in out.uncertainty] == [UncertaintyCode.NOT_ASSERTED]
+
+
+async def test_who_rules() -> None:
+    c = case("Senator Rand Paul receives a vaccination.")
+    sup = await argue(Dimension.WHO, (text_ev("Sen. Paul gets a booster vaccination in 2015."),), c)
+    assert stances(sup) == [Stance.SUPPORT]
+    att = await argue(
+        Dimension.WHO,
+        (text_ev("Benjy Stacy, a descendant of the Fugate family."),),
+        case("Paul Karason's skin turned blue."),
+    )
+    assert stances(att) == [Stance.ATTACK] and "Benjy Stacy" in att.drafts[0].key_facts
+
+
+async def test_what_similarity() -> None:
+    c = case("A boy jumps into the river under a large bridge to beat the heat.")
+    sup = await argue(
+        Dimension.WHAT, (text_ev("A boy jumps in a river near a large steel bridge."),), c
+    )
+    assert stances(sup) == [Stance.SUPPORT]
+    unrelated = (text_ev("Hot dog on a stick with corndog batter."),)
+    # with the default attack threshold (0.0) only a total mismatch attacks; the rule itself
+    # attacks whatever falls at or below the configured threshold
+    strict = OfflineAgents(Settings(offline={"overlap_attack": 0.08}))  # type: ignore[arg-type]
+    sub = (await claims(c)).subclaims["what"]
+    att = await strict.argue(
+        ArgueInput(case=c, subclaim=sub, evidence=unrelated, memory=MemoryView(subclaim=sub.id))
+    )
+    assert stances(att) == [Stance.ATTACK]
+
+
+async def test_why_markers() -> None:
+    c = case("An 8-year-old Ukrainian girl confronts a Russian soldier.")
+    ev = text_ev(
+        "The photo was taken in 2012 in the West Bank, when Ahed Tamimi confronted a soldier."
+    )
+    out = await argue(Dimension.WHY, (ev,), c)
+    assert stances(out) == [Stance.ATTACK] and out.drafts[0].key_facts == ("was taken in",)
+    same = await argue(
+        Dimension.WHY,
+        (text_ev("Pope Francis holding a Ukraine flag from the city of Bucha, on Wednesday."),),
+        case("Pope Francis speaks while holding a Ukrainian flag from the city of Bucha."),
+    )
+    assert stances(same) == [Stance.SUPPORT]
+
+
+async def test_authenticity() -> None:
+    edited = await argue(Dimension.AUTHENTICITY, (exif(software="Adobe Photoshop 23.0 (Windows)"),))
+    assert stances(edited) == [Stance.ATTACK] and "Photoshop" in edited.drafts[0].text
+    camera = await argue(
+        Dimension.AUTHENTICITY,
+        (
+            exif(
+                make="Canon",
+                model="EOS 5D",
+                capture_time="2023-03-14T10:00:00",
+                modify_time="2023-03-14T10:00:00",
+            ),
+        ),
+    )
+    assert stances(camera) == [Stance.SUPPORT]
+    none = await argue(Dimension.AUTHENTICITY, (text_ev("Streets flooded in Paris."),))
+    assert none.drafts == ()
+    assert UncertaintyCode.NO_METADATA in [u.code for u in none.uncertainty]
+
+
+async def test_verify_accepts_own_and_rejects_bad_drafts() -> None:
+    ev = exif(capture_time="2019-06-01T10:00:00+02:00")
+    out = await argue(Dimension.WHEN, (ev,))
+    sub = (await claims(case())).subclaims["when"]
+    good = out.drafts[0]
+    unknown = good.model_copy(update={"evidence": ("ev:web:nope",)})
+    absent = good.model_copy(update={"key_facts": ("2021-12-25",)})
+    flipped = good.model_copy(update={"stance": Stance.SUPPORT})
+    empty = ArgumentDraft(stance=Stance.ATTACK, text="No evidence at all.", evidence=())
+    result = await AGENTS.verify(
+        VerifyInput(subclaim=sub, drafts=(good, unknown, absent, flipped, empty), evidence=(ev,))
+    )
+    verified = [r.verified for r in result.results]
+    assert verified == [True, False, False, False, False]
+    codes = [r.uncertainty for r in result.results]
+    assert codes[1] == (UncertaintyCode.UNRESOLVED_EVIDENCE,)
+    assert codes[2] == (UncertaintyCode.UNVERIFIED_ARGUMENT,)
+    assert codes[3] == (UncertaintyCode.UNVERIFIED_ARGUMENT,)
+    assert codes[4] == (UncertaintyCode.UNRESOLVED_EVIDENCE,)
+
+
+async def test_verify_text_key_facts() -> None:
+    ev = text_ev("The photo was taken during floods in 2016.")
+    out = await argue(Dimension.WHEN, (ev,))
+    sub = (await claims(case())).subclaims["when"]
+    result = await AGENTS.verify(VerifyInput(subclaim=sub, drafts=out.drafts, evidence=(ev,)))
+    assert [r.verified for r in result.results] == [True]
+
+
+async def test_plan_and_memory() -> None:
+    sub = (await claims(case())).subclaims["where"]
+    plan = await AGENTS.plan(
+        PlanInput(case=case(), subclaim=sub, memory=MemoryView(subclaim=sub.id))
+    )
+    assert plan.memory_used == ()
+    assert any("within 50 km of Paris" in q for q in plan.questions)
+    with_memory = await AGENTS.plan(
+        PlanInput(
+            case=case(),
+            subclaim=sub,
+            memory=MemoryView(subclaim=sub.id, records=("mem:rule:0007",)),
+        )
+    )
+    assert with_memory.memory_used == ("mem:rule:0007",)
+    assert any("mem:rule:0007" in c for c in with_memory.checks)
+
+
+async def test_judge_clash_prefers_metadata() -> None:
+    sub = (await claims(case())).subclaims["when"]
+    meta, txt = exif(capture_time="2019-06-01T10:00:00"), text_ev("Paris flooded on 14 March 2023.")
+    support = ArgumentDraft(
+        stance=Stance.SUPPORT, text="t", evidence=(txt.id,), key_facts=("14 March 2023",)
+    )
+    attack = ArgumentDraft(
+        stance=Stance.ATTACK, text="m", evidence=(meta.id,), key_facts=("2019-06-01",)
+    )
+    judged = await AGENTS.judge_clash(
+        ClashInput(subclaim=sub, support=support, attack=attack, evidence=(meta, txt))
+    )
+    assert 0.0 <= judged.support_win_rate < 0.5
+
+
+async def test_determinism() -> None:
+    evidence = (
+        exif(
+            capture_time="2019-06-01T10:00:00",
+            latitude=45.764,
+            longitude=4.8357,
+            software="GIMP 2.10",
+        ),
+        text_ev("The photo was actually taken in Bangkok, Thailand in 2016 by Somchai Wong."),
+    )
+    first: list[str] = []
+    second: list[str] = []
+    for sink in (first, second):
+        c = case()
+        result = await claims(c)
+        sink.append(result.model_dump_json())
+        for sub in result.subclaims.values():
+            out = await AGENTS.argue(
+                ArgueInput(
+                    case=c, subclaim=sub, evidence=evidence, memory=MemoryView(subclaim=sub.id)
+                )
+            )
+            sink.append(out.model_dump_json())
+    assert first == second
+    fresh = OfflineAgents(Settings())
+    assert (
+        await fresh.decompose(DecomposeInput(case=case(), evidence=()))
+    ).model_dump_json() == first[0]
+
+
+@pytest.mark.parametrize("dim", list(Dimension))
+async def test_every_draft_cites_known_evidence(dim: Dimension) -> None:
+    evidence = (
+        exif(
+            capture_time="2019-06-01T10:00:00",
+            latitude=45.764,
+            longitude=4.8357,
+            software="GIMP 2.10",
+            make="Canon",
+        ),
+        text_ev("The photo was actually taken in Bangkok, Thailand in 2016 by Somchai Wong."),
+    )
+    out = await argue(dim, evidence)
+    ids = {e.id for e in evidence}
+    assert all(d.evidence and set(d.evidence) <= ids for d in out.drafts)

@@ -1,0 +1,104 @@
+"""Extraction on real sentences: dates, places (containment), people, the Marseille fix."""
+
+from __future__ import annotations
+
+import pytest
+
+from semv.agents.offline import extract_facts, haversine_km
+from semv.agents.offline._dates import Agreement, compare, find_dates, from_iso
+from semv.agents.offline._extract import extract, person_matches
+from semv.agents.offline._places import PlaceKind, Relation, relation, resolve, specific
+from semv.text import content_words, lexical_overlap
+
+
+def test_content_words_and_overlap() -> None:
+    words = content_words("Supporters of President Macron celebrate in Paris's streets")
+    assert {"macron", "paris", "street"} <= words
+    assert "of" not in words and "in" not in words
+    assert lexical_overlap("Tanks roll into the city", "A tank rolls into a city") > 0.6
+    assert lexical_overlap("", "anything") == 0.0
+    assert lexical_overlap("snow on the road", "snow on the road") == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "iso"),
+    [
+        ("Flooding in Lyon on 12 March 2024.", None, "2024-03-12"),
+        ("Inondations à Lyon le 12 mars 2024.", "fr", "2024-03-12"),
+        ("リヨンの洪水、2024年3月12日撮影", "ja", "2024-03-12"),
+        ("Protesters in Kyiv on January 25, 2014.", None, "2014-01-25"),
+        ("The photo is from Mar. 2022.", None, "2022-03"),
+        ("Inge Deutschkron on 30.01.2013 at the Bundestag.", None, "2013-01-30"),
+        ("A call with Putin on Feb. 9.", None, "--02-09"),
+    ],
+)
+def test_dates(text: str, language: str | None, iso: str) -> None:
+    assert iso in extract_facts(text, language).dates
+
+
+def test_relative_negated_and_background_dates_are_dropped() -> None:
+    assert extract_facts("Protesters gathered on Saturday last week.").dates == ()
+    assert extract_facts("Hey look this happened in 2015 not 2022").dates == ("2015",)
+    facts = extract(
+        "People search the remains of homes in New Orleans, in suburbs that were devastated "
+        "by Hurricane Katrina in 2005."
+    )
+    assert facts.dates == () and [d.iso for d in facts.background_dates] == ["2005"]
+    assert [d.iso for d in find_dates("about 2,000 people in the 1890s")] == []
+
+
+def test_date_comparison_granularity() -> None:
+    def c(a: str, b: str) -> Agreement:
+        da, db = from_iso(a), from_iso(b)
+        assert da is not None and db is not None
+        return compare(da, db, 2)[0]
+
+    assert c("2022", "2022-03-12") is Agreement.AGREE
+    assert c("2021-01", "2020") is Agreement.DISAGREE
+    assert c("2023-03-14", "2023-03-15") is Agreement.AGREE
+    assert c("--02-09", "--03-08") is Agreement.DISAGREE
+
+
+def test_places_resolve_with_containment() -> None:
+    facts = extract("Supporters celebrate in Paris, France, under the Eiffel Tower.")
+    places = [m.place for m in facts.places if m.place is not None]
+    assert {p.name for p in places} >= {"Paris", "France"}
+    assert [p.name for p in specific(places)] == ["Paris"]
+    paris, france, lyon = resolve("Paris"), resolve("France"), resolve("Lyon")
+    assert paris is not None and france is not None and lyon is not None
+    assert paris.country == "FR" and france.kind is PlaceKind.COUNTRY
+    assert relation(france, paris, 50) is Relation.CONTAINS
+    assert relation(paris, france, 50) is Relation.WITHIN
+    assert relation(paris, lyon, 50) is Relation.FAR_SAME_COUNTRY
+    kyiv = resolve("Kiev")
+    assert kyiv is not None and kyiv.name == "Kyiv"
+    assert relation(paris, kyiv, 50) is Relation.OTHER_COUNTRY
+    assert resolve("BJP") is None  # acronyms never match a city's alternate names
+
+
+def test_marseille_tagged_as_person_or_org_becomes_a_place() -> None:
+    for sentence in ("Migrants arrive in Marseille on Tuesday.", "Marseille celebrates."):
+        facts = extract_facts(sentence)
+        assert "Marseille" in facts.places
+        assert "Marseille" not in facts.people + facts.organizations
+    kolkata = extract_facts("A boy jumps into the river under Kolkata's Howrah Bridge")
+    assert "Kolkata" in kolkata.places and "Kolkata" not in kolkata.people
+
+
+def test_people_and_surname_matching() -> None:
+    facts = extract_facts("French President Emmanuel Macron meets Vladimir Putin in Moscow.")
+    assert "Emmanuel Macron" in facts.people and "Vladimir Putin" in facts.people
+    assert "Moscow" in facts.places
+    assert person_matches("Rand Paul", "Paul")
+    assert person_matches("Ahed Tamimi", "Tamimi")
+    assert not person_matches("Paul Gosar", "Bob Agnew")
+
+
+def test_photo_credits_are_not_people() -> None:
+    facts = extract_facts("Cars in line in Nairobi. (Photo by SIMON MAINA/AFP via Getty Images)")
+    assert facts.people == () and "Nairobi" in facts.places
+
+
+def test_haversine() -> None:
+    assert haversine_km(48.8566, 2.3522, 45.7640, 4.8357) == pytest.approx(392, abs=5)
+    assert haversine_km(0.0, 0.0, 0.0, 0.0) == 0.0
