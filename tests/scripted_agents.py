@@ -36,6 +36,10 @@ class ScriptedAgents:
         self.script: Script = script or {}
         self.calls: Counter[str] = Counter()
 
+    @property
+    def identity(self) -> str:
+        return f"{self.name}/{self.version}"
+
     async def decompose(self, request: DecomposeInput) -> Claims:
         self.calls["decompose"] += 1
         return Claims(

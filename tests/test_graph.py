@@ -183,3 +183,21 @@ def test_invariant_violation_is_rejected_and_traced(
     assert rejected[0].payload["violations"][0]["invariant"] == invariant
     assert store.run_nodes(run_id) == []  # nothing committed
     assert store.cached_output(rejected[0].payload["fingerprint"]) is None
+
+
+def test_agent_identity_and_code_enter_fingerprints(tmp_path: Path) -> None:
+    from semv._code import source_hash
+    from semv.agents.offline import OfflineAgents
+    from semv.graph import fingerprint
+
+    agent_stage = StageDef("double", "1", double, Num, uses_agents=True)
+    spec = NodeSpec("d", agent_stage, (Input("x", "seed"),))
+    tuned = Settings(offline={"context_attack": 0.5})  # type: ignore[arg-type]
+    a, b = OfflineAgents(Settings()), OfflineAgents(tuned)
+    assert a.identity != b.identity  # a backend threshold is part of its identity
+    assert fingerprint(spec, {"x": "h"}, Settings(), a) != fingerprint(spec, {"x": "h"}, tuned, b)
+    plain = NodeSpec("d", DOUBLE, (Input("x", "seed"),))
+    assert fingerprint(plain, {"x": "h"}, Settings(), a) == fingerprint(
+        plain, {"x": "h"}, tuned, b
+    )  # a stage that neither reads `offline` nor calls agents is unaffected
+    assert source_hash("semv.reasoning") != source_hash("semv.report")

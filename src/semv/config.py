@@ -164,6 +164,11 @@ class OfflineAgentConfig(_Section):
     overlap_attack: float = Field(
         0.0, description="Content overlap at or below which a description attacks 'what'."
     )
+    context_attack: float = Field(
+        0.30,
+        description="Similarity below which a caption of the same media attacks the "
+        "caption-context ('why') claim: it describes a different event.",
+    )
 
 
 class Settings(BaseSettings):

@@ -145,7 +145,7 @@ async def run_case(
         case_id=case.id,
         adapter=case.adapter,
         settings_hash=settings_hash,
-        agents=f"{agents.name}/{agents.version}",
+        agents=agents.identity,
     )
     store.append_event(
         run_id,
@@ -156,7 +156,7 @@ async def run_case(
             "adapter": case.adapter,
             "contract": contract,
             "semv": __version__,
-            "agents": f"{agents.name}/{agents.version}",
+            "agents": agents.identity,
             "settings_hash": settings_hash,
         },
     )

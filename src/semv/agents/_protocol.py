@@ -103,6 +103,13 @@ class Agents(Protocol):
     name: str
     version: str
 
+    @property
+    def identity(self) -> str:
+        """Name, version, and hashes of the settings and code the backend's behaviour depends
+        on. It enters the fingerprint of every agent stage: a change of model, prompt,
+        threshold or code never reuses an output produced by the old backend."""
+        ...
+
     async def decompose(self, request: DecomposeInput) -> Claims:
         """Decompose the claim into scoped what/where/when/who/why/authenticity subclaims,
         with statements, claim types, scopes, the facts each asserts and query seeds. Every

@@ -1,9 +1,10 @@
 """The incremental executor: evaluates nodes in dependency order, concurrently where
 independent, reusing every node whose fingerprint is already known (DESIGN §3).
 
-fingerprint(node) = H(stage name, stage version, the config sections it reads, its static
-params, the agent backend (for agent stages), and for each input the content hash of the
-(projected) input value). Hashing the input *values* rather than the input nodes' own
+fingerprint(node) = H(stage name, stage version, a hash of the stage's source code (and of the
+modules it declares), the config sections it reads, its static params, the agent backend's
+identity (for agent stages), and for each input the content hash of the (projected) input
+value). Hashing the input *values* rather than the input nodes' own
 fingerprints gives early cut-off: a recomputed node whose output did not change leaves its
 whole downstream cone reused.
 """
@@ -24,6 +25,7 @@ from pydantic import BaseModel
 from semv.agents import Agents
 from semv.config import Settings
 from semv.errors import InvariantViolation, StageError
+from semv._code import code_fingerprint
 from semv.graph._invariants import check_node
 from semv.graph._spec import NodeSpec, StageContext, project
 from semv.model import TraceKind
@@ -84,12 +86,13 @@ def fingerprint(
     body: dict[str, Any] = {
         "stage": spec.stage.name,
         "version": spec.stage.version,
+        "code": code_fingerprint((spec.stage.fn.__module__, "semv.model", *spec.stage.code)),
         "config": settings.section_values(*spec.stage.reads),
         "params": dict(spec.params),
         "inputs": dict(input_hashes),
     }
     if spec.stage.uses_agents:
-        body["agents"] = f"{agents.name}/{agents.version}"
+        body["agents"] = agents.identity
     return sha256_text(canonical_json(body))
 
 

@@ -37,7 +37,10 @@ StageFn = Callable[..., Awaitable[BaseModel]]
 class StageDef:
     """A stage: name, version (bump on behaviour change), config sections read, function.
 
-    ``uses_agents`` puts the agent backend's name and version into the fingerprint.
+    ``uses_agents`` puts the agent backend's identity (name, version, settings, code) into
+    the fingerprint. ``code`` names further modules or packages whose source the stage's
+    behaviour depends on; their files (and the stage's own module) are hashed into the
+    fingerprint, so editing code can never reuse an output computed by older code.
     """
 
     name: str
@@ -47,6 +50,7 @@ class StageDef:
     reads: tuple[str, ...] = ()
     uses_agents: bool = False
     symbol: StageSymbol | None = None
+    code: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

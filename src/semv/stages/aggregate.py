@@ -71,4 +71,5 @@ STAGE = StageDef(
     output=Verdict,
     reads=("aggregation", "decision", "confidence"),
     symbol=Stage.AGGREGATE,
+    code=("semv.reasoning",),
 )

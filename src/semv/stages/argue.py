@@ -156,4 +156,5 @@ STAGE = StageDef(
     reads=("strength",),
     uses_agents=True,
     symbol=Stage.ARGUE,
+    code=("semv.reasoning",),
 )

@@ -14,4 +14,6 @@ async def perceive(ctx: StageContext, *, asset: Asset) -> MediaEvidence:
     return await asyncio.to_thread(read_metadata, asset)
 
 
-STAGE = StageDef(name="media", version="1", fn=perceive, output=MediaEvidence)
+STAGE = StageDef(
+    name="media", version="1", fn=perceive, output=MediaEvidence, code=("semv.perception",)
+)

@@ -109,4 +109,5 @@ STAGE = StageDef(
     output=SolvedQbaf,
     reads=("decision", "clash"),
     symbol=Stage.QBAF,
+    code=("semv.reasoning",),
 )

@@ -41,4 +41,11 @@ async def render(
     return render_report(report)
 
 
-STAGE = StageDef(name="render", version="1", fn=render, output=RenderedReport, symbol=Stage.RENDER)
+STAGE = StageDef(
+    name="render",
+    version="1",
+    fn=render,
+    output=RenderedReport,
+    symbol=Stage.RENDER,
+    code=("semv.report",),
+)

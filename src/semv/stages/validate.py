@@ -86,4 +86,5 @@ STAGE = StageDef(
     output=RankedEvidence,
     reads=("ranking",),
     symbol=Stage.VALIDATE,
+    code=("semv.text",),
 )

@@ -16,6 +16,7 @@ from semv.agents._protocol import (
 from semv.agents.offline._decompose import decompose_case, plan_subclaim
 from semv.agents.offline._rules import ClaimView, is_metadata, rule_for
 from semv.agents.offline._verify import judge, verify_drafts
+from semv._code import code_fingerprint
 from semv.config import Settings
 from semv.model import (
     Claims,
@@ -25,6 +26,7 @@ from semv.model import (
     UncertaintyCode,
     UncertaintyItem,
 )
+from semv.store import content_hash
 
 __all__ = ["OfflineAgents"]
 
@@ -42,6 +44,15 @@ class OfflineAgents:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.config = settings.offline
+
+    @property
+    def identity(self) -> str:
+        """Name, version, a hash of the settings it reads and of its own code."""
+        return (
+            f"{self.name}/{self.version}"
+            f"/settings:{content_hash(self.config)[:16]}"
+            f"/code:{code_fingerprint(('semv.agents.offline', 'semv.text'))[:16]}"
+        )
 
     async def decompose(self, request: DecomposeInput) -> Claims:
         return decompose_case(request.case)

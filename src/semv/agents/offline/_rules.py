@@ -508,9 +508,18 @@ def why_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[Fin
         }[label]
         text = f"{src} ({ev.id}) {what} (“{phrase}”): “{_snippet(ev.content)}”."
         return [Finding(Stance.ATTACK, text, (ev.id,), (phrase,))]
+    sim = similarity(view.claim_text, ev.content, embeddings=cfg.embeddings)
+    if describes_same_media(ev) and sim.value < cfg.context_attack:
+        # Two captions of the same media that describe different events: the claimed
+        # context is not the one the media was published with (the out-of-context signal).
+        text = (
+            f"{src} ({ev.id}) is a caption of the same media that describes a different "
+            f"event (similarity {sim.value:.2f} < {cfg.context_attack:.2f}): "
+            f"“{_snippet(ev.content)}”."
+        )
+        return [Finding(Stance.ATTACK, text, (ev.id,), ())]
     observed = extract(ev.content, view.language)
     shared = _shared_entities(view, observed, cfg.place_tolerance_km)
-    sim = similarity(view.claim_text, ev.content, embeddings=cfg.embeddings)
     if shared:
         text = (
             f"{src} ({ev.id}) restates the claimed event with the same entities "
@@ -527,6 +536,14 @@ def why_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[Fin
         )
         return [Finding(Stance.ATTACK, text, (ev.id,), tuple(ev_entities[:3]))]
     return []
+
+
+def describes_same_media(ev: Evidence) -> bool:
+    """A text that describes the case's own media: a prior caption, or any text evidence tied
+    to one of the case's assets (``location.asset_id``)."""
+    if is_metadata(ev):
+        return False
+    return ev.source_type is SourceType.PRIOR_CAPTION or ev.location is not None
 
 
 def _entities(facts: TextFacts) -> list[str]:
