@@ -168,3 +168,13 @@ def test_failing_stage_marks_the_run_failed(data_dir: Path) -> None:
     kinds = [e.kind for e in store.trace(run.run_id)]
     assert TraceKind.NODE_FAILED in kinds and kinds[-1] is TraceKind.RUN_FAILED
     assert store.verify_trace(run.run_id).ok
+
+
+def test_python_api_verifies_a_case_folder(data_dir: Path) -> None:
+    import semv
+    from tests.conftest import ROOT
+
+    result = semv.verify(ROOT / "examples" / "lyon-flood", data_dir=data_dir)
+    assert result.case_id == "lyon-flood"
+    assert result.label in {label.value for label in InternalLabel}
+    assert Store(data_dir).get_run(result.run_id).status is RunStatus.COMMITTED

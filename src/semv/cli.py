@@ -26,6 +26,7 @@ from semv.config import Settings, load_settings
 from semv.errors import InputError, SemvError
 from semv.eval import CaseOutcome, binary_report, evaluate
 from semv.pipeline import run_case
+from semv.stages import build_graph
 from semv.store import Store
 
 app = typer.Typer(
@@ -97,7 +98,8 @@ def verify(
     try:
         for loaded in cases:
             with _progress(0, "verify", json_out) as bar:
-                task = bar.add_task(f"verify {loaded.case.id}", total=None)
+                total = len(build_graph(loaded.case, contract=contract))
+                task = bar.add_task(f"verify {loaded.case.id}", total=total)
 
                 def tick(_key: str, _reused: bool, bar: Progress = bar, task: Any = task) -> None:
                     bar.advance(task)

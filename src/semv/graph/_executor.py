@@ -22,10 +22,10 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from semv._code import code_fingerprint
 from semv.agents import Agents
 from semv.config import Settings
 from semv.errors import InvariantViolation, StageError
-from semv._code import code_fingerprint
 from semv.graph._invariants import check_node
 from semv.graph._spec import NodeSpec, StageContext, project
 from semv.model import TraceKind

@@ -15,7 +15,9 @@ class ClaimFacts(_Frozen):
     """Checkable facts a text asserts, extracted by the entity/date/place extractors."""
 
     places: tuple[str, ...] = ()
-    dates: tuple[str, ...] = Field((), description="ISO dates (YYYY, YYYY-MM or YYYY-MM-DD).")
+    dates: tuple[str, ...] = Field(
+        (), description="ISO 8601 dates: YYYY, YYYY-MM, YYYY-MM-DD, or --MM-DD without a year."
+    )
     people: tuple[str, ...] = ()
     organizations: tuple[str, ...] = ()
     events: tuple[str, ...] = ()

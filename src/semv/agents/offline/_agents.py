@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from semv._code import code_fingerprint
 from semv.agents._protocol import (
     ArgueInput,
     ArgueOutput,
@@ -16,7 +17,6 @@ from semv.agents._protocol import (
 from semv.agents.offline._decompose import decompose_case, plan_subclaim
 from semv.agents.offline._rules import ClaimView, is_metadata, rule_for
 from semv.agents.offline._verify import judge, verify_drafts
-from semv._code import code_fingerprint
 from semv.config import Settings
 from semv.model import (
     Claims,
