@@ -341,3 +341,27 @@ async def test_every_draft_cites_known_evidence(dim: Dimension) -> None:
     out = await argue(dim, evidence)
     ids = {e.id for e in evidence}
     assert all(d.evidence and set(d.evidence) <= ids for d in out.drafts)
+
+
+async def test_who_compares_the_groups_the_people_are_said_to_belong_to() -> None:
+    c = case("This pic of a Ukrainian soldier breaks my heart")
+    assert (await claims(c)).subclaims["who"].asserted
+    att = await argue(
+        Dimension.WHO, (text_ev("American soldiers deployed in Kuwait rest by a mural."),), c
+    )
+    assert stances(att) == [Stance.ATTACK] and att.drafts[0].key_facts == ("American",)
+    sup = await argue(Dimension.WHO, (text_ev("Ukrainian soldiers enter Kyiv."),), c)
+    assert stances(sup) == [Stance.SUPPORT]
+
+
+async def test_a_caption_of_the_same_media_describing_another_event_attacks_why() -> None:
+    c = case("Supporters celebrate the election victory in the capital.")
+    other_event = "A delivery truck is stuck on a snowy mountain road after an avalanche."
+    same_media = await argue(Dimension.WHY, (text_ev(other_event),), c)
+    assert stances(same_media) == [Stance.ATTACK]
+    assert "caption of the same media" in same_media.drafts[0].text
+    # the same text as a news report about something else is not about this media: no attack
+    news = text_ev(other_event).model_copy(update={"source_type": SourceType.NEWS})
+    assert stances(await argue(Dimension.WHY, (news,), c)) == []
+    restated = "Supporters celebrate the victory in the election in the capital city."
+    assert Stance.ATTACK not in stances(await argue(Dimension.WHY, (text_ev(restated),), c))

@@ -39,7 +39,7 @@ app = typer.Typer(
 eval_app = typer.Typer(help="Evaluate semv on a dataset.", no_args_is_help=True)
 app.add_typer(eval_app, name="eval")
 
-err = Console(stderr=True)
+err = Console(stderr=True, soft_wrap=True)
 out = Console()
 
 DataDir = Annotated[

@@ -20,6 +20,9 @@ class ClaimFacts(_Frozen):
     )
     people: tuple[str, ...] = ()
     organizations: tuple[str, ...] = ()
+    groups: tuple[str, ...] = Field(
+        (), description="Nationalities, religious or political groups (e.g. 'Ukrainian')."
+    )
     events: tuple[str, ...] = ()
     keywords: tuple[str, ...] = Field((), description="Content lemmas describing what is shown.")
 

@@ -78,6 +78,7 @@ def decompose_case(case: Case) -> Claims:
         dates=_unique(dates),
         people=base.people,
         organizations=base.organizations,
+        groups=base.groups,
         events=base.events,
         keywords=base.keywords,
     )
@@ -145,9 +146,11 @@ def decompose_case(case: Case) -> Claims:
             Dimension.WHO,
             f"The people shown include {_join(who_names)}"
             if who_names
+            else f"The people shown are {_join(list(full.groups))}"
+            if full.groups
             else "The people shown (not named in the claim)",
-            bool(who_names),
-            ClaimFacts(people=full.people, organizations=full.organizations),
+            bool(who_names or full.groups),
+            ClaimFacts(people=full.people, organizations=full.organizations, groups=full.groups),
             media_scope,
         ),
         Dimension.WHY.value: sub(

@@ -74,6 +74,8 @@ _CONTEXT_LABELS = frozenset(
         "ORDINAL",
     }
 )
+_DEMONYM = re.compile(r"[A-Z][a-z]+(?:ian|an|ish|ese|i|ic|ch)s?")
+"""One capitalized word shaped like a nationality adjective (Ukrainian, Polish, Chinese)."""
 _KEYWORD_POS = frozenset({"NOUN", "PROPN", "VERB", "ADJ"})
 
 
@@ -98,6 +100,7 @@ class TextFacts:
     background_dates: tuple[DateMention, ...] = ()
     people: tuple[str, ...] = ()
     organizations: tuple[str, ...] = ()
+    groups: tuple[str, ...] = ()
     events: tuple[str, ...] = ()
     keywords: tuple[str, ...] = ()
     unresolved_places: tuple[str, ...] = field(default=())
@@ -115,6 +118,7 @@ class TextFacts:
             dates=_dedupe(d.iso for d in self.dates),
             people=self.people,
             organizations=self.organizations,
+            groups=self.groups,
             events=self.events,
             keywords=self.keywords,
         )
@@ -208,6 +212,7 @@ def _extract(text: str, language: str | None) -> TextFacts:
     place_alts: list[bool] = []  # may the name match a city's alternate names?
     people: list[str] = []
     orgs: list[str] = []
+    groups: list[str] = []
     events: list[str] = []
     blocked: list[tuple[int, int]] = []  # character spans of numeric entities
     covered: set[int] = set()
@@ -219,6 +224,13 @@ def _extract(text: str, language: str | None) -> TextFacts:
         label = ent.label_
         if label in _YEAR_CONFLICT_LABELS:
             blocked.append((ent.start_char, ent.end_char))
+            continue
+        group = re.sub(r"['’]s$", "", ent.text.strip(" .,;:!?\"'“”‘’()[]#@"))
+        if label == "NORP" or (
+            label in _PLACE_LABELS and _DEMONYM.fullmatch(group) and _as_place(group) is None
+        ):  # a demonym is a group, not a title to strip or a place ("a Ukrainian soldier")
+            if group[:1].isupper():
+                groups.append(group)
             continue
         name = _clean_name(ent.text)
         if not name or not any(ch.isalpha() for ch in name):
@@ -292,6 +304,7 @@ def _extract(text: str, language: str | None) -> TextFacts:
         background_dates=tuple(background),
         people=_dedupe(people),
         organizations=_dedupe(orgs),
+        groups=_dedupe(groups),
         events=_dedupe(events),
         keywords=tuple(keywords),
         unresolved_places=tuple(m.text for m in mentions if m.place is None),

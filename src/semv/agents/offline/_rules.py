@@ -107,6 +107,10 @@ class ClaimView:
     def organizations(self) -> tuple[str, ...]:
         return self.subclaim.facts.organizations
 
+    @cached_property
+    def groups(self) -> tuple[str, ...]:
+        return self.subclaim.facts.groups
+
 
 def is_metadata(ev: Evidence) -> bool:
     return ev.modality is Modality.METADATA or ev.source_type is SourceType.METADATA
@@ -386,9 +390,34 @@ def _mentions_surname(name: str, text: str) -> str | None:
     return text[match.start() : match.end()] if len(fold(text)) == len(text) else surname
 
 
+def group_key(name: str) -> str:
+    """'Ukrainians' and 'Ukrainian' compare equal (plural demonyms)."""
+    key = fold(name)
+    return key[:-1] if key.endswith("s") and not key.endswith("ss") else key
+
+
+def _group_finding(view: ClaimView, ev: Evidence, observed: TextFacts) -> list[Finding]:
+    """Nationality/group agreement: the claim says the people are X, the evidence says Y."""
+    if not view.groups or not observed.groups:
+        return []
+    claimed = {group_key(g): g for g in view.groups}
+    seen = {group_key(g): g for g in observed.groups}
+    shared = [seen[k] for k in seen if k in claimed]
+    src = _kind(ev).capitalize()
+    if shared:
+        text = f"{src} ({ev.id}) also describes the people as {', '.join(shared)}."
+        return [Finding(Stance.SUPPORT, text, (ev.id,), tuple(shared)[:MAX_KEY_FACTS])]
+    others = list(seen.values())
+    text = (
+        f"The claim describes the people shown as {', '.join(view.groups)}, but "
+        f"{_kind(ev)} ({ev.id}) describes them as {', '.join(others)}."
+    )
+    return [Finding(Stance.ATTACK, text, (ev.id,), tuple(others)[:MAX_KEY_FACTS])]
+
+
 def who_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[Finding]:
     claimed = tuple(view.people) + tuple(view.organizations)
-    if not claimed or is_metadata(ev):
+    if not (claimed or view.groups) or is_metadata(ev):
         return []
     observed = extract(ev.content, view.language)
     names = tuple(observed.people) + tuple(observed.organizations)
@@ -422,7 +451,7 @@ def who_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[Fin
             f"{', '.join(others)} instead."
         )
         return [Finding(Stance.ATTACK, text, (ev.id,), tuple(others)[:MAX_KEY_FACTS])]
-    return []
+    return _group_finding(view, ev, observed)
 
 
 # ---- what --------------------------------------------------------------------------------
