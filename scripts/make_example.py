@@ -71,14 +71,14 @@ evidence:
       Île de la Cité as the water kept rising.
   - id: factcheck-lyon-2019
     url: https://factcheck.example.org/2024/03/15/paris-flood-photo-is-lyon-2019
-    title: Viral flood photo was taken in Lyon in 2019
+    title: "No, this photo does not show Paris flooding in March 2024"
     publisher: Example Fact Check
     published: "2024-03-15"
     source_type: fact-check
     reliability: 0.8
     text: >-
-      The photo shared with claims of a flood in the French capital was taken in Lyon
-      on 1 June 2019. It shows the Saône river below the Fourvière hill on a sunny
+      The photo shared as "Paris under water, 14 March 2024" was taken in Lyon on
+      1 June 2019. It shows the Saône river below the Fourvière hill on a sunny
       afternoon, at its normal level; the same picture was posted on a Lyon photography
       blog on 2 June 2019.
 """

@@ -365,3 +365,14 @@ async def test_a_caption_of_the_same_media_describing_another_event_attacks_why(
     assert stances(await argue(Dimension.WHY, (news,), c)) == []
     restated = "Supporters celebrate the victory in the election in the capital city."
     assert Stance.ATTACK not in stances(await argue(Dimension.WHY, (text_ev(restated),), c))
+
+
+async def test_a_quoted_claim_inside_a_fact_check_is_reported_speech() -> None:
+    c = case("Flooding in Paris on 14 March 2024.", date="2024-03-14", location="Paris, France")
+    check = text_ev(
+        'The photo shared as "Paris under water, 14 March 2024" was taken in Lyon on 1 June 2019.'
+    ).model_copy(update={"source_type": SourceType.FACT_CHECK})
+    where = await argue(Dimension.WHERE, (check,), c)
+    when = await argue(Dimension.WHEN, (check,), c)
+    assert stances(where) == [Stance.ATTACK] and "Lyon" in where.drafts[0].key_facts
+    assert Stance.SUPPORT not in stances(when) and Stance.ATTACK in stances(when)

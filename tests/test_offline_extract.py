@@ -102,3 +102,10 @@ def test_photo_credits_are_not_people() -> None:
 def test_haversine() -> None:
     assert haversine_km(48.8566, 2.3522, 45.7640, 4.8357) == pytest.approx(392, abs=5)
     assert haversine_km(0.0, 0.0, 0.0, 0.0) == 0.0
+
+
+def test_a_definite_one_word_name_is_not_a_person() -> None:
+    from semv.agents.offline import extract_facts
+
+    assert "Seine" not in extract_facts("Flooding in Paris: the Seine has burst its banks.").people
+    assert "Joe Biden" in extract_facts("Joe Biden speaks in Iowa.").people

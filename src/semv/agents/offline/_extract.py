@@ -243,7 +243,7 @@ def _extract(text: str, language: str | None) -> TextFacts:
             if parts:
                 place_texts.extend(parts)
                 place_alts.extend([False] * len(parts))
-            elif label == "PERSON" and name[0].isupper():
+            elif label == "PERSON" and name[0].isupper() and not _definite(doc, ent):
                 people.append(name)
             elif label == "ORG" and name[0].isupper():
                 orgs.append(name)
@@ -319,6 +319,11 @@ def _without(text: str, spans: list[tuple[int, int]]) -> str:
             keep[i] = False
     out = "".join(ch if k else " " for ch, k in zip(text, keep, strict=True))
     return re.sub(r"\s+", " ", out).strip()
+
+
+def _definite(doc: Any, ent: Any) -> bool:
+    """A one-word 'person' after 'the' is a river, ship or landmark ("the Seine")."""
+    return bool(len(ent) == 1 and ent.start > 0 and doc[ent.start - 1].lower_ == "the")
 
 
 def _token_at(doc: Any, char: int) -> Any:

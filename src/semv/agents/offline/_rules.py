@@ -112,6 +112,26 @@ class ClaimView:
         return self.subclaim.facts.groups
 
 
+_QUOTED = re.compile(r"“[^“”]{1,400}”|\"[^\"]{1,400}\"|«[^«»]{1,400}»|„[^„“”]{1,400}[“”]")
+"""A quotation: what the source reports someone said, not what it asserts."""
+
+
+def asserted_text(text: str) -> str:
+    """``text`` with quotations of three or more words blanked out.
+
+    A fact-check that writes *the photo shared as "Paris under water, 14 March 2024" was
+    taken in Lyon* asserts Lyon, not Paris: places, dates and names inside the quoted claim
+    are reported speech, so the where/when/who rules do not read them as the source's own.
+    Short quotations ("vibration therapy") are names or terms and stay.
+    """
+
+    def blank(match: re.Match[str]) -> str:
+        quoted = match.group(0)
+        return " " * len(quoted) if len(quoted.split()) >= 3 else quoted
+
+    return _QUOTED.sub(blank, text)
+
+
 def is_metadata(ev: Evidence) -> bool:
     return ev.modality is Modality.METADATA or ev.source_type is SourceType.METADATA
 
@@ -218,7 +238,7 @@ def when_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[Fi
                 (*unc, UncertaintyCode.METADATA_CLAIM_CONFLICT),
             )
         ]
-    observed = list(extract(ev.content, view.language).dates)
+    observed = list(extract(asserted_text(ev.content), view.language).dates)
     pair = _best_pair(claimed, observed, tol, False) if observed else None
     findings: list[Finding] = []
     if pair is not None:
@@ -316,7 +336,7 @@ def where_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[F
                 (UncertaintyCode.METADATA_CLAIM_CONFLICT,),
             )
         ]
-    observed = extract(ev.content, view.language)
+    observed = extract(asserted_text(ev.content), view.language)
     if not observed.places:
         return []
     src = _kind(ev).capitalize()
@@ -419,7 +439,7 @@ def who_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[Fin
     claimed = tuple(view.people) + tuple(view.organizations)
     if not (claimed or view.groups) or is_metadata(ev):
         return []
-    observed = extract(ev.content, view.language)
+    observed = extract(asserted_text(ev.content), view.language)
     names = tuple(observed.people) + tuple(observed.organizations)
     matched: list[tuple[str, str]] = []
     for c in claimed:
