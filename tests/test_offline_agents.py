@@ -376,3 +376,12 @@ async def test_a_quoted_claim_inside_a_fact_check_is_reported_speech() -> None:
     when = await argue(Dimension.WHEN, (check,), c)
     assert stances(where) == [Stance.ATTACK] and "Lyon" in where.drafts[0].key_facts
     assert Stance.SUPPORT not in stances(when) and Stance.ATTACK in stances(when)
+
+
+async def test_shared_names_keep_a_short_caption_from_attacking_the_context() -> None:
+    c = case(
+        "Supporters of French President Emmanuel Macron celebrate in Paris following his "
+        "victory in France's presidential election."
+    )
+    short = text_ev("The victory was celebrated under the Eiffel Tower in Paris.")
+    assert Stance.ATTACK not in stances(await argue(Dimension.WHY, (short,), c))

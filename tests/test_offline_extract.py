@@ -109,3 +109,10 @@ def test_a_definite_one_word_name_is_not_a_person() -> None:
 
     assert "Seine" not in extract_facts("Flooding in Paris: the Seine has burst its banks.").people
     assert "Joe Biden" in extract_facts("Joe Biden speaks in Iowa.").people
+
+
+def test_a_possessive_country_is_an_affiliation_not_a_location() -> None:
+    from semv.agents.offline import extract_facts
+
+    assert extract_facts("Arif Khan was India's flag bearer at the ceremony.").places == ()
+    assert "Paris" in extract_facts("Supporters celebrate in Paris.").places

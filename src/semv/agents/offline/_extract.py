@@ -235,6 +235,8 @@ def _extract(text: str, language: str | None) -> TextFacts:
         name = _clean_name(ent.text)
         if not name or not any(ch.isalpha() for ch in name):
             continue
+        if label in _PLACE_LABELS and _possessive(doc, ent):
+            continue  # "India's flag bearer": an affiliation, not where the event happened
         if label in _PLACE_LABELS:
             place_texts.append(name)
             place_alts.append(label == "GPE")
@@ -319,6 +321,10 @@ def _without(text: str, spans: list[tuple[int, int]]) -> str:
             keep[i] = False
     out = "".join(ch if k else " " for ch, k in zip(text, keep, strict=True))
     return re.sub(r"\s+", " ", out).strip()
+
+
+def _possessive(doc: Any, ent: Any) -> bool:
+    return bool(ent.end < len(doc) and doc[ent.end].tag_ == "POS")
 
 
 def _definite(doc: Any, ent: Any) -> bool:

@@ -537,10 +537,28 @@ def _shared_entities(view: ClaimView, observed: TextFacts, tol: float) -> tuple[
     claim_names = (
         tuple(view.claim.people) + tuple(view.claim.organizations) + tuple(view.claim.events)
     )
-    for n in tuple(observed.people) + tuple(observed.organizations) + tuple(observed.events):
-        if any(person_matches(c, n) or fold(c) == fold(n) for c in claim_names):
+    claim_names += tuple(m.text for m in view.claim.places if m.place is None)
+    observed_names = (
+        tuple(observed.people)
+        + tuple(observed.organizations)
+        + tuple(observed.events)
+        + tuple(m.text for m in observed.places if m.place is None)
+    )
+    for n in observed_names:
+        if any(person_matches(c, n) or _names_overlap(c, n) for c in claim_names):
             shared.append(n)
     return tuple(dict.fromkeys(shared))
+
+
+def _names_overlap(a: str, b: str) -> bool:
+    """Equal names, or a multi-word name inside the other ("Grand National" in "the Randox
+    Grand National Festival")."""
+    fa, fb = fold(a), fold(b)
+    if fa == fb:
+        return True
+    return (len(fa.split()) >= 2 and f" {fa} " in f" {fb} ") or (
+        len(fb.split()) >= 2 and f" {fb} " in f" {fa} "
+    )
 
 
 def why_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[Finding]:
@@ -558,17 +576,17 @@ def why_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[Fin
         text = f"{src} ({ev.id}) {what} (“{phrase}”): “{_snippet(ev.content)}”."
         return [Finding(Stance.ATTACK, text, (ev.id,), (phrase,))]
     sim = similarity(view.claim_text, ev.content, embeddings=cfg.embeddings)
-    if describes_same_media(ev) and sim.value < cfg.context_attack:
-        # Two captions of the same media that describe different events: the claimed
-        # context is not the one the media was published with (the out-of-context signal).
-        text = (
-            f"{src} ({ev.id}) is a caption of the same media that describes a different "
-            f"event (similarity {sim.value:.2f} < {cfg.context_attack:.2f}): "
-            f"“{_snippet(ev.content)}”."
-        )
-        return [Finding(Stance.ATTACK, text, (ev.id,), ())]
     observed = extract(ev.content, view.language)
     shared = _shared_entities(view, observed, cfg.place_tolerance_km)
+    if not shared and describes_same_media(ev) and sim.value < cfg.context_attack:
+        # Two captions of the same media that share no named entity and describe different
+        # events: the claimed context is not the one the media was published with.
+        text = (
+            f"{src} ({ev.id}) is a caption of the same media that describes a different "
+            f"event (similarity {sim.value:.2f} < {cfg.context_attack:.2f}) and names none "
+            f"of the claim's people or places: “{_snippet(ev.content)}”."
+        )
+        return [Finding(Stance.ATTACK, text, (ev.id,), ())]
     if shared:
         text = (
             f"{src} ({ev.id}) restates the claimed event with the same entities "
