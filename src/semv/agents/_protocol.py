@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from typing import Protocol, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from semv.model import (
     Case,
     Claims,
     Evidence,
+    Frozen,
     MemoryView,
     ResearchPlan,
     Stance,
@@ -25,29 +26,25 @@ from semv.model import (
 )
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class DecomposeInput(_Frozen):
+class DecomposeInput(Frozen):
     case: Case
     evidence: tuple[Evidence, ...] = Field(description="Supplied and media evidence so far.")
 
 
-class PlanInput(_Frozen):
+class PlanInput(Frozen):
     case: Case
     subclaim: Subclaim
     memory: MemoryView
 
 
-class ArgueInput(_Frozen):
+class ArgueInput(Frozen):
     case: Case
     subclaim: Subclaim
     evidence: tuple[Evidence, ...] = Field(description="Ranked top-k evidence for the subclaim.")
     memory: MemoryView
 
 
-class ArgumentDraft(_Frozen):
+class ArgumentDraft(Frozen):
     """What a proponent or opponent proposes; ids, admissibility and strength come later."""
 
     stance: Stance
@@ -59,18 +56,18 @@ class ArgumentDraft(_Frozen):
     memory: tuple[str, ...] = ()
 
 
-class ArgueOutput(_Frozen):
+class ArgueOutput(Frozen):
     drafts: tuple[ArgumentDraft, ...]
     uncertainty: tuple[UncertaintyItem, ...] = ()
 
 
-class VerifyInput(_Frozen):
+class VerifyInput(Frozen):
     subclaim: Subclaim
     drafts: tuple[ArgumentDraft, ...]
     evidence: tuple[Evidence, ...] = Field(description="Evidence the drafts may cite.")
 
 
-class Verification(_Frozen):
+class Verification(Frozen):
     """v_a and why. Fail-closed: anything unverifiable is ``verified=False`` with a code."""
 
     verified: bool
@@ -78,18 +75,18 @@ class Verification(_Frozen):
     uncertainty: tuple[UncertaintyCode, ...] = ()
 
 
-class VerifyOutput(_Frozen):
+class VerifyOutput(Frozen):
     results: tuple[Verification, ...] = Field(description="One per draft, in order.")
 
 
-class ClashInput(_Frozen):
+class ClashInput(Frozen):
     subclaim: Subclaim
     support: ArgumentDraft
     attack: ArgumentDraft
     evidence: tuple[Evidence, ...]
 
 
-class ClashJudgement(_Frozen):
+class ClashJudgement(Frozen):
     """Win rate w ∈ [0, 1] of the support argument against the attack (A-QBAF §2.6.1)."""
 
     support_win_rate: float = Field(ge=0.0, le=1.0)

@@ -1,5 +1,6 @@
 """The semv data model (pydantic v2). Imports nothing else of semv."""
 
+from semv.model._base import Frozen
 from semv.model._case import Asset, Case, Context, SuppliedEvidence
 from semv.model._enums import (
     CONTEXT_DIMENSIONS,
@@ -81,6 +82,7 @@ __all__ = [
     "Dimension",
     "Edit",
     "Evidence",
+    "Frozen",
     "InternalLabel",
     "MediaEvidence",
     "MediaKind",

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from semv.model._base import Frozen
 from semv.model._enums import MediaKind, SourceType
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class Asset(_Frozen):
+class Asset(Frozen):
     """One image, video or audio file of a case. ``id`` is ``asset:<n>``."""
 
     id: str = Field(pattern=r"^asset:\d+$")
@@ -27,7 +24,7 @@ class Asset(_Frozen):
     )
 
 
-class Context(_Frozen):
+class Context(Frozen):
     """Optional contextual metadata ζ."""
 
     date: str | None = Field(None, description="Claimed date of the event, as given.")
@@ -36,7 +33,7 @@ class Context(_Frozen):
     language: str | None = Field(None, description="Language hint (ISO 639-1).")
 
 
-class SuppliedEvidence(_Frozen):
+class SuppliedEvidence(Frozen):
     """Evidence 𝓔^(0) supplied with the case, before normalization into ``Evidence``."""
 
     id: str | None = None
@@ -52,7 +49,7 @@ class SuppliedEvidence(_Frozen):
     )
 
 
-class Case(_Frozen):
+class Case(Frozen):
     """x = ⟨V_x, c_0, ζ, 𝓔^(0), δ⟩ (Eq. 1). Holds no gold label: gold stays with the adapter."""
 
     id: str = Field(min_length=1)

@@ -4,16 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from semv.model._base import Frozen
 from semv.model._enums import Modality, ProducerKind, SourceType, Stage, UncertaintyCode
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class Provenance(_Frozen):
+class Provenance(Frozen):
     """ρ_e: who produced the item, from what, when, with which tool and version, URL."""
 
     producer: ProducerKind
@@ -25,7 +22,7 @@ class Provenance(_Frozen):
     retrieved_at: str | None = None
 
 
-class MediaLocation(_Frozen):
+class MediaLocation(Frozen):
     """λ_e: which asset, time span (s) or region (x, y, w, h in pixels) the item looked at."""
 
     asset_id: str
@@ -34,7 +31,7 @@ class MediaLocation(_Frozen):
     region: tuple[int, int, int, int] | None = None
 
 
-class Evidence(_Frozen):
+class Evidence(Frozen):
     """One normalized, provenance-bearing evidence item (Eq. 4)."""
 
     id: str = Field(pattern=r"^ev:[A-Za-z0-9_.:\-]+$")
@@ -56,7 +53,7 @@ class Evidence(_Frozen):
     published: str | None = None
 
 
-class UncertaintyItem(_Frozen):
+class UncertaintyItem(Frozen):
     """A missing tool, unreadable media, failed retrieval, or an unresolved condition.
 
     Never evidence (DESIGN §4): it explains what could not be established and which stages

@@ -6,25 +6,22 @@ Each node value is a frozen pydantic model; its canonical JSON is what the store
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from semv.model._base import Frozen
 from semv.model._case import Case
 from semv.model._evidence import Evidence, UncertaintyItem
 from semv.model._reasoning import Argument, Qbaf, Subclaim, SubclaimDecision
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class Bundle(_Frozen):
+class Bundle(Frozen):
     """``bundle``: the canonical case B_x with supplied evidence normalized (𝓔_0)."""
 
     case: Case
     supplied: tuple[Evidence, ...]
 
 
-class MediaEvidence(_Frozen):
+class MediaEvidence(Frozen):
     """``media:<asset>``: evidence extracted from one asset (Eq. 11) and what failed."""
 
     asset_id: str
@@ -32,13 +29,13 @@ class MediaEvidence(_Frozen):
     uncertainty: tuple[UncertaintyItem, ...] = ()
 
 
-class Claims(_Frozen):
+class Claims(Frozen):
     """``claims``: the scoped subclaims C_x (Eq. 12), keyed by dimension."""
 
     subclaims: dict[str, Subclaim] = Field(description="Dimension → subclaim.")
 
 
-class MemoryView(_Frozen):
+class MemoryView(Frozen):
     """``recall:k``: active long-term memory retrieved for subclaim k (guidance, never evidence)."""
 
     subclaim: str
@@ -46,7 +43,7 @@ class MemoryView(_Frozen):
     note: str = ""
 
 
-class ResearchPlan(_Frozen):
+class ResearchPlan(Frozen):
     """``plan:k``: verification questions, queries, source types, checks (§4.3)."""
 
     subclaim: str
@@ -57,7 +54,7 @@ class ResearchPlan(_Frozen):
     memory_used: tuple[str, ...] = Field((), description="Memory ids that shaped this plan.")
 
 
-class Retrieved(_Frozen):
+class Retrieved(Frozen):
     """``retrieve:k``: candidate evidence for subclaim k (𝓔^ext_k plus pooled case evidence)."""
 
     subclaim: str
@@ -65,7 +62,7 @@ class Retrieved(_Frozen):
     uncertainty: tuple[UncertaintyItem, ...] = ()
 
 
-class RankedEvidence(_Frozen):
+class RankedEvidence(Frozen):
     """``validate:k``: normalized (Eq. 13), ranked, top-k evidence for subclaim k."""
 
     subclaim: str
@@ -73,7 +70,7 @@ class RankedEvidence(_Frozen):
     scores: dict[str, float] = Field(description="Evidence id → ranking score.")
 
 
-class Arguments(_Frozen):
+class Arguments(Frozen):
     """``argue:k``: verified, scored arguments 𝒢_k for subclaim k."""
 
     subclaim: str
@@ -81,7 +78,7 @@ class Arguments(_Frozen):
     uncertainty: tuple[UncertaintyItem, ...] = ()
 
 
-class SolvedQbaf(_Frozen):
+class SolvedQbaf(Frozen):
     """``qbaf:k``: the solved claim graph and its decision."""
 
     qbaf: Qbaf
@@ -89,7 +86,7 @@ class SolvedQbaf(_Frozen):
     uncertainty: tuple[UncertaintyItem, ...] = ()
 
 
-class RenderedReport(_Frozen):
+class RenderedReport(Frozen):
     """``render``: the report in every format, as text (files are written after commit)."""
 
     markdown: str

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from semv.model._base import Frozen
 from semv.model._enums import Band, Dimension, Scope, Stance, UncertaintyCode
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class ClaimFacts(_Frozen):
+class ClaimFacts(Frozen):
     """Checkable facts a text asserts, extracted by the entity/date/place extractors."""
 
     places: tuple[str, ...] = ()
@@ -27,7 +24,7 @@ class ClaimFacts(_Frozen):
     keywords: tuple[str, ...] = Field((), description="Content lemmas describing what is shown.")
 
 
-class Subclaim(_Frozen):
+class Subclaim(Frozen):
     """c_k of Eq. 12: one scoped, independently verifiable statement."""
 
     id: str = Field(pattern=r"^claim:[a-z_]+$")
@@ -42,14 +39,14 @@ class Subclaim(_Frozen):
     queries: tuple[str, ...] = Field((), description="Initial query seeds.")
 
 
-class Origin(_Frozen):
+class Origin(Frozen):
     """Who wrote an argument: an agent role of a backend, or a human reviewer."""
 
     kind: str = Field(pattern=r"^(agent|human)$")
     name: str = Field(description="Backend role (e.g. 'offline/opponent') or reviewer id.")
 
 
-class StrengthFeatures(_Frozen):
+class StrengthFeatures(Frozen):
     """The inputs of Eq. 14, kept so the strength can be audited and re-derived."""
 
     reliability: float = Field(ge=0.0, le=1.0)
@@ -60,7 +57,7 @@ class StrengthFeatures(_Frozen):
     text_length: int = Field(ge=0)
 
 
-class Argument(_Frozen):
+class Argument(Frozen):
     """a = ⟨id, k, σ, t, E(a), M(a), v, w, ω⟩ (Eq. 4)."""
 
     id: str = Field(pattern=r"^arg:[a-z_]+:(sup|att|mix|neu):\d+$")
@@ -83,14 +80,14 @@ class Argument(_Frozen):
     replaces: str | None = Field(None, description="Id of the argument an edit replaced.")
 
 
-class QbafEdge(_Frozen):
+class QbafEdge(Frozen):
     src: str
     dst: str
     kind: Stance = Field(description="SUPPORT or ATTACK.")
     weight: float = 1.0
 
 
-class ClashRecord(_Frozen):
+class ClashRecord(Frozen):
     """A major factual conflict found by clash resolution (§4.4)."""
 
     support: str
@@ -100,7 +97,7 @@ class ClashRecord(_Frozen):
     reduced: dict[str, float] = Field(description="Argument id → strength after reduction.")
 
 
-class Qbaf(_Frozen):
+class Qbaf(Frozen):
     """Q_k = ⟨V_k, R⁺_k, R⁻_k, β_k⟩ (Eq. 15), as solved."""
 
     subclaim: str
@@ -115,7 +112,7 @@ class Qbaf(_Frozen):
     semantics: str = "quadratic-energy"
 
 
-class SubclaimDecision(_Frozen):
+class SubclaimDecision(Frozen):
     """d_k (Eq. 18) with the numbers that produced it."""
 
     subclaim: str

@@ -4,18 +4,15 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from semv.model._base import Frozen
 from semv.model._enums import InternalLabel, Stage, Stance, TraceKind, UncertaintyCode
 from semv.model._evidence import Evidence, UncertaintyItem
 from semv.model._reasoning import SubclaimDecision
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class Verdict(_Frozen):
+class Verdict(Frozen):
     """F(x) = ⟨ŷ, p, γ, J, T, Ξ⟩ (Eq. 2) before rendering: the aggregate stage's output."""
 
     label: str = Field(description="ŷ in the adapter's label contract.")
@@ -31,7 +28,7 @@ class Verdict(_Frozen):
 # ---- the machine-readable result contract (DESIGN §4, `semv verify --json`) -------------
 
 
-class ResultArgument(_Frozen):
+class ResultArgument(Frozen):
     id: str
     stance: Stance
     text: str
@@ -40,7 +37,7 @@ class ResultArgument(_Frozen):
     verified: bool
 
 
-class ResultSubclaim(_Frozen):
+class ResultSubclaim(Frozen):
     id: str
     dimension: str
     statement: str
@@ -49,7 +46,7 @@ class ResultSubclaim(_Frozen):
     arguments: tuple[ResultArgument, ...]
 
 
-class ResultEvidence(_Frozen):
+class ResultEvidence(Frozen):
     id: str
     source: str
     source_type: str
@@ -62,14 +59,14 @@ class ResultEvidence(_Frozen):
     uncertainty: tuple[str, ...]
 
 
-class ResultUncertainty(_Frozen):
+class ResultUncertainty(Frozen):
     code: str
     subject: str
     detail: str
     stages: tuple[str, ...]
 
 
-class Result(_Frozen):
+class Result(Frozen):
     """Exactly the JSON contract of DESIGN §4."""
 
     run_id: str
@@ -112,7 +109,7 @@ def result_uncertainty(item: UncertaintyItem) -> ResultUncertainty:
 # ---- trace ---------------------------------------------------------------------------------
 
 
-class TraceEvent(_Frozen):
+class TraceEvent(Frozen):
     """One append-only, hash-chained trace event: ``hash = H(prev_hash, body)``."""
 
     run_id: str
@@ -128,7 +125,7 @@ class TraceEvent(_Frozen):
 # ---- review actions (Eq. 21) ----------------------------------------------------------------
 
 
-class ReviewMeta(_Frozen):
+class ReviewMeta(Frozen):
     reviewer: str = "reviewer"
     target_stage: Stage | None = Field(
         None, description="Explicit revision target (overrides Eq. 22)."
@@ -136,7 +133,7 @@ class ReviewMeta(_Frozen):
     at: str | None = None
 
 
-class _Review(_Frozen):
+class _Review(Frozen):
     target: str = Field(description="tgt_h: an argument, evidence or subclaim id.")
     reason: str = Field(min_length=1, description="rsn_h: the reviewer's reason (required).")
     meta: ReviewMeta = ReviewMeta()
