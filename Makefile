@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 DATA_DIR ?= .semv
 DEMO_CASE ?= examples/lyon-flood
 
-.PHONY: demo test lint format bench system-deps venv clean
+.PHONY: demo test lint format bench cv system-deps venv clean
 
 # System tools the tests and the demo use (exiftool); installed with apt when missing.
 system-deps:
@@ -48,6 +48,10 @@ test: lint
 
 bench: venv
 	$(PY) benchmarks/run.py
+
+# Cross-validation of the offline backend's tuned thresholds on ../shared/data/ookpik-dev.
+cv: venv
+	$(PY) benchmarks/ookpik_cv.py
 
 clean:
 	rm -rf $(VENV) $(DATA_DIR) .mypy_cache .ruff_cache .pytest_cache

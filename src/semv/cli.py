@@ -16,7 +16,7 @@ from typing import Annotated, Any, NoReturn
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
+from rich.table import Column, Table
 
 from semv import __version__
 from semv._api import load_cases
@@ -209,16 +209,31 @@ def runs(
     limit: Annotated[int, typer.Option("--limit", min=1)] = 20,
     data_dir: DataDir = Path(".semv"),
 ) -> None:
-    """List the most recent runs."""
+    """List the most recent runs (tab-separated when not printing to a terminal)."""
     store = Store(data_dir)
     try:
-        table = Table("run", "case", "status", "label", "confidence")
-        for r in store.list_runs(limit):
-            conf = f"{r.confidence:.2f}" if r.confidence is not None else ""
-            table.add_row(r.run_id, r.case_id, r.status.value, r.label or "", conf)
-        out.print(table)
+        records = store.list_runs(limit)
     finally:
         store.close()
+    rows = [
+        (
+            r.run_id,
+            r.case_id,
+            r.status.value,
+            r.label or "",
+            f"{r.confidence:.2f}" if r.confidence is not None else "",
+        )
+        for r in records
+    ]
+    if not out.is_terminal:
+        for row in rows:
+            sys.stdout.write("\t".join(row) + "\n")
+        return
+    table = Table("case", "status", "label", "confidence")
+    table.columns.insert(0, Column("run", no_wrap=True, min_width=28))
+    for row in rows:
+        table.add_row(*row)
+    out.print(table)
 
 
 @eval_app.command("cosmos")
