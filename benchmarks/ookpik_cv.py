@@ -135,11 +135,16 @@ def main(argv: list[str] | None = None) -> int:
             "" if name == "cv-selected" else f"{whole[name]:.3f}",
         )
     console.print(table)
-    wins = sum(s > b for s, b in zip(held["cv-selected"], held["baseline"], strict=True))
+    pairs = list(zip(held["cv-selected"], held["baseline"], strict=True))
+    wins = sum(s > b for s, b in pairs)
+    ties = sum(s == b for s, b in pairs)
+    diffs = [s - b for s, b in pairs]
     console.print(
-        f"cv-selected beats the baseline on {wins}/{len(held['baseline'])} held-out folds; "
-        f"grid points chosen: {sorted(set(chosen))} (defaults {default_key})"
+        f"paired held-out difference cv-selected − baseline: mean {statistics.fmean(diffs):+.3f}"
+        f" (sd {statistics.stdev(diffs):.3f}); wins/ties/losses {wins}/{ties}/"
+        f"{len(pairs) - wins - ties} of {len(pairs)} folds"
     )
+    console.print(f"grid points chosen: {sorted(set(chosen))} (defaults {default_key})")
     return 0
 
 
