@@ -84,9 +84,12 @@ def decompose_case(case: Case) -> Claims:
     )
     resolved = _places.resolve_all(list(full.places))
     specific = _places.specific([p for p in resolved if p is not None])
-    place_labels = [p.label for p in specific] + [
-        n for n, p in zip(full.places, resolved, strict=True) if p is None
-    ]
+    place_labels = list(
+        dict.fromkeys(
+            [p.label for p in specific]
+            + [n for n, p in zip(full.places, resolved, strict=True) if p is None]
+        )
+    )
     summary = _short(case.claim)
     seeds = _unique(
         list(full.keywords[:6])
