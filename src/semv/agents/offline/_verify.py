@@ -27,9 +27,7 @@ from semv.config import OfflineAgentConfig
 from semv.model import Evidence, Stance, UncertaintyCode
 from semv.text import content_words, fold, lexical_overlap
 
-__all__ = ["GROUNDING_MIN_OVERLAP", "judge", "key_fact_found", "verify_drafts"]
-
-GROUNDING_MIN_OVERLAP = 0.10
+__all__ = ["judge", "key_fact_found", "verify_drafts"]
 """Without key facts, an argument's text must share at least this much content with its evidence."""
 COORD_TOLERANCE = 1e-3
 
@@ -105,7 +103,7 @@ def _verify_one(
         )
     if not draft.key_facts:
         overlap = max(lexical_overlap(draft.text, ev.content) for ev in cited)
-        if overlap < GROUNDING_MIN_OVERLAP:
+        if overlap < cfg.grounding_min_overlap:
             return _fail(
                 UncertaintyCode.UNVERIFIED_ARGUMENT,
                 f"no key facts, and the text shares too little with its evidence ({overlap:.2f})",
