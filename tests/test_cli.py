@@ -130,3 +130,21 @@ def test_python_dash_m_is_the_same_command() -> None:
     assert proc.returncode == 0
     for command in ("verify", "show", "eval"):
         assert command in proc.stdout
+
+
+def test_two_processes_can_share_a_data_dir(data_dir: Path) -> None:
+    cmd = [sys.executable, "-m", "semv", "verify", str(EXAMPLE), "--json"]
+    procs = [
+        subprocess.Popen(
+            [*cmd, "--data-dir", str(data_dir)], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+        for _ in range(2)
+    ]
+    outputs = [p.communicate(timeout=300) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], [e.decode()[-500:] for _, e in outputs]
+    results = [json.loads(out) for out, _ in outputs]
+    assert results[0]["run_id"] != results[1]["run_id"]
+    assert results[0]["label"] == results[1]["label"]
+    store = Store(data_dir)
+    assert store.count_runs() == 2
+    assert all(store.verify_trace(r["run_id"]).ok for r in results)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import secrets
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -17,8 +18,18 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Connection, Engine, create_engine, event, func, insert, select, update
-from sqlalchemy.exc import IntegrityError, SQLAlchemyError
+from sqlalchemy import (
+    Connection,
+    Engine,
+    Table,
+    create_engine,
+    event,
+    func,
+    insert,
+    select,
+    update,
+)
+from sqlalchemy.exc import IntegrityError, OperationalError, SQLAlchemyError
 
 from semv.errors import RunNotFound, StoreError
 from semv.model import RunStatus, TraceEvent, TraceKind
@@ -26,6 +37,10 @@ from semv.store import _schema as t
 from semv.store._hashing import canonical_json, sha256_text
 
 logger = logging.getLogger(__name__)
+
+_SQLITE_BUSY_SECONDS = 30.0
+"""How long a writer waits for another process's transaction before giving up."""
+_SCHEMA_ATTEMPTS = 5
 
 __all__ = ["NodeRecord", "RunRecord", "Store", "TraceCheck", "genesis_hash", "utc_now"]
 
@@ -102,14 +117,28 @@ class Store:
             url = f"sqlite:///{data_dir / 'semv.db'}"
         self.url = url
         self.data_dir = data_dir
-        self._engine: Engine = create_engine(url, future=True)
-        if url.startswith("sqlite"):
+        sqlite = url.startswith("sqlite")
+        self._engine: Engine = create_engine(
+            url, connect_args={"timeout": _SQLITE_BUSY_SECONDS} if sqlite else {}
+        )
+        if sqlite:
             event.listen(self._engine, "connect", _sqlite_pragmas)
-        try:
-            t.metadata.create_all(self._engine)
-        except SQLAlchemyError as exc:
-            raise StoreError(f"{url}: cannot open store: {exc}") from exc
+        self._create_schema()
         self._heads: dict[str, tuple[int, str]] = {}
+
+    def _create_schema(self) -> None:
+        """Create missing tables. Another process may be creating them at the same moment
+        (two ``semv`` commands on one data directory): a lost race is retried, not fatal."""
+        for attempt in range(_SCHEMA_ATTEMPTS):
+            try:
+                t.metadata.create_all(self._engine)
+                return
+            except OperationalError as exc:
+                if attempt == _SCHEMA_ATTEMPTS - 1:
+                    raise StoreError(f"{self.url}: cannot open store: {exc}") from exc
+                time.sleep(0.05 * (attempt + 1))
+            except SQLAlchemyError as exc:
+                raise StoreError(f"{self.url}: cannot open store: {exc}") from exc
 
     def close(self) -> None:
         self._engine.dispose()
@@ -125,10 +154,7 @@ class Store:
     # ---- blobs and cache ---------------------------------------------------------------
 
     def put_blob(self, digest: str, content: bytes) -> None:
-        with self._tx() as conn:
-            exists = conn.execute(select(t.blobs.c.hash).where(t.blobs.c.hash == digest)).first()
-            if exists is None:
-                conn.execute(insert(t.blobs).values(hash=digest, content=content))
+        self._insert_once(t.blobs, hash=digest, content=content)
 
     def get_blob(self, digest: str) -> bytes:
         with self._tx() as conn:
@@ -145,25 +171,30 @@ class Store:
         return None if row is None else str(row[0])
 
     def remember(self, fingerprint: str, stage: str, output_hash: str, content: bytes) -> None:
-        """Store an output blob and map the fingerprint to it, in one transaction."""
-        with self._tx() as conn:
-            if (
-                conn.execute(select(t.blobs.c.hash).where(t.blobs.c.hash == output_hash)).first()
-                is None
-            ):
-                conn.execute(insert(t.blobs).values(hash=output_hash, content=content))
-            known = conn.execute(
-                select(t.node_cache.c.fingerprint).where(t.node_cache.c.fingerprint == fingerprint)
-            ).first()
-            if known is None:
-                conn.execute(
-                    insert(t.node_cache).values(
-                        fingerprint=fingerprint,
-                        stage=stage,
-                        output_hash=output_hash,
-                        created_at=utc_now(),
-                    )
-                )
+        """Store an output blob and map the fingerprint to it.
+
+        Both are content-addressed, so a concurrent writer (another ``semv`` process on the same
+        data directory) that got there first wrote exactly the same row: that is not an error.
+        """
+        self._insert_once(t.blobs, hash=output_hash, content=content)
+        self._insert_once(
+            t.node_cache,
+            fingerprint=fingerprint,
+            stage=stage,
+            output_hash=output_hash,
+            created_at=utc_now(),
+        )
+
+    def _insert_once(self, table: Table, **values: Any) -> None:
+        key = next(iter(table.primary_key.columns))
+        try:
+            with self._engine.begin() as conn:
+                if conn.execute(select(key).where(key == values[key.name])).first() is None:
+                    conn.execute(insert(table).values(**values))
+        except IntegrityError:
+            return  # a concurrent writer inserted the same content-addressed row
+        except SQLAlchemyError as exc:
+            raise StoreError(f"store operation failed: {exc}") from exc
 
     # ---- runs ----------------------------------------------------------------------------
 
@@ -418,8 +449,9 @@ def _run_record(m: Any) -> RunRecord:
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor = dbapi_connection.cursor()
+    # the busy timeout first: switching to WAL briefly needs the write lock
+    cursor.execute(f"PRAGMA busy_timeout={int(_SQLITE_BUSY_SECONDS * 1000)}")
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.execute("PRAGMA busy_timeout=10000")
     cursor.close()
