@@ -256,7 +256,7 @@ class Store:
         error: str | None = None,
     ) -> None:
         """Move a running run to committed or failed. Finished runs never change again."""
-        head = self._heads.get(run_id)
+        head = self._heads.get(run_id) or self._load_head(run_id)
         with self._tx() as conn:
             res = conn.execute(
                 update(t.runs)
@@ -268,7 +268,7 @@ class Store:
                     confidence=confidence,
                     result_json=result_json,
                     error=error,
-                    trace_head=head[1] if head else None,
+                    trace_head=head[1] if head[0] >= 0 else None,
                 )
             )
             if res.rowcount != 1:
