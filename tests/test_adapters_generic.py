@@ -228,3 +228,13 @@ def test_gold_label_must_be_an_internal_label(tmp_path: Path) -> None:
     folder = _case_folder(tmp_path, "claim: c\n")
     (folder / "gold.yaml").write_text("label: fake\n", encoding="utf-8")
     assert _error(folder).startswith(f"{folder / 'gold.yaml'}: label: input should be 'verified'")
+
+
+def test_media_outside_the_case_folder_is_refused(tmp_path: Path) -> None:
+    outside = tmp_path / "secret.jpg"
+    outside.write_bytes(b"not even read")
+    folder = tmp_path / "case"
+    folder.mkdir()
+    (folder / "case.yaml").write_text("id: x\nclaim: a claim\nmedia:\n  - path: ../secret.jpg\n")
+    with pytest.raises(InputError, match=r"media\[0\]\.path: \.\./secret\.jpg is outside"):
+        list(GenericAdapter().load(folder))

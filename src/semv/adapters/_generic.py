@@ -119,6 +119,13 @@ def _validated(file: Path, model: type[_M]) -> _M:
 
 
 def _asset(case_file: Path, index: int, path: str, role: str, *, text_only: bool) -> Asset:
+    folder = case_file.parent.resolve()
+    target = (folder / path).resolve()
+    if not target.is_relative_to(folder):
+        raise InputError(
+            f"{case_file}: media[{index}].path: {path} is outside the case folder "
+            "(media must live in the case folder or below it)"
+        )
     try:
         return load_asset(
             case_file.parent / path,
