@@ -178,3 +178,52 @@ def test_python_api_verifies_a_case_folder(data_dir: Path) -> None:
     assert result.case_id == "lyon-flood"
     assert result.label in {label.value for label in InternalLabel}
     assert Store(data_dir).get_run(result.run_id).status is RunStatus.COMMITTED
+
+
+class JudgingAgents(ScriptedAgents):
+    def __init__(self, script: dict[str, list[tuple[Stance, str, str]]], win: float) -> None:
+        super().__init__(script)
+        self.win = win
+
+    @property
+    def identity(self) -> str:
+        return f"judging/{self.win}"
+
+    async def judge_clash(self, request):  # type: ignore[no-untyped-def]
+        from semv.agents import ClashJudgement
+
+        self.calls["judge_clash"] += 1
+        return ClashJudgement(support_win_rate=self.win, reason=f"scripted {self.win}")
+
+
+def test_a_clash_is_flagged_reduced_and_judged(data_dir: Path) -> None:
+    two = CASE.model_copy(
+        update={
+            "evidence": (
+                *CASE.evidence,
+                SuppliedEvidence(
+                    id="news", text="A flood in Paris this week.", source_type=SourceType.NEWS
+                ),
+            )
+        }
+    )
+    script = {
+        "where": [
+            (Stance.SUPPORT, "ev:sup:news", "Paris"),
+            (Stance.ATTACK, "ev:sup:fc", "Lyon"),
+        ]
+    }
+    scores = {}
+    for win in (0.0, 1.0):
+        agents = JudgingAgents(script, win)
+        outcome = verify(Store(data_dir / str(win)), agents, two)
+        solved = outcome.nodes["qbaf:where"].value
+        qbaf = solved.qbaf  # type: ignore[attr-defined]
+        args = {a.id: a for a in outcome.nodes["argue:where"].value.arguments}  # type: ignore[attr-defined]
+        assert agents.calls["judge_clash"] == 1
+        assert qbaf.clash is not None and qbaf.clash.judge_win_rate == win
+        assert all(0 <= w <= args[k].strength for k, w in qbaf.arguments.items())
+        assert "major-factual-conflict" in [c.value for c in solved.decision.uncertainty]  # type: ignore[attr-defined]
+        scores[win] = qbaf.score
+    # the judge moves the pair by β(2w − 1): a winning support lifts ψ, a losing one lowers it
+    assert scores[1.0] > 0.5 > scores[0.0]

@@ -96,6 +96,14 @@ class ClashConfig(_Section):
         description="Factor applied to the strength of every competing argument at or above the "
         "clash threshold (the paper leaves the reduction unspecified; 0.5 halves them).",
     )
+    judge_beta: float = Field(
+        0.1,
+        ge=0.0,
+        le=0.25,
+        description="β of the clash judge's adjustment Δτ = β(2w − 1) to the clashing pair, w "
+        "the support's win rate (A-QBAF MV2026 §2.6.1: 'a small adjustment magnitude'); "
+        "0 disables the judge.",
+    )
 
 
 class AggregationConfig(_Section):

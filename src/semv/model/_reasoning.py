@@ -95,6 +95,10 @@ class ClashRecord(Frozen):
     support_strength: float
     attack_strength: float
     reduced: dict[str, float] = Field(description="Argument id → strength after reduction.")
+    judge_win_rate: float | None = Field(
+        None, description="The judge's win rate w of the support over the attack, if asked."
+    )
+    judge_reason: str = ""
 
 
 class Qbaf(Frozen):

@@ -324,4 +324,6 @@ def _clash(record: ClashRecord) -> ClashView:
         support_strength=record.support_strength,
         attack_strength=record.attack_strength,
         reduced=dict(sorted(record.reduced.items())),
+        judge_win_rate=record.judge_win_rate,
+        judge_reason=record.judge_reason,
     )

@@ -75,6 +75,8 @@ class ClashView(_View):
     support_strength: float
     attack_strength: float
     reduced: dict[str, float]
+    judge_win_rate: float | None = None
+    judge_reason: str = ""
 
 
 class DimensionSection(_View):

@@ -86,7 +86,11 @@ def build_graph(case: Case, *, contract: str) -> list[NodeSpec]:
             NodeSpec(
                 node_key("qbaf", k),
                 qbaf.STAGE,
-                (subclaim, Input("arguments", node_key("argue", k))),
+                (
+                    subclaim,
+                    Input("arguments", node_key("argue", k)),
+                    Input("ranked", node_key("validate", k)),
+                ),
             ),
         ]
     dims = [d.value for d in Dimension]

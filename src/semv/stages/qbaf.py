@@ -1,15 +1,26 @@
 """``qbaf:k`` (Q): build the claim-centred QBAF (Eq. 15), resolve clashes, propagate (Eq.
-16-17) and decide (Eq. 18)."""
+16-17) and decide (Eq. 18).
+
+Clash resolution (§4.4): when the strongest support and attack both reach the clash threshold
+and differ by at most the margin, a major factual conflict is flagged and the competing
+strengths are reduced. The clashing pair then goes to the agents' clash judge (A-QBAF MV2026
+§2.6.1), whose win rate w moves the pair by Δτ = β(2w − 1): the winner regains some of the
+reduction, the loser loses more. Weights stay within [0, w_a], so the QBAF never gives an
+argument more weight than Eq. 14 did.
+"""
 
 from __future__ import annotations
 
+from semv.agents import ArgumentDraft, ClashInput
 from semv.graph import StageContext, StageDef
 from semv.model import (
+    Argument,
     Arguments,
     Band,
     ClashRecord,
     Qbaf,
     QbafEdge,
+    RankedEvidence,
     SolvedQbaf,
     Stage,
     Stance,
@@ -19,54 +30,85 @@ from semv.model import (
     UncertaintyItem,
 )
 from semv.reasoning import Qbaf as Solver
-from semv.reasoning import band, resolve_clash
+from semv.reasoning import band, judge_adjustment, resolve_clash
 
 SEMANTICS = "quadratic-energy"
 
 
-async def solve(ctx: StageContext, *, subclaim: Subclaim, arguments: Arguments) -> SolvedQbaf:
+def _draft(arg: Argument) -> ArgumentDraft:
+    return ArgumentDraft(
+        stance=arg.stance,
+        text=arg.text,
+        evidence=arg.evidence,
+        key_facts=arg.key_facts,
+        memory=arg.memory,
+    )
+
+
+async def solve(
+    ctx: StageContext, *, subclaim: Subclaim, arguments: Arguments, ranked: RankedEvidence
+) -> SolvedQbaf:
     decision_cfg = ctx.settings.decision
+    clash_cfg = ctx.settings.clash
+    by_id = {a.id: a for a in arguments.arguments}
     supports = {a.id: a.strength for a in arguments.arguments if a.stance is Stance.SUPPORT}
     attacks = {a.id: a.strength for a in arguments.arguments if a.stance is Stance.ATTACK}
-    clash = resolve_clash(supports, attacks, config=ctx.settings.clash)
+    clash = resolve_clash(supports, attacks, config=clash_cfg)
     weights = {**clash.supports, **clash.attacks}
+    record: ClashRecord | None = clash.record()
+    notes: list[UncertaintyItem] = []
+    if record is not None:
+        if clash_cfg.judge_beta > 0:
+            verdict = await ctx.agents.judge_clash(
+                ClashInput(
+                    subclaim=subclaim,
+                    support=_draft(by_id[record.support]),
+                    attack=_draft(by_id[record.attack]),
+                    evidence=ranked.evidence,
+                )
+            )
+            shift = judge_adjustment(verdict.support_win_rate, clash_cfg.judge_beta)
+            for arg_id, sign in ((record.support, 1.0), (record.attack, -1.0)):
+                ceiling = by_id[arg_id].strength
+                weights[arg_id] = min(ceiling, max(0.0, weights[arg_id] + sign * shift))
+            record = record.model_copy(
+                update={
+                    "judge_win_rate": verdict.support_win_rate,
+                    "judge_reason": verdict.reason,
+                    "reduced": {k: v for k, v in weights.items() if v != by_id[k].strength},
+                }
+            )
+        notes.append(
+            UncertaintyItem(
+                code=UncertaintyCode.MAJOR_CONFLICT,
+                subject=subclaim.id,
+                detail=(
+                    f"{record.support} ({record.support_strength:.2f}) and {record.attack} "
+                    f"({record.attack_strength:.2f}) clash; competing strengths reduced"
+                    + (
+                        f", judge win rate of the support {record.judge_win_rate:.2f}"
+                        if record.judge_win_rate is not None
+                        else ""
+                    )
+                ),
+                stages=(Stage.QBAF,),
+            )
+        )
 
     solver = Solver()
     solver.add_argument(subclaim.id, decision_cfg.base_score)
     edges: list[QbafEdge] = []
     for arg_id, weight in weights.items():
         solver.add_argument(arg_id, weight)
-        kind = Stance.SUPPORT if arg_id in clash.supports else Stance.ATTACK
+        kind = by_id[arg_id].stance
         if kind is Stance.SUPPORT:
             solver.support(arg_id, subclaim.id)
         else:
             solver.attack(arg_id, subclaim.id)
         edges.append(QbafEdge(src=arg_id, dst=subclaim.id, kind=kind))
     psi = solver.solve(semantics=SEMANTICS)[subclaim.id]
-    s_total = sum(clash.supports.values())
-    a_total = sum(clash.attacks.values())
-    record = None
-    notes: list[UncertaintyItem] = []
-    if clash.clash and clash.support_id is not None and clash.attack_id is not None:
-        record = ClashRecord(
-            support=clash.support_id,
-            attack=clash.attack_id,
-            support_strength=supports[clash.support_id],
-            attack_strength=attacks[clash.attack_id],
-            reduced={k: v for k, v in weights.items() if v != {**supports, **attacks}[k]},
-        )
-        notes.append(
-            UncertaintyItem(
-                code=UncertaintyCode.MAJOR_CONFLICT,
-                subject=subclaim.id,
-                detail=(
-                    f"{clash.support_id} ({supports[clash.support_id]:.2f}) and "
-                    f"{clash.attack_id} ({attacks[clash.attack_id]:.2f}) clash; "
-                    "competing strengths reduced"
-                ),
-                stages=(Stage.QBAF,),
-            )
-        )
+    s_total = sum(w for k, w in weights.items() if by_id[k].stance is Stance.SUPPORT)
+    a_total = sum(w for k, w in weights.items() if by_id[k].stance is Stance.ATTACK)
     decided = band(psi, config=decision_cfg)
     if decided is Band.UNCERTAIN:
         notes.append(
@@ -104,10 +146,11 @@ async def solve(ctx: StageContext, *, subclaim: Subclaim, arguments: Arguments) 
 
 STAGE = StageDef(
     name="qbaf",
-    version="1",
+    version="2",
     fn=solve,
     output=SolvedQbaf,
     reads=("decision", "clash"),
+    uses_agents=True,
     symbol=Stage.QBAF,
     code=("semv.reasoning",),
 )
