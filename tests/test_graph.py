@@ -201,3 +201,22 @@ def test_agent_identity_and_code_enter_fingerprints(tmp_path: Path) -> None:
         plain, {"x": "h"}, tuned, b
     )  # a stage that neither reads `offline` nor calls agents is unaffected
     assert source_hash("semv.reasoning") != source_hash("semv.report")
+
+
+def test_independent_nodes_run_concurrently(data_dir: Path) -> None:
+    """Two independent nodes that each wait for the other would deadlock if run in turn."""
+    started: dict[str, asyncio.Event] = {}
+
+    async def meet(ctx: StageContext, *, x: Num) -> Num:
+        me, other = ("a", "b") if ctx.node == "meet:a" else ("b", "a")
+        started.setdefault(me, asyncio.Event()).set()
+        await asyncio.wait_for(started.setdefault(other, asyncio.Event()).wait(), timeout=5)
+        return Num(value=x.value)
+
+    stage = StageDef("meet", "1", meet, Num)
+    specs = [NodeSpec(f"meet:{k}", stage, (Input("x", "seed"),), {"k": k}) for k in "ab"]
+    store = Store(data_dir)
+    run_id = store.create_run(case_id="t", adapter="t", settings_hash="s", agents="a")
+    ex = Executor(store, Settings(), ScriptedAgents(), run_id=run_id)
+    nodes = asyncio.run(ex.run(specs, {"seed": Num(value=3)}))
+    assert {k: n.value.value for k, n in nodes.items()} == {"meet:a": 3, "meet:b": 3}  # type: ignore[attr-defined]
