@@ -220,3 +220,18 @@ def test_independent_nodes_run_concurrently(data_dir: Path) -> None:
     ex = Executor(store, Settings(), ScriptedAgents(), run_id=run_id)
     nodes = asyncio.run(ex.run(specs, {"seed": Num(value=3)}))
     assert {k: n.value.value for k, n in nodes.items()} == {"meet:a": 3, "meet:b": 3}  # type: ignore[attr-defined]
+
+
+def test_an_installed_or_upgraded_tool_recomputes_the_stage() -> None:
+    from semv.graph import fingerprint
+
+    agents = ScriptedAgents()
+
+    def with_tool(version: str) -> NodeSpec:
+        stage = StageDef("media", "1", double, Num, tools=lambda: version)
+        return NodeSpec("media:asset:1", stage, (Input("x", "seed"),))
+
+    missing = fingerprint(with_tool("exiftool missing"), {"x": "h"}, Settings(), agents)
+    installed = fingerprint(with_tool("exiftool 12.57"), {"x": "h"}, Settings(), agents)
+    upgraded = fingerprint(with_tool("exiftool 13.25"), {"x": "h"}, Settings(), agents)
+    assert len({missing, installed, upgraded}) == 3

@@ -91,6 +91,8 @@ def fingerprint(
         "params": dict(spec.params),
         "inputs": dict(input_hashes),
     }
+    if spec.stage.tools is not None:
+        body["tools"] = spec.stage.tools()
     if spec.stage.uses_agents:
         body["agents"] = agents.identity
     return sha256_text(canonical_json(body))

@@ -37,7 +37,8 @@ StageFn = Callable[..., Awaitable[BaseModel]]
 class StageDef:
     """A stage: name, version (bump on behaviour change), config sections read, function.
 
-    ``uses_agents`` puts the agent backend's identity (name, version, settings, code) into
+    ``tools`` reports external tool versions for the fingerprint. ``uses_agents`` puts the
+    agent backend's identity (name, version, settings, code) into
     the fingerprint. ``code`` names further modules or packages whose source the stage's
     behaviour depends on; their files (and the stage's own module) are hashed into the
     fingerprint, so editing code can never reuse an output computed by older code.
@@ -51,6 +52,10 @@ class StageDef:
     uses_agents: bool = False
     symbol: StageSymbol | None = None
     code: tuple[str, ...] = ()
+    tools: Callable[[], str] | None = None
+    """Versions of the external tools the stage runs (``"exiftool 12.57"``, or that it is
+    missing). It enters the fingerprint, so installing or upgrading a tool recomputes the
+    stage instead of reusing what the old tool (or its absence) produced."""
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,13 @@ from semv.perception._exiftool import (
     default_session,
 )
 
-__all__ = ["METADATA_RELIABILITY", "ExifToolSession", "metadata_evidence_id", "read_metadata"]
+__all__ = [
+    "METADATA_RELIABILITY",
+    "ExifToolSession",
+    "metadata_evidence_id",
+    "read_metadata",
+    "tool_versions",
+]
 
 METADATA_RELIABILITY: Final = 0.9
 """r_e of metadata evidence: camera metadata is usually right but can be edited or wrong."""
@@ -44,6 +50,14 @@ _STAGES: Final = (Stage.RETRIEVE,)
 def metadata_evidence_id(asset_id: str) -> str:
     """``ev:exif:<asset id>``."""
     return f"ev:exif:{asset_id}"
+
+
+def tool_versions() -> str:
+    """``exiftool <version>``, or ``exiftool missing``: part of the media stage's fingerprint."""
+    try:
+        return f"exiftool {default_session().version()}"
+    except ExifToolMissing:
+        return "exiftool missing"
 
 
 def read_metadata(asset: Asset, *, session: ExifToolSession | None = None) -> MediaEvidence:

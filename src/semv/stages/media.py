@@ -6,7 +6,7 @@ import asyncio
 
 from semv.graph import StageContext, StageDef
 from semv.model import Asset, MediaEvidence
-from semv.perception.metadata import read_metadata
+from semv.perception.metadata import read_metadata, tool_versions
 
 
 async def perceive(ctx: StageContext, *, asset: Asset) -> MediaEvidence:
@@ -15,5 +15,10 @@ async def perceive(ctx: StageContext, *, asset: Asset) -> MediaEvidence:
 
 
 STAGE = StageDef(
-    name="media", version="1", fn=perceive, output=MediaEvidence, code=("semv.perception",)
+    name="media",
+    version="1",
+    fn=perceive,
+    output=MediaEvidence,
+    code=("semv.perception",),
+    tools=tool_versions,
 )
