@@ -52,7 +52,7 @@ runs = Table(
     Column("error", Text),
     Column("parent_run_id", String(40), comment="The run this one revises, if any."),
     Column("settings_hash", String(64), nullable=False),
-    Column("agents", String(64), nullable=False),
+    Column("agents", String(200), nullable=False),
 )
 
 nodes = Table(
