@@ -199,7 +199,7 @@ def _context(claim: str = "Flooding in Paris on 14 March 2024.") -> ReportContex
         mean_score=0.41,
         decisions=decisions,
         uncertainty=(
-            UncertaintyItem(code=UncertaintyCode.NEAR_TIE, subject="case", detail="close call"),
+            UncertaintyItem(code=UncertaintyCode.NEUTRAL_BAND, subject="case", detail="close call"),
         ),
     )
     case = Case(
@@ -337,7 +337,7 @@ def test_uncertainty_notes_go_to_their_sections() -> None:
     forensic = _md_section(markdown, "## Forensic analysis")
     assert "`tool-missing` (asset:1): no OCR" in forensic
     final = _md_section(markdown, "## Final verification status")
-    assert "`near-tie` (case): close call" in final
+    assert "`neutral-band` (case): close call" in final
     assert "`retrieval-gap` (web): offline" in final  # not shown elsewhere
     assert "no OCR" not in final
 

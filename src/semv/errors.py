@@ -10,7 +10,6 @@
     │   └── InvariantViolation  a node update broke an invariant of Def. 3.2 (Eq. 9)
     ├── StoreError          persistence failed, or a run/node was not found
     │   └── RunNotFound     (exit 2)
-    ├── TraceError          the hash chain of a trace does not verify
     └── GoldAccessError     gold labels requested before the report was committed
 
 Foreign errors are converted at the boundary with ``raise ... from exc``.
@@ -28,7 +27,6 @@ __all__ = [
     "SemvError",
     "StageError",
     "StoreError",
-    "TraceError",
 ]
 
 
@@ -79,10 +77,6 @@ class RunNotFound(StoreError):
     """No run with that id (or prefix) exists in the store."""
 
     exit_code = 2
-
-
-class TraceError(SemvError):
-    """A trace's hash chain does not verify: history was rewritten."""
 
 
 class GoldAccessError(SemvError):

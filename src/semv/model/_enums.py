@@ -149,16 +149,12 @@ class UncertaintyCode(StrEnum):
     GPS_INVALID = "gps-invalid"
     TIMEZONE_UNKNOWN = "timezone-unknown"
     NO_EVIDENCE = "no-evidence"
-    LOW_RELIABILITY = "low-reliability"
     UNVERIFIED_ARGUMENT = "unverified-argument"
     UNRESOLVED_EVIDENCE = "unresolved-evidence-id"
     NOT_ASSERTED = "not-asserted"
     NEUTRAL_BAND = "neutral-band"
-    NEAR_TIE = "near-tie"
     MAJOR_CONFLICT = "major-factual-conflict"
     METADATA_CLAIM_CONFLICT = "metadata-claim-conflict"
-    DATE_UNPARSED = "date-unparsed"
-    PLACE_UNRESOLVED = "place-unresolved"
     RETRIEVAL_GAP = "retrieval-gap"
 
 
@@ -172,7 +168,6 @@ class TraceKind(StrEnum):
     NODE_FAILED = "node.failed"
     RUN_COMMITTED = "run.committed"
     RUN_FAILED = "run.failed"
-    GOLD_REVEALED = "gold.revealed"
     REPORT_WRITTEN = "report.written"
 
 
@@ -180,12 +175,3 @@ class RunStatus(StrEnum):
     RUNNING = "running"
     COMMITTED = "committed"
     FAILED = "failed"
-
-
-class ReviewOp(StrEnum):
-    """o_h of Eq. 21."""
-
-    ACCEPT = "accept"
-    REJECT = "reject"
-    EDIT = "edit"
-    ADD = "add"
