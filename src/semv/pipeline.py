@@ -177,7 +177,7 @@ async def run_case(
             run_id,
             TraceKind.REPORT_WRITTEN,
             node="render",
-            payload={fmt: {"path": p, "sha256": _file_hash(p)} for fmt, p in paths.items()},
+            payload={fmt: {"path": p, "sha256": sha256_file(p)} for fmt, p in paths.items()},
         )
         verdict = _value(nodes, "aggregate", Verdict)
         commit = store.append_event(
@@ -219,10 +219,6 @@ def _default_reports(store: Store) -> Path:
     if store.data_dir is None:
         raise SemvError("no reports directory: pass reports_dir for a store given by URL")
     return store.data_dir / "reports"
-
-
-def _file_hash(path: str) -> str:
-    return sha256_file(path)
 
 
 def _value(nodes: dict[str, NodeOutcome], key: str, kind: type[_T]) -> _T:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 from typing import Final
 
 from PIL import Image, UnidentifiedImageError
 
 from semv.model import Asset, MediaKind
+from semv.store import sha256_file
 
 __all__ = ["MEDIA_EXTENSIONS", "MediaProblem", "load_asset", "media_kind"]
 
@@ -69,7 +69,7 @@ def load_asset(
             _check_image(file)
         elif file.stat().st_size == 0:
             raise MediaProblem(f"cannot read {kind.value}: {shown_as} is empty", about_path=False)
-        sha256 = _sha256(file)
+        sha256 = sha256_file(str(file))
     return Asset(
         id=f"asset:{number}",
         path=str(file.absolute()),
@@ -96,8 +96,3 @@ def _check_image(file: Path) -> None:
         ValueError,
     ) as exc:
         raise MediaProblem(f"cannot read image: {exc}", about_path=False) from exc
-
-
-def _sha256(file: Path) -> str:
-    with file.open("rb") as handle:
-        return hashlib.file_digest(handle, "sha256").hexdigest()
