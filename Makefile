@@ -9,13 +9,15 @@ DEMO_CASE ?= examples/lyon-flood
 
 .PHONY: demo test lint format bench cv system-deps venv clean
 
-# System tools the tests and the demo use (exiftool); installed with apt when missing.
+# System packages the tests and the demo use (system-packages.txt); apt installs the missing ones.
 system-deps:
-	@if ! command -v exiftool >/dev/null 2>&1; then \
-	  echo "installing exiftool (libimage-exiftool-perl)"; \
+	@missing=$$(sed -e 's/#.*//' system-packages.txt | xargs -n1 | while read -r p; do \
+	  dpkg-query -W -f='$${Status}' "$$p" 2>/dev/null | grep -q "ok installed" || echo "$$p"; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "installing system packages:" $$missing; \
 	  SUDO=""; [ "$$(id -u)" -eq 0 ] || SUDO="sudo"; \
 	  $$SUDO apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends libimage-exiftool-perl; \
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 	@if ! $(PYTHON) -c "import ensurepip, venv" >/dev/null 2>&1; then \
 	  SUDO=""; [ "$$(id -u)" -eq 0 ] || SUDO="sudo"; \
