@@ -240,7 +240,8 @@ class ReverseSearchConfig(_Section):
     """Local reverse-image search (§4.2, Table S3 "Local reverse search"; Table S4)."""
 
     index_dir: str | None = Field(
-        None, description="The index built by `semv index images` (default: <data dir>/reverse-index)."
+        None,
+        description="The index built by `semv index images` (default: <data dir>/reverse-index).",
     )
     phash_max_distance: int = Field(
         10, ge=0, le=64, description="pHash Hamming distance at or below which images match."

@@ -76,20 +76,20 @@ def block_mean(values: Array, block: int) -> Array:
     """Mean of ``values`` over non-overlapping ``block × block`` tiles (edges dropped)."""
     v = _crop(values, block)
     h, w = v.shape
-    return v.reshape(h // block, block, w // block, block).mean(axis=(1, 3)).astype(np.float32)
+    return np.asarray(v.reshape(h // block, block, w // block, block).mean(axis=(1, 3)), np.float32)
 
 
 def block_std(values: Array, block: int) -> Array:
     """Standard deviation of ``values`` over non-overlapping ``block × block`` tiles."""
     v = _crop(values, block)
     h, w = v.shape
-    return v.reshape(h // block, block, w // block, block).std(axis=(1, 3)).astype(np.float32)
+    return np.asarray(v.reshape(h // block, block, w // block, block).std(axis=(1, 3)), np.float32)
 
 
 def ela_values(img: Image.Image, quality: int) -> Array:
     """Per-pixel error level: mean absolute RGB difference to the JPEG_quality resave."""
     original = np.asarray(img, dtype=np.float32)
-    return np.abs(original - recompress(img, quality)).mean(axis=2).astype(np.float32)
+    return np.asarray(np.abs(original - recompress(img, quality)).mean(axis=2), np.float32)
 
 
 def noise_values(img: Image.Image) -> Array:
@@ -102,8 +102,7 @@ def noise_values(img: Image.Image) -> Array:
 def _ghost_differences(img: Image.Image, qualities: tuple[int, ...], block: int) -> list[Array]:
     original = np.asarray(img, dtype=np.float32)
     return [
-        ((original - recompress(img, q)) ** 2).mean(axis=2).astype(np.float32)
-        for q in qualities
+        ((original - recompress(img, q)) ** 2).mean(axis=2).astype(np.float32) for q in qualities
     ]
 
 
@@ -133,7 +132,7 @@ def robust_scores(values: Array, z_half: float, *, two_sided: bool = False) -> A
     z = (values - median) / (_MAD_TO_SIGMA * max(mad, _MAD_FLOOR))
     if two_sided:
         z = np.abs(z)
-    return (1.0 / (1.0 + np.exp(-(z - z_half)))).astype(np.float32)
+    return np.asarray(1.0 / (1.0 + np.exp(-(z - z_half))), np.float32)
 
 
 def region_of(name: str, scores: Array, block: int, window: int) -> ScoreMap:

@@ -98,16 +98,19 @@ def compute_maps(img: Image.Image, cfg: ForensicsConfig) -> ForensicResult:
     """ELA, noise-residual, JPEG-ghost and combined score maps of an RGB image."""
     b = cfg.block
     ela = fm.robust_scores(fm.block_mean(fm.ela_values(img, cfg.ela_quality), b), cfg.robust_z)
-    noise = fm.robust_scores(
-        fm.block_std(fm.noise_values(img), b), cfg.robust_z, two_sided=True
-    )
+    noise = fm.robust_scores(fm.block_std(fm.noise_values(img), b), cfg.robust_z, two_sided=True)
     ghost = fm.robust_scores(
         fm.block_mean(fm.ghost_values(img, cfg.ghost_qualities, b), b), cfg.robust_z
     )
     combined = ((ela + noise + ghost) / 3.0).astype(np.float32)
     maps = {
         name: fm.region_of(name, scores, b, cfg.window_blocks)
-        for name, scores in (("ela", ela), ("noise", noise), ("ghost", ghost), ("combined", combined))
+        for name, scores in (
+            ("ela", ela),
+            ("noise", noise),
+            ("ghost", ghost),
+            ("combined", combined),
+        )
     }
     return ForensicResult(maps=maps, width=img.width, height=img.height)
 
@@ -130,7 +133,9 @@ def analyze_image(asset: Asset, cfg: ForensicsConfig) -> MediaEvidence:
         )
     result = compute_maps(img, cfg)
     version = forensic_tool_version()
-    evidence = [_map_evidence(asset, result, name, cfg, version) for name in (*MAP_NAMES, "combined")]
+    evidence = [
+        _map_evidence(asset, result, name, cfg, version) for name in (*MAP_NAMES, "combined")
+    ]
     if structure is not None:
         evidence.append(_jpeg_evidence(asset, img, structure, cfg, version))
     evidence.append(_border_evidence(asset, img, cfg, version))
@@ -315,8 +320,11 @@ def _border_evidence(
         source_type=SourceType.FORENSIC,
         modality=Modality.IMAGE,
         content=text,
-        data={"kind": "border-cues", **{f"border_{k}": v for k, v in bands.items()},
-              "border_fraction": fraction},
+        data={
+            "kind": "border-cues",
+            **{f"border_{k}": v for k, v in bands.items()},
+            "border_fraction": fraction,
+        },
         reliability=FORENSIC_RELIABILITY,
         location=MediaLocation(asset_id=asset.id),
         provenance=_provenance(
