@@ -6,10 +6,11 @@ Three classical maps, each turned into a per-block score in [0, 1] the same way:
   another source, or resaved a different number of times, recompresses differently.
 * **Noise residual**: the local standard deviation of I − median₃(I) per block. A splice carries
   the sensor noise of another camera, so its noise level departs from the rest (two-sided).
-* **JPEG ghost** (Farid 2009): for each quality q, the blurred squared difference
-  |I − JPEG_q(I)|², normalised per q to [0, 1]; the block's score is its *minimum* over q. A
-  region whose compression history matches some quality has a near-zero minimum; a region that
-  no single quality reproduces (it was compressed differently from the rest) keeps a high one.
+* **JPEG ghost** (after Farid 2009): for each quality q, the block mean of |I − JPEG_q(I)|²
+  as a robust z against the image's blocks; the block's value is the maximum |z| over q. A
+  region previously compressed at a lower quality q₁ shows a *ghost* (an unusually small
+  difference at q₁); a region that was never compressed like the rest lacks the ghost the rest
+  shows; both are large |z| at some q.
 
 Per-block values become scores by a robust z against the whole image (median and MAD over
 blocks) through a logistic centred at ``robust_z``: score 0.5 means "``robust_z`` robust
@@ -34,11 +35,13 @@ __all__ = [
     "block_std",
     "ela_values",
     "ghost_curve",
-    "ghost_values",
+    "ghost_z",
+    "logistic",
     "noise_values",
     "recompress",
     "region_of",
     "robust_scores",
+    "robust_z",
 ]
 
 Array = npt.NDArray[np.float32]
@@ -99,23 +102,25 @@ def noise_values(img: Image.Image) -> Array:
     return np.abs(residual).astype(np.float32)
 
 
-def _ghost_differences(img: Image.Image, qualities: tuple[int, ...], block: int) -> list[Array]:
+def robust_z(values: Array) -> Array:
+    """(v − median) / (1.4826 · MAD) over all blocks of the image."""
+    median = float(np.median(values))
+    mad = float(np.median(np.abs(values - median)))
+    return np.asarray((values - median) / (_MAD_TO_SIGMA * max(mad, _MAD_FLOOR)), np.float32)
+
+
+def ghost_z(img: Image.Image, qualities: tuple[int, ...], block: int) -> Array:
+    """Per-block JPEG-ghost deviation: max over q of |robust z| of the block's mean squared
+    difference to JPEG_q(img). A region compressed at another quality than the rest has a
+    ghost (an unusually low difference) or lacks one (unusually high) at some q."""
     original = np.asarray(img, dtype=np.float32)
-    return [
-        ((original - recompress(img, q)) ** 2).mean(axis=2).astype(np.float32) for q in qualities
-    ]
-
-
-def ghost_values(img: Image.Image, qualities: tuple[int, ...], block: int) -> Array:
-    """Per-pixel JPEG-ghost inconsistency: min over q of the normalised, blurred difference."""
     best: Array | None = None
-    for diff in _ghost_differences(img, qualities, block):
-        smooth = cv2.blur(diff, (block, block))
-        lo, hi = float(smooth.min()), float(smooth.max())
-        norm = ((smooth - lo) / (hi - lo + _MAD_FLOOR)).astype(np.float32)
-        best = norm if best is None else np.minimum(best, norm)
+    for q in qualities:
+        diff = np.asarray(((original - recompress(img, q)) ** 2).mean(axis=2), np.float32)
+        z = np.abs(robust_z(block_mean(diff, block)))
+        best = z if best is None else np.maximum(best, z)
     if best is None:
-        raise ValueError("ghost_values needs at least one quality")
+        raise ValueError("ghost_z needs at least one quality")
     return best
 
 
@@ -125,14 +130,15 @@ def ghost_curve(img: Image.Image, qualities: tuple[int, ...]) -> list[float]:
     return [float(((original - recompress(img, q)) ** 2).mean()) for q in qualities]
 
 
-def robust_scores(values: Array, z_half: float, *, two_sided: bool = False) -> Array:
-    """Logistic of the robust z of each block: 0.5 at ``z_half`` robust σ above the median."""
-    median = float(np.median(values))
-    mad = float(np.median(np.abs(values - median)))
-    z = (values - median) / (_MAD_TO_SIGMA * max(mad, _MAD_FLOOR))
-    if two_sided:
-        z = np.abs(z)
+def logistic(z: Array, z_half: float) -> Array:
+    """Scores in (0, 1): 0.5 at ``z_half``."""
     return np.asarray(1.0 / (1.0 + np.exp(-(z - z_half))), np.float32)
+
+
+def robust_scores(values: Array, z_half: float, *, two_sided: bool = False) -> Array:
+    """Logistic of the robust z of each block: 0.5 at ``z_half`` robust σ from the median."""
+    z = robust_z(values)
+    return logistic(np.abs(z) if two_sided else z, z_half)
 
 
 def region_of(name: str, scores: Array, block: int, window: int) -> ScoreMap:

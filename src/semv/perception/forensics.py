@@ -69,7 +69,7 @@ _STAGES: Final = (Stage.RETRIEVE,)
 _METHODS: Final = {
     "ela": "error level analysis: |I - JPEG_q(I)| per block",
     "noise": "noise residual: std of I - median3(I) per block, two-sided",
-    "ghost": "JPEG ghost: min over q of the normalised |I - JPEG_q(I)|^2 per block",
+    "ghost": "JPEG ghost: max over q of |robust z| of |I - JPEG_q(I)|^2 per block",
     "combined": "mean of the ELA, noise-residual and JPEG-ghost score maps",
 }
 _LABELS: Final = {
@@ -99,9 +99,7 @@ def compute_maps(img: Image.Image, cfg: ForensicsConfig) -> ForensicResult:
     b = cfg.block
     ela = fm.robust_scores(fm.block_mean(fm.ela_values(img, cfg.ela_quality), b), cfg.robust_z)
     noise = fm.robust_scores(fm.block_std(fm.noise_values(img), b), cfg.robust_z, two_sided=True)
-    ghost = fm.robust_scores(
-        fm.block_mean(fm.ghost_values(img, cfg.ghost_qualities, b), b), cfg.robust_z
-    )
+    ghost = fm.logistic(fm.ghost_z(img, cfg.ghost_qualities, b), cfg.robust_z)
     combined = ((ela + noise + ghost) / 3.0).astype(np.float32)
     maps = {
         name: fm.region_of(name, scores, b, cfg.window_blocks)
