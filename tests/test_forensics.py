@@ -9,8 +9,18 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from semv.config import ForensicsConfig
-from semv.model import Asset, SourceType, UncertaintyCode
+from semv.agents.offline._rules import ClaimView, rule_for
+from semv.config import ForensicsConfig, OfflineAgentConfig
+from semv.model import (
+    Asset,
+    Dimension,
+    Evidence,
+    Modality,
+    SourceType,
+    Stance,
+    Subclaim,
+    UncertaintyCode,
+)
 from semv.perception import _forensic_maps as fm
 from semv.perception._jpeg import _LUMA, ijg_table, read_structure
 from semv.perception.forensics import analyze_image, compute_maps
@@ -79,7 +89,57 @@ def test_casia_evidence_carries_scores_thresholds_regions_and_maps(tmp_path: Pat
             with Image.open(path) as original:
                 assert heat.size == original.size
     assert "ev:forensic:border:asset:0" in by_id
-    assert out.uncertainty == ()
+    combined = by_id["ev:forensic:combined:asset:0"]
+    expected = [UncertaintyCode.FORENSIC_ANOMALY] if combined.data["exceeds"] else []
+    assert [u.code for u in out.uncertainty] == expected
+
+
+def _combined(score: float, traces: str) -> Evidence:
+    return Evidence(
+        id="ev:forensic:combined:asset:0",
+        source="semv forensics (Combined forensic)",
+        source_type=SourceType.FORENSIC,
+        modality=Modality.IMAGE,
+        content=f"Combined forensic map: region score {score:.2f}.",
+        data={
+            "kind": "forensic-combined",
+            "region_score": score,
+            "threshold": 0.5,
+            "exceeds": score >= 0.5,
+            "region": "0,0,48,48",
+            "editing_traces": traces,
+        },
+        reliability=0.6,
+    )
+
+
+@pytest.mark.parametrize(
+    ("score", "traces", "stances"),
+    [
+        (0.72, "double-compression hint at quality 70", [Stance.ATTACK]),
+        (0.72, "", []),
+        (0.31, "Adobe Photoshop image resources in the JPEG", []),
+    ],
+)
+def test_authenticity_rule_needs_an_anomaly_and_an_editing_trace(
+    score: float, traces: str, stances: list[Stance]
+) -> None:
+    statement = "The photo is an unedited camera capture."
+    view = ClaimView(
+        subclaim=Subclaim(
+            id="claim:authenticity",
+            dimension=Dimension.AUTHENTICITY,
+            statement=statement,
+            claim_type="authenticity",
+            asserted=True,
+        ),
+        claim_text=statement,
+    )
+    ev = _combined(score, traces)
+    found = rule_for(Dimension.AUTHENTICITY)(view, ev, OfflineAgentConfig())
+    assert [f.stance for f in found] == stances
+    for dim in (Dimension.WHAT, Dimension.WHEN, Dimension.WHERE, Dimension.WHY):
+        assert rule_for(dim)(view, ev, OfflineAgentConfig()) == []
 
 
 @pytest.mark.shared_data

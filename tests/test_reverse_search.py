@@ -217,7 +217,16 @@ def test_verify_cites_an_earlier_copy_with_another_caption(tmp_path: Path) -> No
     folder, meta = _collection_with_earlier_copy(tmp_path)
     result = runner.invoke(
         app,
-        ["index", "images", str(folder), "--meta", str(meta), "--data-dir", str(data_dir), "--json"],
+        [
+            "index",
+            "images",
+            str(folder),
+            "--meta",
+            str(meta),
+            "--data-dir",
+            str(data_dir),
+            "--json",
+        ],
     )
     assert result.exit_code == 0, result.stderr
     summary = json.loads(result.stdout)
@@ -266,8 +275,6 @@ def test_index_command_reports_bad_input(tmp_path: Path) -> None:
     meta = tmp_path / "m.json"
     meta.write_text("[1, 2]")
     (tmp_path / "imgs").mkdir()
-    result = runner.invoke(
-        app, ["index", "images", str(tmp_path / "imgs"), "--meta", str(meta)]
-    )
+    result = runner.invoke(app, ["index", "images", str(tmp_path / "imgs"), "--meta", str(meta)])
     assert result.exit_code == 2
     assert "m.json" in result.stderr

@@ -131,13 +131,43 @@ def analyze_image(asset: Asset, cfg: ForensicsConfig) -> MediaEvidence:
         )
     result = compute_maps(img, cfg)
     version = forensic_tool_version()
-    evidence = [
-        _map_evidence(asset, result, name, cfg, version) for name in (*MAP_NAMES, "combined")
-    ]
-    if structure is not None:
-        evidence.append(_jpeg_evidence(asset, img, structure, cfg, version))
+    jpeg = _jpeg_evidence(asset, img, structure, cfg, version) if structure is not None else None
+    traces = _editing_traces(jpeg)
+    evidence = [_map_evidence(asset, result, name, cfg, version, traces) for name in MAP_NAMES]
+    combined = _map_evidence(asset, result, "combined", cfg, version, traces)
+    evidence.append(combined)
+    if jpeg is not None:
+        evidence.append(jpeg)
     evidence.append(_border_evidence(asset, img, cfg, version))
-    return MediaEvidence(asset_id=asset.id, evidence=tuple(evidence))
+    uncertainty: tuple[UncertaintyItem, ...] = ()
+    if combined.data["exceeds"]:
+        support = "; ".join(traces) if traces else "no JPEG editing trace corroborates it"
+        uncertainty = (
+            UncertaintyItem(
+                code=UncertaintyCode.FORENSIC_ANOMALY,
+                subject=asset.id,
+                detail=(
+                    f"combined forensic region score {combined.data['region_score']:.2f} "
+                    f">= {cfg.threshold:.2f} at {combined.data['region']} ({support}); "
+                    "classical maps also flag textured or resized authentic photos"
+                ),
+                stages=_STAGES,
+            ),
+        )
+    return MediaEvidence(asset_id=asset.id, evidence=tuple(evidence), uncertainty=uncertainty)
+
+
+def _editing_traces(jpeg: Evidence | None) -> tuple[str, ...]:
+    """Container-level traces of re-saving or editing that corroborate a map anomaly."""
+    if jpeg is None:
+        return ()
+    traces: list[str] = []
+    if jpeg.data.get("double_compression_hint"):
+        traces.append(f"double-compression hint at quality {jpeg.data.get('ghost_dip_quality')}")
+    markers = str(jpeg.data.get("editor_markers") or "")
+    if "Photoshop" in markers:
+        traces.append("Adobe Photoshop image resources in the JPEG")
+    return tuple(traces)
 
 
 # ---- reading -----------------------------------------------------------------------------
@@ -182,7 +212,12 @@ def _provenance(asset: Asset, name: str, version: str, method: str) -> Provenanc
 
 
 def _map_evidence(
-    asset: Asset, result: ForensicResult, name: str, cfg: ForensicsConfig, version: str
+    asset: Asset,
+    result: ForensicResult,
+    name: str,
+    cfg: ForensicsConfig,
+    version: str,
+    traces: tuple[str, ...] = (),
 ) -> Evidence:
     smap = result.maps[name]
     score = round(smap.region_score, 4)
@@ -206,6 +241,9 @@ def _map_evidence(
         parts = {m: round(result.maps[m].region_score, 4) for m in MAP_NAMES}
         data.update({f"{m}_score": v for m, v in parts.items()})
         text += " (" + ", ".join(f"{_LABELS[m]} {v:.2f}" for m, v in parts.items()) + ")"
+        data["editing_traces"] = "; ".join(traces)
+        if traces:
+            text += "; editing traces: " + "; ".join(traces)
     if png is not None:
         data["map_png"] = png
         text += f"; map maps/{png}"
