@@ -76,7 +76,7 @@ def bench_extractors(images: list[Path], repeats: int) -> None:
         ("all forensic maps", lambda im: compute_maps(im, cfg)),
     ]
     for name, fn in rows:
-        per = [_median_ms(lambda im=im: fn(im), repeats) for im in loaded]
+        per = [_median_ms(lambda im=im, fn=fn: fn(im), repeats) for im in loaded]
         ms = statistics.median(per)
         table.add_row(name, f"{ms:.1f}", f"{1000 / ms:.1f}")
     console.print(table)

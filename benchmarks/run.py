@@ -25,7 +25,7 @@ from rich.table import Table
 from semv.reasoning import Qbaf, claim_score
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from forensics import main as bench_forensics  # noqa: E402  (benchmarks/forensics.py)
+from forensics import main as bench_forensics
 
 ROOT = Path(__file__).resolve().parents[1]
 OOKPIK = ROOT.parent / "shared" / "data" / "ookpik-dev" / "dev_data.json"

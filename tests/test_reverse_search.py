@@ -103,7 +103,7 @@ def test_meta_files_are_validated(tmp_path: Path) -> None:
         read_meta(bad_date)
     broken = tmp_path / "broken.json"
     broken.write_text("{not json")
-    with pytest.raises(InputError, match="broken.json: malformed"):
+    with pytest.raises(InputError, match=r"broken\.json: malformed"):
         read_meta(broken)
     no_file = tmp_path / "nofile.jsonl"
     no_file.write_text('{"caption": "x"}\n')
@@ -119,7 +119,7 @@ def test_index_skips_unreadable_images_and_rejects_unknown_meta(tmp_path: Path) 
     report = build_index(folder, tmp_path / "idx", ReverseSearchConfig())
     assert report.indexed == 1 and len(report.skipped) == 1
     assert report.skipped[0].startswith("broken.jpg")
-    with pytest.raises(InputError, match="missing.jpg"):
+    with pytest.raises(InputError, match=r"missing\.jpg"):
         build_index(
             folder,
             tmp_path / "idx2",
