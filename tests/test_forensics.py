@@ -255,3 +255,14 @@ def test_non_images_and_text_only_assets_are_skipped(tmp_path: Path) -> None:
     asset = Asset(id="asset:0", path=str(photo), kind="image", loaded=False)
     out = analyze_image(asset, ForensicsConfig())
     assert out.evidence == () and out.uncertainty == ()
+
+
+def test_decompression_bomb_is_refused_by_pillows_limit(tmp_path: Path) -> None:
+    """Pillow's MAX_IMAGE_PIXELS stays in force: a 10000x10000 PNG (tiny on disk) is refused."""
+    bomb = tmp_path / "bomb.png"
+    Image.new("1", (10_000, 10_000)).save(bomb, optimize=True)
+    assert bomb.stat().st_size < 200_000
+    out = analyze_image(_asset(bomb), ForensicsConfig(max_pixels=10**9))
+    assert out.evidence == ()
+    assert [u.code for u in out.uncertainty] == [UncertaintyCode.MEDIA_UNREADABLE]
+    assert "size limit" in out.uncertainty[0].detail

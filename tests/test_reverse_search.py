@@ -22,6 +22,7 @@ from semv.perception.reverse_search import (
     find_matches,
     index_fingerprint,
     match_asset,
+    match_image,
     read_meta,
 )
 from tests.conftest import ROOT, shared_data
@@ -278,3 +279,27 @@ def test_index_command_reports_bad_input(tmp_path: Path) -> None:
     result = runner.invoke(app, ["index", "images", str(tmp_path / "imgs"), "--meta", str(meta)])
     assert result.exit_code == 2
     assert "m.json" in result.stderr
+
+
+def test_keyframes_of_a_video_asset_are_matched_with_their_time(tmp_path: Path) -> None:
+    folder = tmp_path / "c"
+    folder.mkdir()
+    rng = np.random.default_rng(4)
+    frame = Image.fromarray((rng.random((90, 120, 3)) * 255).astype(np.uint8))
+    frame.save(folder / "still.png")
+    build_index(
+        folder,
+        tmp_path / "idx",
+        ReverseSearchConfig(),
+        meta={"still.png": {"first_seen": "2020-05-01", "caption": "A still"}},
+    )
+    keyframe = tmp_path / "kf.jpg"
+    frame.save(keyframe, quality=80)
+    video = Asset(id="asset:2", path=str(tmp_path / "clip.mp4"), kind="video")
+    settings = Settings(reverse_search=ReverseSearchConfig(index_dir=str(tmp_path / "idx")))
+    assert match_asset(video, settings).evidence == ()  # the video file itself is not an image
+    out = match_image(video, keyframe, settings, time_s=3.5)
+    (ev,) = out.evidence
+    assert ev.id.startswith("ev:rsearch:asset:2:t3_500:")
+    assert ev.location is not None and ev.location.start_s == 3.5
+    assert ev.published == "2020-05-01" and ev.content.startswith("Keyframe at 3.50 s")

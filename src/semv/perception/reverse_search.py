@@ -60,6 +60,7 @@ __all__ = [
     "find_matches",
     "index_fingerprint",
     "match_asset",
+    "match_image",
     "phash_hex",
     "read_meta",
 ]
@@ -354,11 +355,19 @@ def index_fingerprint(settings: Settings) -> str:
 
 def match_asset(asset: Asset, settings: Settings) -> MediaEvidence:
     """Reverse-search matches of an image asset in the local index, as evidence."""
+    if asset.kind is not MediaKind.IMAGE:
+        return MediaEvidence(asset_id=asset.id, evidence=())
+    return match_image(asset, Path(asset.path), settings)
+
+
+def match_image(
+    asset: Asset, image: Path, settings: Settings, *, time_s: float | None = None
+) -> MediaEvidence:
+    """Matches of one image of ``asset`` (the asset itself, or a keyframe extracted from a
+    video asset at ``time_s`` seconds) in the local index, as evidence."""
     cfg = settings.reverse_search
     folder = index_dir_of(settings)
-    if not asset.loaded or asset.kind is not MediaKind.IMAGE or folder is None:
-        return MediaEvidence(asset_id=asset.id, evidence=())
-    if read_generation(folder) is None:
+    if not asset.loaded or folder is None or read_generation(folder) is None:
         return MediaEvidence(asset_id=asset.id, evidence=())
     try:
         import cv2  # noqa: F401
@@ -367,10 +376,12 @@ def match_asset(asset: Asset, settings: Settings) -> MediaEvidence:
     except ImportError as exc:
         return _uncertain(asset, UncertaintyCode.TOOL_MISSING, f"reverse search: {exc}")
     try:
-        img = _open_rgb(Path(asset.path))
+        img = _open_rgb(image)
     except (OSError, ValueError, SyntaxError, Image.DecompressionBombWarning) as exc:
         return _uncertain(
-            asset, UncertaintyCode.MEDIA_UNREADABLE, f"reverse search: cannot decode image: {exc}"
+            asset,
+            UncertaintyCode.MEDIA_UNREADABLE,
+            f"reverse search: {image.name}: cannot decode image: {exc}",
         )
     problems: list[str] = []
     store = IndexStore(folder)
@@ -381,7 +392,7 @@ def match_asset(asset: Asset, settings: Settings) -> MediaEvidence:
     reliability = settings.sources.prior_caption
     return MediaEvidence(
         asset_id=asset.id,
-        evidence=tuple(_evidence(asset, m, cfg, reliability) for m in matches),
+        evidence=tuple(_evidence(asset, m, cfg, reliability, time_s) for m in matches),
         uncertainty=tuple(
             UncertaintyItem(
                 code=UncertaintyCode.TOOL_MISSING, subject=asset.id, detail=p, stages=_STAGES
@@ -391,7 +402,13 @@ def match_asset(asset: Asset, settings: Settings) -> MediaEvidence:
     )
 
 
-def _evidence(asset: Asset, match: Match, cfg: ReverseSearchConfig, reliability: float) -> Evidence:
+def _evidence(
+    asset: Asset,
+    match: Match,
+    cfg: ReverseSearchConfig,
+    reliability: float,
+    time_s: float | None = None,
+) -> Evidence:
     image = match.image
     if match.method == "phash":
         how = f"pHash Hamming distance {match.distance} ≤ {cfg.phash_max_distance}"
@@ -439,15 +456,18 @@ def _evidence(asset: Asset, match: Match, cfg: ReverseSearchConfig, reliability:
         if value:
             data[key] = value
     host = urlsplit(image.source_url).netloc if image.source_url else ""
+    frame = f"t{time_s:.3f}:".replace(".", "_") if time_s is not None else ""
+    if time_s is not None:
+        text = f"Keyframe at {time_s:.2f} s: " + text[0].lower() + text[1:]
     return Evidence(
-        id=f"ev:rsearch:{asset.id}:{image.sha256[:12]}",
+        id=f"ev:rsearch:{asset.id}:{frame}{image.sha256[:12]}",
         source=host or "local reverse-image index",
         source_type=SourceType.PRIOR_CAPTION,
         modality=Modality.IMAGE,
         content=text + ".",
         data=data,
         reliability=reliability,
-        location=MediaLocation(asset_id=asset.id),
+        location=MediaLocation(asset_id=asset.id, start_s=time_s, end_s=time_s),
         provenance=Provenance(
             producer=ProducerKind.RETRIEVAL,
             agent="semv reverse-search",
