@@ -369,12 +369,20 @@ def _border_evidence(
     )
 
 
+_DARK: Final = 24.0
+_LIGHT: Final = 232.0
+"""Grey levels below/above which a uniform edge row is a bar (black letterbox, white frame),
+not a uniform part of the scene such as a clear sky."""
+
+
 def _band(grey: Any, max_std: float) -> int:
-    """How many leading rows of ``grey`` are uniform (std below ``max_std``), at most half."""
+    """How many leading rows of ``grey`` are uniform (std below ``max_std``) and near black or
+    near white, at most half the image."""
     limit = grey.shape[0] // 2
-    stds = grey[:limit].std(axis=1)
+    rows = grey[:limit]
+    stds, means = rows.std(axis=1), rows.mean(axis=1)
     n = 0
-    while n < limit and stds[n] < max_std:
+    while n < limit and stds[n] < max_std and (means[n] <= _DARK or means[n] >= _LIGHT):
         n += 1
     return n
 
