@@ -303,3 +303,23 @@ def test_keyframes_of_a_video_asset_are_matched_with_their_time(tmp_path: Path) 
     assert ev.id.startswith("ev:rsearch:asset:2:t3_500:")
     assert ev.location is not None and ev.location.start_s == 3.5
     assert ev.published == "2020-05-01" and ev.content.startswith("Keyframe at 3.50 s")
+
+
+def test_bombs_and_broken_files_never_crash_matching(tmp_path: Path) -> None:
+    folder = tmp_path / "c"
+    folder.mkdir()
+    Image.new("RGB", (64, 48), "green").save(folder / "ok.png")
+    Image.new("1", (10_000, 10_000)).save(folder / "bomb.png", optimize=True)
+    report = build_index(folder, tmp_path / "idx", ReverseSearchConfig())
+    assert report.indexed == 1 and report.skipped[0].startswith("bomb.png")
+    settings = Settings(reverse_search=ReverseSearchConfig(index_dir=str(tmp_path / "idx")))
+    for name, payload in (("zero.jpg", b""), ("trunc.jpg", b"\xff\xd8\xff\xe0\x00\x10JFIF")):
+        path = tmp_path / name
+        path.write_bytes(payload)
+        out = match_asset(Asset(id="asset:0", path=str(path), kind="image"), settings)
+        assert out.evidence == ()
+        assert [u.code for u in out.uncertainty] == [UncertaintyCode.MEDIA_UNREADABLE]
+    bomb = Asset(id="asset:0", path=str(folder / "bomb.png"), kind="image")
+    assert [u.code for u in match_asset(bomb, settings).uncertainty] == [
+        UncertaintyCode.MEDIA_UNREADABLE
+    ]

@@ -68,6 +68,14 @@ __all__ = [
 IMAGE_SUFFIXES: Final = frozenset({".jpg", ".jpeg", ".png", ".tif", ".tiff", ".webp", ".bmp"})
 _META_FIELDS: Final = ("source_url", "first_seen", "caption")
 _STAGES: Final = (Stage.RETRIEVE,)
+_DECODE_ERRORS: Final = (
+    OSError,
+    ValueError,
+    SyntaxError,
+    Image.DecompressionBombError,
+    Image.DecompressionBombWarning,
+)
+"""What Pillow raises for unreadable, truncated or oversized images (bombs stay refused)."""
 _RANSAC_PX: Final = 5.0
 """RANSAC reprojection threshold (pixels) of the crop homography."""
 
@@ -192,7 +200,7 @@ def build_index(
             rel = path.relative_to(folder).as_posix()
             try:
                 img = _open_rgb(path)
-            except (OSError, ValueError, SyntaxError, Image.DecompressionBombWarning) as exc:
+            except _DECODE_ERRORS as exc:
                 skipped.append(f"{rel}: {exc}")
                 continue
             points, desc = orb_features(img, cfg.orb_features)
@@ -377,7 +385,7 @@ def match_image(
         return _uncertain(asset, UncertaintyCode.TOOL_MISSING, f"reverse search: {exc}")
     try:
         img = _open_rgb(image)
-    except (OSError, ValueError, SyntaxError, Image.DecompressionBombWarning) as exc:
+    except _DECODE_ERRORS as exc:
         return _uncertain(
             asset,
             UncertaintyCode.MEDIA_UNREADABLE,
