@@ -265,8 +265,10 @@ def test_verify_cites_an_earlier_copy_with_another_caption(tmp_path: Path) -> No
     assert "photos.example.org" in markdown
     maps = sorted((report_dir / "maps").glob("*.png"))
     assert len(maps) >= 4  # ELA, noise, ghost and combined maps of the photo
+    html = (report_dir / "report.html").read_text(encoding="utf-8")
     for png in maps:
         assert png.name in markdown
+        assert f'src="maps/{png.name}"' in html
 
 
 def test_index_command_reports_bad_input(tmp_path: Path) -> None:
