@@ -258,11 +258,24 @@ class IndexStore:
         return kps, desc
 
     def load_faiss(self) -> tuple[Any, Any]:
-        """The pHash and ORB FAISS indexes from their files."""
-        import faiss
+        """The pHash and ORB FAISS indexes from their files (cached per folder and generation:
+        a rebuilt index has a new generation, so a stale cache entry is never used)."""
+        generation = read_generation(self.dir) or ""
+        key = (str(self.dir.resolve()), generation)
+        cached = _FAISS_CACHE.get(key)
+        if cached is None:
+            import faiss
 
-        def load(name: str) -> Any:
-            data = np.frombuffer((self.dir / name).read_bytes(), dtype=np.uint8)
-            return faiss.deserialize_index_binary(data)
+            def load(name: str) -> Any:
+                data = np.frombuffer((self.dir / name).read_bytes(), dtype=np.uint8)
+                return faiss.deserialize_index_binary(data)
 
-        return load(PHASH_FILE), load(ORB_FILE)
+            cached = (load(PHASH_FILE), load(ORB_FILE))
+            if len(_FAISS_CACHE) >= _FAISS_CACHE_SIZE:
+                _FAISS_CACHE.pop(next(iter(_FAISS_CACHE)))
+            _FAISS_CACHE[key] = cached
+        return cached
+
+
+_FAISS_CACHE: dict[tuple[str, str], tuple[Any, Any]] = {}
+_FAISS_CACHE_SIZE: Final = 4
