@@ -260,6 +260,12 @@ class ReverseSearchConfig(_Section):
     )
     clip_threshold: float = Field(0.84, description="Inner product at or above which CLIP matches.")
     max_matches: int = Field(5, ge=1, description="Matches kept per asset.")
+    faiss_threads: int = Field(
+        1,
+        ge=1,
+        description="OpenMP threads FAISS uses during a query (1 avoids thread spin-up, which "
+        "costs more than it gains for one image's descriptors on a shared machine).",
+    )
 
 
 class Settings(BaseSettings):

@@ -259,6 +259,19 @@ def find_matches(
 ) -> list[Match]:
     """Near-duplicates by pHash, then crops by ORB + RANSAC, then (optionally) CLIP; best
     first. A configured CLIP model that cannot be loaded is reported in ``problems``."""
+    import faiss
+
+    previous = faiss.omp_get_max_threads()
+    faiss.omp_set_num_threads(cfg.faiss_threads)
+    try:
+        return _find_matches(img, store, cfg, problems)
+    finally:
+        faiss.omp_set_num_threads(previous)
+
+
+def _find_matches(
+    img: Image.Image, store: IndexStore, cfg: ReverseSearchConfig, problems: list[str] | None
+) -> list[Match]:
     from semv.perception._clip import ClipUnavailable
 
     phash_index, orb_index = store.load_faiss()
