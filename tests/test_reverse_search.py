@@ -25,6 +25,7 @@ from semv.perception.reverse_search import (
     match_image,
     read_meta,
 )
+from semv.store import Store
 from tests.conftest import ROOT, shared_data
 
 runner = CliRunner()
@@ -325,3 +326,43 @@ def test_bombs_and_broken_files_never_crash_matching(tmp_path: Path) -> None:
     assert [u.code for u in match_asset(bomb, settings).uncertainty] == [
         UncertaintyCode.MEDIA_UNREADABLE
     ]
+
+
+def test_reindexing_recomputes_media_nodes_and_nothing_else_changes(tmp_path: Path) -> None:
+    """The index generation is in the media stage's fingerprint: an unchanged index reuses
+    every node, a re-indexed one recomputes the media node (and what its output feeds)."""
+    data_dir = tmp_path / "store"
+    folder, meta = _collection_with_earlier_copy(tmp_path)
+    case = _case(tmp_path)
+
+    def index() -> None:
+        result = runner.invoke(
+            app, ["index", "images", str(folder), "--meta", str(meta), "--data-dir", str(data_dir)]
+        )
+        assert result.exit_code == 0, result.stderr
+
+    def verify() -> tuple[int, int]:
+        result = runner.invoke(app, ["verify", str(case), "--data-dir", str(data_dir)])
+        assert result.exit_code == 0, result.stderr
+        line = next(x for x in result.stdout.splitlines() if "stages run" in x)
+        words = line.split()
+        return int(words[2]), int(words[5])  # "run <id>: N stages run, M reused"
+
+    index()
+    first_run, _ = verify()
+    assert first_run > 0
+    assert verify() == (0, first_run)
+    entries = json.loads(meta.read_text(encoding="utf-8"))
+    entries["saone.jpg"]["caption"] = "Flooded quays of the Seine in Paris."
+    meta.write_text(json.dumps(entries), encoding="utf-8")
+    index()
+    executed, reused = verify()
+    assert executed >= 1 and reused >= 1
+    store = Store(data_dir)
+    try:
+        latest = store.list_runs(1)[0]
+        nodes = {n.key: n.reused for n in store.run_nodes(latest.run_id)}
+    finally:
+        store.close()
+    assert nodes["bundle"] is True
+    assert [k for k, reused in nodes.items() if k.startswith("media:") and not reused]
