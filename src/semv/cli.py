@@ -301,6 +301,67 @@ def eval_cosmos(
     out.print(table)
 
 
+# ---- semv index images (local reverse-image search) ----------------------------------------
+
+index_app = typer.Typer(help="Build local indexes used during verification.", no_args_is_help=True)
+app.add_typer(index_app, name="index")
+
+
+@index_app.command("images")
+def index_images(
+    folder: Annotated[Path, typer.Argument(help="Folder of images to index (recursively).")],
+    meta: Annotated[
+        Path | None,
+        typer.Option(
+            "--meta",
+            help="Per-image metadata: JSON/JSONL/CSV with file, source_url, first_seen, caption.",
+        ),
+    ] = None,
+    json_out: JsonFlag = False,
+    data_dir: DataDir = Path(".semv"),
+    config: ConfigFile = None,
+) -> None:
+    """Index an image collection for local reverse-image search (pHash + ORB in FAISS)."""
+    from semv.perception.paths import default_index_dir
+    from semv.perception.reverse_search import build_index, iter_images, read_meta
+
+    try:
+        settings = _settings(config)
+        metadata = read_meta(meta) if meta is not None else None
+        if not folder.is_dir():
+            raise InputError(f"{folder}: not a directory")
+        index_dir = default_index_dir(settings, data_dir)
+        total = len(list(iter_images(folder)))
+        with _progress(total, "index", json_out) as bar:
+            task = bar.add_task(f"index {folder.name}", total=total)
+            report = build_index(
+                folder,
+                index_dir,
+                settings.reverse_search,
+                meta=metadata,
+                progress=lambda _name: bar.advance(task),
+            )
+    except SemvError as exc:
+        _fail(exc)
+    if json_out:
+        payload = {
+            "index": str(index_dir.resolve()),
+            "indexed": report.indexed,
+            "total": report.total,
+            "skipped": list(report.skipped),
+            "generation": report.generation,
+        }
+        sys.stdout.write(json.dumps(payload) + "\n")
+        return
+    out.print(
+        f"indexed {report.indexed} image(s) from {folder} into {index_dir} "
+        f"({report.total} in the index)",
+        highlight=False,
+    )
+    for line in report.skipped:
+        err.print(f"[yellow]skipped[/] {line}", highlight=False)
+
+
 @app.callback(invoke_without_command=True)
 def _root(
     version: Annotated[bool, typer.Option("--version", help="Print the version.")] = False,

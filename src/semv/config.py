@@ -34,7 +34,9 @@ __all__ = [
     "ConfidenceConfig",
     "DecisionConfig",
     "EvidenceRankingConfig",
+    "ForensicsConfig",
     "OfflineAgentConfig",
+    "ReverseSearchConfig",
     "Settings",
     "SourceReliabilityConfig",
     "StrengthConfig",
@@ -197,6 +199,75 @@ class OfflineAgentConfig(_Section):
     )
 
 
+class ForensicsConfig(_Section):
+    """Pixel forensics and JPEG structure (§4.2, Table S3 "Forensics"; Table S4 "forensic 0.50")."""
+
+    threshold: float = Field(
+        0.50, ge=0.0, le=1.0, description="Region score at or above which a map flags a region."
+    )
+    ela_quality: int = Field(90, ge=50, le=99, description="JPEG quality of the ELA resave.")
+    ghost_qualities: tuple[int, ...] = Field(
+        (50, 55, 60, 65, 70, 75, 80, 85, 90, 95),
+        description="Recompression qualities of the JPEG ghost search.",
+    )
+    block: int = Field(16, ge=4, description="Block size (px) of the score maps.")
+    window_blocks: int = Field(3, ge=1, description="Region window (in blocks) for region scores.")
+    robust_z: float = Field(
+        3.0,
+        gt=0.0,
+        description="Robust z (median/MAD over the image's blocks) at which a block scores 0.5.",
+    )
+    max_pixels: int = Field(
+        16_000_000, ge=1, description="Larger images are not analysed (uncertainty item instead)."
+    )
+    ghost_dip: float = Field(
+        0.85,
+        gt=0.0,
+        lt=1.0,
+        description="A local minimum of the global ghost curve below this fraction of its "
+        "neighbours, at a quality under the estimated one, hints at double compression.",
+    )
+    border_std: float = Field(
+        2.0, ge=0.0, description="Edge rows/columns with a grey-level std below this are a border."
+    )
+    maps_dir: str | None = Field(
+        None,
+        description="Where map PNGs are kept, content-addressed (default: <data dir>/artifacts).",
+    )
+
+
+class ReverseSearchConfig(_Section):
+    """Local reverse-image search (§4.2, Table S3 "Local reverse search"; Table S4)."""
+
+    index_dir: str | None = Field(
+        None,
+        description="The index built by `semv index images` (default: <data dir>/reverse-index).",
+    )
+    phash_max_distance: int = Field(
+        10, ge=0, le=64, description="pHash Hamming distance at or below which images match."
+    )
+    orb_features: int = Field(1000, ge=50, le=4000, description="ORB keypoints per image.")
+    orb_ratio: float = Field(0.8, gt=0.0, lt=1.0, description="Lowe ratio test for ORB matches.")
+    orb_min_inliers: int = Field(15, ge=4, description="RANSAC inliers needed for a crop match.")
+    orb_min_inlier_ratio: float = Field(
+        0.30, gt=0.0, le=1.0, description="Inliers / ratio-test matches needed for a crop match."
+    )
+    orb_candidates: int = Field(5, ge=1, description="Images (by descriptor votes) verified.")
+    clip_model_path: str | None = Field(
+        None,
+        description="Optional open_clip/SigLIP checkpoint directory for semantic matching; "
+        "nothing is downloaded.",
+    )
+    clip_threshold: float = Field(0.84, description="Inner product at or above which CLIP matches.")
+    max_matches: int = Field(5, ge=1, description="Matches kept per asset.")
+    faiss_threads: int = Field(
+        1,
+        ge=1,
+        description="OpenMP threads FAISS uses during a query (1 avoids thread spin-up, which "
+        "costs more than it gains for one image's descriptors on a shared machine).",
+    )
+
+
 class Settings(BaseSettings):
     """All tunable constants of semv. Defaults are the paper's (Table S4)."""
 
@@ -215,6 +286,8 @@ class Settings(BaseSettings):
     ranking: EvidenceRankingConfig = EvidenceRankingConfig()
     sources: SourceReliabilityConfig = SourceReliabilityConfig()
     offline: OfflineAgentConfig = OfflineAgentConfig()
+    forensics: ForensicsConfig = ForensicsConfig()
+    reverse_search: ReverseSearchConfig = ReverseSearchConfig()
 
     @classmethod
     def settings_customise_sources(

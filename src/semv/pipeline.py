@@ -37,6 +37,7 @@ from semv.model import (
     result_uncertainty,
 )
 from semv.model import Bundle as BundleValue
+from semv.perception.paths import copy_maps, resolve_data_paths
 from semv.stages import CASE_SOURCE, build_graph
 from semv.store import Store, content_hash, sha256_file, sha256_text
 
@@ -140,6 +141,7 @@ async def run_case(
 ) -> RunOutcome:
     """Verify ``case`` as a new run. Reports go to ``reports_dir/<run_id>/`` (default: the
     store's ``reports/`` folder)."""
+    settings = resolve_data_paths(settings, store.data_dir)
     settings_hash = sha256_text(settings.model_dump_json())
     run_id = store.create_run(
         case_id=case.id,
@@ -172,6 +174,7 @@ async def run_case(
         nodes = await executor.run(build_graph(case, contract=contract), {CASE_SOURCE: case})
         report = _value(nodes, "render", RenderedReport)
         base = reports_dir if reports_dir is not None else _default_reports(store)
+        copy_maps([n.value for n in nodes.values()], settings, base / run_id)
         paths = write_reports(report, base / run_id)
         store.append_event(
             run_id,

@@ -93,6 +93,8 @@ def fingerprint(
     }
     if spec.stage.tools is not None:
         body["tools"] = spec.stage.tools()
+    if spec.stage.external is not None:
+        body["external"] = spec.stage.external(settings)
     if spec.stage.uses_agents:
         body["agents"] = agents.identity
     return sha256_text(canonical_json(body))

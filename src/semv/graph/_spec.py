@@ -56,6 +56,10 @@ class StageDef:
     """Versions of the external tools the stage runs (``"exiftool 12.57"``, or that it is
     missing). It enters the fingerprint, so installing or upgrading a tool recomputes the
     stage instead of reusing what the old tool (or its absence) produced."""
+    external: Callable[[Settings], str] | None = None
+    """State outside the graph that the stage reads, summarised as text for the fingerprint
+    (the content hash of the reverse-search index the media stage queries): changing that
+    state recomputes the stage."""
 
 
 @dataclass(frozen=True)

@@ -156,6 +156,8 @@ class UncertaintyCode(StrEnum):
     MAJOR_CONFLICT = "major-factual-conflict"
     METADATA_CLAIM_CONFLICT = "metadata-claim-conflict"
     RETRIEVAL_GAP = "retrieval-gap"
+    EARLIER_CONTEXT_MATCH = "earlier-context-match"
+    FORENSIC_ANOMALY = "forensic-anomaly"
 
 
 class TraceKind(StrEnum):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from pathlib import PurePath
 from typing import Final
@@ -249,7 +250,18 @@ class _Builder:
             reliability=item.reliability,
             content=_excerpt(item.content),
             provenance=_provenance(item.provenance),
+            image=_map_link(item),
         )
+
+
+_MAP_NAME: Final = re.compile(r"^[0-9a-f]{64}\.png$")
+
+
+def _map_link(item: Evidence) -> str | None:
+    """``maps/<sha256>.png`` for an item with a content-addressed map (copied next to the
+    report by the pipeline); anything else is not linked."""
+    name = item.data.get("map_png")
+    return f"maps/{name}" if isinstance(name, str) and _MAP_NAME.match(name) else None
 
 
 def _top(arguments: tuple[Argument, ...], stance: Stance) -> list[Argument]:

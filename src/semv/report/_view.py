@@ -51,6 +51,8 @@ class EvidenceRef(_View):
     reliability: float | None = None
     content: str | None = None
     provenance: str | None = None
+    image: str | None = None
+    """A relative link to an image next to the report (a forensic map: ``maps/<sha256>.png``)."""
 
 
 class ArgumentView(_View):

@@ -7,11 +7,14 @@ import asyncio
 from semv.graph import StageContext, StageDef
 from semv.model import Asset, MediaEvidence
 from semv.perception.metadata import read_metadata, tool_versions
+from semv.perception.reverse_search import index_fingerprint
+from semv.perception.signals import authenticity_signals, signal_tools
 
 
 async def perceive(ctx: StageContext, *, asset: Asset) -> MediaEvidence:
-    """Metadata and integrity for now; OCR, ASR, keyframes, forensics join in Module B."""
-    return await asyncio.to_thread(read_metadata, asset)
+    """Metadata, then forensics, content credentials and local reverse search."""
+    metadata = await asyncio.to_thread(read_metadata, asset)
+    return await asyncio.to_thread(authenticity_signals, metadata, asset, ctx.settings)
 
 
 STAGE = StageDef(
@@ -19,6 +22,8 @@ STAGE = StageDef(
     version="1",
     fn=perceive,
     output=MediaEvidence,
+    reads=("forensics", "reverse_search", "sources"),
     code=("semv.perception",),
-    tools=tool_versions,
+    tools=lambda: f"{tool_versions()}; {signal_tools()}",
+    external=index_fingerprint,
 )

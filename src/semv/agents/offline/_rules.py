@@ -38,7 +38,7 @@ from semv.config import OfflineAgentConfig
 from semv.model import Dimension, Evidence, Modality, SourceType, Stance, Subclaim, UncertaintyCode
 from semv.text import content_words, fold, normalize_token, tokens
 
-__all__ = ["RULES", "ClaimView", "Finding", "is_metadata", "rule_for"]
+__all__ = ["RULES", "ClaimView", "Finding", "is_metadata", "rule_for", "signal_kind"]
 
 MAX_KEY_FACTS = 5
 SNIPPET_CHARS = 160
@@ -675,4 +675,146 @@ RULES: dict[Dimension, Rule] = {
 
 
 def rule_for(dimension: Dimension) -> Rule:
-    return RULES[dimension]
+    rule = RULES[dimension]
+
+    def with_media_signals(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[Finding]:
+        if signal_kind(ev) is None:
+            return rule(view, ev, cfg)
+        return media_signal_rule(dimension, rule, view, ev, cfg)
+
+    return with_media_signals
+
+
+# ---- media signals: forensics, content credentials, reverse-search matches ----------------
+
+FORENSIC_KINDS = frozenset({"forensic-map", "forensic-combined", "jpeg-structure", "border-cues"})
+REVERSE_MATCH = "reverse-search-match"
+C2PA = "c2pa"
+_CAPTION_DIMENSIONS = frozenset({Dimension.WHERE, Dimension.WHO, Dimension.WHY})
+"""Dimensions whose text rules read a reverse-search match's caption."""
+
+
+def signal_kind(ev: Evidence) -> str | None:
+    """The ``data["kind"]`` of an item from the forensic, C2PA or reverse-search extractors."""
+    kind = ev.data.get("kind")
+    if kind in FORENSIC_KINDS or kind in (REVERSE_MATCH, C2PA):
+        return str(kind)
+    return None
+
+
+def media_signal_rule(
+    dimension: Dimension, rule: Rule, view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig
+) -> list[Finding]:
+    """Forensic and C2PA items bear on authenticity only; a reverse-search match bears on
+    when (its first-seen date) and, through its caption, on where, who and why."""
+    kind = signal_kind(ev)
+    if kind == REVERSE_MATCH:
+        if dimension is Dimension.WHEN:
+            return _earlier_match(view, ev, cfg)
+        caption = str(ev.data.get("caption") or "").strip()
+        if dimension in _CAPTION_DIMENSIONS and caption:
+            return rule(view, ev.model_copy(update={"content": caption, "published": None}), cfg)
+        return []
+    if dimension is not Dimension.AUTHENTICITY:
+        return []
+    if kind == C2PA:
+        return _c2pa_finding(ev)
+    if kind == "forensic-combined":
+        return _forensic_finding(ev)
+    if kind == "jpeg-structure":
+        markers = str(ev.data.get("editor_markers") or "")
+        if "Photoshop" in markers:
+            text = (
+                f"The JPEG container ({ev.id}) carries Adobe Photoshop image resources: "
+                f"the file was saved by an image editor."
+            )
+            return [Finding(Stance.ATTACK, text, (ev.id,), ("Adobe Photoshop",))]
+    return []
+
+
+def _forensic_finding(ev: Evidence) -> list[Finding]:
+    score, threshold = ev.data.get("region_score"), ev.data.get("threshold")
+    if not isinstance(score, int | float) or not isinstance(threshold, int | float):
+        return []
+    traces = str(ev.data.get("editing_traces") or "")
+    if score < threshold or not traces:
+        # No localized anomaly is not evidence of an unedited image; an anomaly without an
+        # editing trace in the container is too common in authentic photos to argue from
+        # (the map flags 63% of the COSMOS news photos; benchmarks/forensics.py).
+        return []
+    region = str(ev.data.get("region") or "")
+    text = (
+        f"The combined forensic map ({ev.id}: ELA, noise residual, JPEG ghost) scores "
+        f"{score:.2f} at or above the threshold {threshold:.2f} in the region {region}, and "
+        f"the file shows editing traces ({traces}): that region was compressed or captured "
+        f"differently from the rest of the image."
+    )
+    return [
+        Finding(
+            Stance.ATTACK,
+            text,
+            (ev.id,),
+            (f"{score:.2f}",),
+            (UncertaintyCode.FORENSIC_ANOMALY,),
+        )
+    ]
+
+
+def _c2pa_finding(ev: Evidence) -> list[Finding]:
+    state = str(ev.data.get("validation_state") or "")
+    signer = str(ev.data.get("signer") or "")
+    if ev.data.get("hash_mismatch"):
+        text = (
+            f"The C2PA manifest ({ev.id}, signed by {signer}) no longer matches the file: "
+            f"validation state {state}, failures {ev.data.get('failures')}. The content was "
+            f"altered after it was signed."
+        )
+        return [Finding(Stance.ATTACK, text, (ev.id,), (state, "mismatch"))]
+    if ev.data.get("ai_generated"):
+        text = (
+            f"The C2PA manifest ({ev.id}, signed by {signer}) declares the media as generated "
+            f"by an algorithm or AI (actions: {ev.data.get('actions')})."
+        )
+        return [Finding(Stance.ATTACK, text, (ev.id,), ("trainedAlgorithmicMedia",))]
+    if ev.data.get("edited"):
+        text = (
+            f"The C2PA manifest ({ev.id}, signed by {signer}) declares edits to the content "
+            f"(actions: {ev.data.get('actions')})."
+        )
+        return [Finding(Stance.ATTACK, text, (ev.id,), (signer,))]
+    if state in ("Valid", "Trusted"):
+        trust = "a trusted" if state == "Trusted" else "an untrusted but intact"
+        text = (
+            f"The C2PA manifest ({ev.id}) validates ({state}) with {trust} signature by "
+            f"{signer} and declares no edits or AI generation."
+        )
+        return [Finding(Stance.SUPPORT, text, (ev.id,), (state, signer))]
+    return []
+
+
+def _earlier_match(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[Finding]:
+    """A copy first seen before the claimed date: the media predates the claimed event."""
+    first = str(ev.data.get("first_seen") or "").strip()
+    seen = from_iso(first[:10]) if first else None
+    claimed = [(iv[0], c) for c in view.dates if (iv := c.interval()) is not None]
+    if seen is None or not claimed:
+        return []
+    earliest = min(claimed, key=lambda pair: pair[0])[1]
+    result, gap = compare(earliest, seen, cfg.time_tolerance_days, intervals=True)
+    signed = signed_days(earliest, seen)
+    if result is not Agreement.DISAGREE or signed is None or signed >= 0:
+        return []
+    where = f" at {ev.url}" if ev.url else ""
+    text = (
+        f"Earlier-context reverse-search match ({ev.id}): the same image was already online "
+        f"on {seen.iso}{where}, {_days(gap or 0)} before the claimed {earliest.iso}."
+    )
+    return [
+        Finding(
+            Stance.ATTACK,
+            text,
+            (ev.id,),
+            (seen.iso,),
+            (UncertaintyCode.EARLIER_CONTEXT_MATCH,),
+        )
+    ]

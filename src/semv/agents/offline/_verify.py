@@ -22,9 +22,9 @@ from semv.agents._protocol import (
     VerifyOutput,
 )
 from semv.agents.offline._dates import find_dates, from_iso
-from semv.agents.offline._rules import ClaimView, is_metadata, rule_for
+from semv.agents.offline._rules import ClaimView, is_metadata, rule_for, signal_kind
 from semv.config import OfflineAgentConfig
-from semv.model import Evidence, Stance, UncertaintyCode
+from semv.model import Dimension, Evidence, Stance, UncertaintyCode
 from semv.text import content_words, fold, lexical_overlap
 
 __all__ = ["judge", "key_fact_found", "verify_drafts"]
@@ -111,7 +111,11 @@ def _verify_one(
     if draft.stance in (Stance.SUPPORT, Stance.ATTACK):
         rule = rule_for(view.subclaim.dimension)
         for ev in cited:
-            if not is_metadata(ev):
+            kind = signal_kind(ev)
+            derived_signal = kind is not None and (
+                kind != "reverse-search-match" or view.subclaim.dimension is Dimension.WHEN
+            )
+            if not (is_metadata(ev) or derived_signal):
                 continue
             stances = {f.stance for f in rule(view, ev, cfg)}
             if draft.stance not in stances:

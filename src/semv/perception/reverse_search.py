@@ -1,0 +1,525 @@
+"""Local reverse-image search (§4.2 "local reverse-image search"; Table S3/S4).
+
+``build_index`` indexes an image collection with per-image metadata (source URL, first-seen
+date, caption) into ``semv.perception._rsindex``: a 64-bit pHash per image (FAISS binary index)
+and ORB keypoints/descriptors (FAISS binary index over all descriptors). ``match_asset`` looks up
+one asset:
+
+1. **pHash**: every indexed image within Hamming distance ``phash_max_distance`` (Table S4: 10)
+   is a near-duplicate (recompressed, resized, lightly edited copies);
+2. **ORB** for crops: descriptors are matched against the descriptor index (Lowe ratio test),
+   votes pick candidate images, and a RANSAC homography verifies each; a candidate with at
+   least ``orb_min_inliers`` inliers and an inlier ratio ≥ ``orb_min_inlier_ratio`` matches.
+
+Each match becomes evidence ``ev:rsearch:<asset>:<sha256 prefix>`` carrying the copy's source
+URL, first-seen date (``published``) and caption; the offline rules turn an earlier date or a
+different caption into SEMV's "earlier-context reverse-search match". A missing index yields
+nothing; a missing library or unreadable image yields an uncertainty item.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import json
+import warnings
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+from urllib.parse import urlsplit
+
+import numpy as np
+import numpy.typing as npt
+from PIL import Image
+
+from semv.config import ReverseSearchConfig, Settings
+from semv.errors import InputError
+from semv.model import (
+    Asset,
+    Evidence,
+    MediaEvidence,
+    MediaKind,
+    MediaLocation,
+    Modality,
+    ProducerKind,
+    Provenance,
+    SourceType,
+    Stage,
+    UncertaintyCode,
+    UncertaintyItem,
+)
+from semv.perception._rsindex import IndexedImage, IndexStore, read_generation
+
+__all__ = [
+    "IMAGE_SUFFIXES",
+    "IndexReport",
+    "Match",
+    "build_index",
+    "find_matches",
+    "index_fingerprint",
+    "match_asset",
+    "match_image",
+    "phash_hex",
+    "read_meta",
+]
+
+IMAGE_SUFFIXES: Final = frozenset({".jpg", ".jpeg", ".png", ".tif", ".tiff", ".webp", ".bmp"})
+_META_FIELDS: Final = ("source_url", "first_seen", "caption")
+_STAGES: Final = (Stage.RETRIEVE,)
+_DECODE_ERRORS: Final = (
+    OSError,
+    ValueError,
+    SyntaxError,
+    Image.DecompressionBombError,
+    Image.DecompressionBombWarning,
+)
+"""What Pillow raises for unreadable, truncated or oversized images (bombs stay refused)."""
+_RANSAC_PX: Final = 5.0
+"""RANSAC reprojection threshold (pixels) of the crop homography."""
+
+
+# ---- features ----------------------------------------------------------------------------
+
+
+def phash_hex(img: Image.Image) -> str:
+    """The 64-bit DCT perceptual hash of ``img`` as 16 hex digits (ImageHash)."""
+    import imagehash
+
+    return str(imagehash.phash(img))
+
+
+def orb_features(
+    img: Image.Image, n_features: int
+) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.uint8]]:
+    """ORB keypoint positions (n, 2) and descriptors (n, 32) of the grey image."""
+    import cv2
+
+    grey = np.asarray(img.convert("L"), dtype=np.uint8)
+    orb = cv2.ORB.create(nfeatures=min(n_features, 1 << 12))
+    keypoints, descriptors = orb.detectAndCompute(grey, None)
+    if descriptors is None or not keypoints:
+        return np.zeros((0, 2), np.float32), np.zeros((0, 32), np.uint8)
+    points = np.array([kp.pt for kp in keypoints], dtype=np.float32)
+    return points, np.ascontiguousarray(descriptors, dtype=np.uint8)
+
+
+def _open_rgb(path: Path) -> Image.Image:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", Image.DecompressionBombWarning)
+        with Image.open(path) as raw:
+            raw.load()
+            return raw.convert("RGB")
+
+
+# ---- building ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class IndexReport:
+    indexed: int
+    skipped: tuple[str, ...]
+    total: int
+    generation: str
+
+
+def read_meta(path: Path) -> dict[str, dict[str, str]]:
+    """Per-image metadata: file name (relative to the image folder) → source_url, first_seen,
+    caption. JSON (an object keyed by file, or a list of objects with ``file``), JSON lines, or
+    CSV with a ``file`` column. Raises ``InputError`` naming the file and the problem."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: cannot read metadata file: {exc}") from exc
+    records: list[dict[str, Any]]
+    try:
+        if path.suffix.lower() == ".csv":
+            records = list(csv.DictReader(text.splitlines()))
+        elif path.suffix.lower() == ".jsonl":
+            records = [json.loads(line) for line in text.splitlines() if line.strip()]
+        else:
+            loaded = json.loads(text)
+            if isinstance(loaded, dict):
+                records = [
+                    {"file": k, **v} if isinstance(v, dict) else {"file": k, "bad": v}
+                    for k, v in loaded.items()
+                ]
+            elif isinstance(loaded, list):
+                records = loaded
+            else:
+                raise InputError(f"{path}: metadata must be an object or a list of objects")
+    except (json.JSONDecodeError, csv.Error) as exc:
+        raise InputError(f"{path}: malformed metadata: {exc}") from exc
+    out: dict[str, dict[str, str]] = {}
+    for n, record in enumerate(records, 1):
+        if not isinstance(record, dict) or not isinstance(record.get("file"), str):
+            raise InputError(f"{path}: record {n} has no 'file' string")
+        if "bad" in record:
+            raise InputError(f"{path}: entry {record['file']!r} is not an object")
+        entry = {k: str(record[k]).strip() for k in _META_FIELDS if record.get(k)}
+        if "first_seen" in entry:
+            _check_date(path, record["file"], entry["first_seen"])
+        out[record["file"]] = entry
+    return out
+
+
+def _check_date(path: Path, name: str, value: str) -> None:
+    try:
+        dt.date.fromisoformat(value[:10])
+    except ValueError as exc:
+        raise InputError(
+            f"{path}: {name}: first_seen {value!r} is not an ISO date (YYYY-MM-DD)"
+        ) from exc
+
+
+def build_index(
+    folder: Path,
+    index_dir: Path,
+    cfg: ReverseSearchConfig,
+    *,
+    meta: dict[str, dict[str, str]] | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> IndexReport:
+    """Index every image under ``folder`` (recursively) into ``index_dir``; unreadable images
+    are skipped and reported. Re-indexing the same content updates its metadata."""
+    from semv.store import sha256_file
+
+    if not folder.is_dir():
+        raise InputError(f"{folder}: not a directory")
+    meta = meta or {}
+    files = sorted(p for p in folder.rglob("*") if p.suffix.lower() in IMAGE_SUFFIXES)
+    unknown = sorted(set(meta) - {p.relative_to(folder).as_posix() for p in files})
+    if unknown:
+        raise InputError(f"metadata names files that are not in {folder}: {', '.join(unknown)}")
+    store = IndexStore(index_dir, create=True)
+    indexed = 0
+    skipped: list[str] = []
+    try:
+        for path in files:
+            rel = path.relative_to(folder).as_posix()
+            try:
+                img = _open_rgb(path)
+            except _DECODE_ERRORS as exc:
+                skipped.append(f"{rel}: {exc}")
+                continue
+            points, desc = orb_features(img, cfg.orb_features)
+            entry = meta.get(rel, {})
+            row = {
+                "sha256": sha256_file(str(path)),
+                "path": str(path.resolve()),
+                "phash": phash_hex(img),
+                "width": img.width,
+                "height": img.height,
+                "source_url": entry.get("source_url"),
+                "first_seen": entry.get("first_seen"),
+                "caption": entry.get("caption"),
+            }
+            image_id = store.upsert(row, points, desc)
+            if cfg.clip_model_path:
+                _store_embedding(store, image_id, img, cfg.clip_model_path)
+            indexed += 1
+            if progress is not None:
+                progress(rel)
+        generation = store.rebuild()
+        total = store.count()
+    finally:
+        store.close()
+    return IndexReport(indexed=indexed, skipped=tuple(skipped), total=total, generation=generation)
+
+
+def _store_embedding(store: IndexStore, image_id: int, img: Image.Image, path: str) -> None:
+    from semv.errors import ConfigError
+    from semv.perception._clip import ClipUnavailable, embed_images, model_id
+
+    try:
+        store.put_embedding(image_id, model_id(path), embed_images(path, [img])[0])
+    except ClipUnavailable as exc:
+        raise ConfigError(f"reverse_search.clip_model_path: {exc}") from exc
+
+
+# ---- querying ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Match:
+    image: IndexedImage
+    method: str
+    distance: int | None = None
+    inliers: int | None = None
+    inlier_ratio: float | None = None
+    similarity: float | None = None
+
+
+def find_matches(
+    img: Image.Image,
+    store: IndexStore,
+    cfg: ReverseSearchConfig,
+    problems: list[str] | None = None,
+) -> list[Match]:
+    """Near-duplicates by pHash, then crops by ORB + RANSAC, then (optionally) CLIP; best
+    first. A configured CLIP model that cannot be loaded is reported in ``problems``."""
+    import faiss
+
+    previous = faiss.omp_get_max_threads()
+    faiss.omp_set_num_threads(cfg.faiss_threads)
+    try:
+        return _find_matches(img, store, cfg, problems)
+    finally:
+        faiss.omp_set_num_threads(previous)
+
+
+def _find_matches(
+    img: Image.Image, store: IndexStore, cfg: ReverseSearchConfig, problems: list[str] | None
+) -> list[Match]:
+    from semv.perception._clip import ClipUnavailable
+
+    phash_index, orb_index = store.load_faiss()
+    query = np.frombuffer(bytes.fromhex(phash_hex(img)), dtype=np.uint8).reshape(1, 8)
+    matches: list[Match] = []
+    if phash_index.ntotal:
+        _, distances, ids = phash_index.range_search(query, cfg.phash_max_distance + 1)
+        for distance, image_id in sorted(zip(distances.tolist(), ids.tolist(), strict=True)):
+            image = store.image(int(image_id))
+            if image is not None:
+                matches.append(Match(image=image, method="phash", distance=int(distance)))
+    seen = {m.image.id for m in matches}
+    if orb_index.ntotal >= 2:
+        matches += _orb_matches(img, store, orb_index, cfg, seen)
+    if cfg.clip_model_path:
+        seen = {m.image.id for m in matches}
+        try:
+            matches += _clip_matches(img, store, cfg.clip_model_path, cfg.clip_threshold, seen)
+        except ClipUnavailable as exc:
+            if problems is not None:
+                problems.append(f"reverse search (CLIP matcher off): {exc}")
+    return matches[: cfg.max_matches]
+
+
+def _clip_matches(
+    img: Image.Image, store: IndexStore, path: str, threshold: float, seen: set[int]
+) -> list[Match]:
+    """Images whose CLIP/SigLIP embedding has inner product ≥ ``threshold`` with the query's
+    (Table S4: 0.84). Raises ``ClipUnavailable`` when the model cannot be loaded."""
+    import faiss
+
+    from semv.perception._clip import embed_images, model_id
+
+    ids, vectors = store.embeddings(model_id(path))
+    if not ids:
+        return []
+    index = faiss.IndexFlatIP(vectors.shape[1])
+    index.add(vectors)
+    scores, rows = index.search(embed_images(path, [img]), min(len(ids), 10))
+    found = []
+    for score, row in zip(scores[0].tolist(), rows[0].tolist(), strict=True):
+        if row < 0 or score < threshold or ids[row] in seen:
+            continue
+        image = store.image(ids[row])
+        if image is not None:
+            found.append(Match(image=image, method="clip", similarity=round(float(score), 4)))
+    return found
+
+
+def _orb_matches(
+    img: Image.Image, store: IndexStore, orb_index: Any, cfg: ReverseSearchConfig, seen: set[int]
+) -> list[Match]:
+    import cv2
+
+    from semv.perception._rsindex import KEYPOINT_BITS
+
+    points, desc = orb_features(img, cfg.orb_features)
+    if len(desc) < cfg.orb_min_inliers:
+        return []
+    distances, ids = orb_index.search(desc, 2)
+    pairs: dict[int, list[tuple[int, int]]] = {}
+    for q, (d, i) in enumerate(zip(distances.tolist(), ids.tolist(), strict=True)):
+        if i[0] < 0 or (i[1] >= 0 and d[0] >= cfg.orb_ratio * d[1]):
+            continue
+        owner, keypoint = i[0] >> KEYPOINT_BITS, i[0] & ((1 << KEYPOINT_BITS) - 1)
+        if owner not in seen:
+            pairs.setdefault(owner, []).append((q, keypoint))
+    votes = Counter({owner: len(p) for owner, p in pairs.items()})
+    found: list[Match] = []
+    for owner, count in votes.most_common(cfg.orb_candidates):
+        if count < cfg.orb_min_inliers:
+            break
+        kps, _ = store.features(owner)
+        src = np.array([points[q] for q, _ in pairs[owner]], dtype=np.float32)
+        dst = np.array([kps[k] for _, k in pairs[owner]], dtype=np.float32)
+        _, mask = cv2.findHomography(src, dst, cv2.RANSAC, _RANSAC_PX)
+        inliers = int(mask.sum()) if mask is not None else 0
+        ratio = inliers / count
+        if inliers >= cfg.orb_min_inliers and ratio >= cfg.orb_min_inlier_ratio:
+            image = store.image(owner)
+            if image is not None:
+                found.append(
+                    Match(image=image, method="orb", inliers=inliers, inlier_ratio=round(ratio, 4))
+                )
+    found.sort(key=lambda m: -(m.inliers or 0))
+    return found
+
+
+def index_dir_of(settings: Settings) -> Path | None:
+    """The configured index folder (``reverse_search.index_dir``), or None."""
+    folder = settings.reverse_search.index_dir
+    return Path(folder) if folder else None
+
+
+def index_fingerprint(settings: Settings) -> str:
+    """``reverse-index <generation>`` or ``reverse-index none``: the media stage's fingerprint
+    changes whenever the index content does."""
+    folder = index_dir_of(settings)
+    generation = read_generation(folder) if folder is not None else None
+    return f"reverse-index {generation or 'none'}"
+
+
+def match_asset(asset: Asset, settings: Settings) -> MediaEvidence:
+    """Reverse-search matches of an image asset in the local index, as evidence."""
+    if asset.kind is not MediaKind.IMAGE:
+        return MediaEvidence(asset_id=asset.id, evidence=())
+    return match_image(asset, Path(asset.path), settings)
+
+
+def match_image(
+    asset: Asset, image: Path, settings: Settings, *, time_s: float | None = None
+) -> MediaEvidence:
+    """Matches of one image of ``asset`` (the asset itself, or a keyframe extracted from a
+    video asset at ``time_s`` seconds) in the local index, as evidence."""
+    cfg = settings.reverse_search
+    folder = index_dir_of(settings)
+    if not asset.loaded or folder is None or read_generation(folder) is None:
+        return MediaEvidence(asset_id=asset.id, evidence=())
+    try:
+        import cv2  # noqa: F401
+        import faiss  # noqa: F401
+        import imagehash  # noqa: F401
+    except ImportError as exc:
+        return _uncertain(asset, UncertaintyCode.TOOL_MISSING, f"reverse search: {exc}")
+    try:
+        img = _open_rgb(image)
+    except _DECODE_ERRORS as exc:
+        return _uncertain(
+            asset,
+            UncertaintyCode.MEDIA_UNREADABLE,
+            f"reverse search: {image.name}: cannot decode image: {exc}",
+        )
+    problems: list[str] = []
+    store = IndexStore(folder)
+    try:
+        matches = find_matches(img, store, cfg, problems)
+    finally:
+        store.close()
+    reliability = settings.sources.prior_caption
+    return MediaEvidence(
+        asset_id=asset.id,
+        evidence=tuple(_evidence(asset, m, cfg, reliability, time_s) for m in matches),
+        uncertainty=tuple(
+            UncertaintyItem(
+                code=UncertaintyCode.TOOL_MISSING, subject=asset.id, detail=p, stages=_STAGES
+            )
+            for p in problems
+        ),
+    )
+
+
+def _evidence(
+    asset: Asset,
+    match: Match,
+    cfg: ReverseSearchConfig,
+    reliability: float,
+    time_s: float | None = None,
+) -> Evidence:
+    image = match.image
+    if match.method == "phash":
+        how = f"pHash Hamming distance {match.distance} ≤ {cfg.phash_max_distance}"
+        method = (
+            f"ImageHash pHash (64 bit) in a FAISS binary index, Hamming ≤ {cfg.phash_max_distance}"
+        )
+    elif match.method == "clip":
+        how = f"CLIP inner product {match.similarity:.2f} ≥ {cfg.clip_threshold:.2f}"
+        method = f"image embeddings from {cfg.clip_model_path}, FAISS inner product"
+    else:
+        how = (
+            f"ORB crop match, {match.inliers} RANSAC inliers, inlier ratio "
+            f"{match.inlier_ratio:.2f} ≥ {cfg.orb_min_inlier_ratio:.2f}"
+        )
+        method = (
+            f"OpenCV ORB descriptors in a FAISS binary index, ratio test {cfg.orb_ratio:g}, "
+            f"RANSAC homography ({cfg.orb_min_inliers}+ inliers)"
+        )
+    parts = [f"Reverse-image match in the local index ({how})"]
+    if image.first_seen:
+        parts.append(f"first seen {image.first_seen}")
+    if image.source_url:
+        parts.append(f"at {image.source_url}")
+    text = ", ".join(parts)
+    if image.caption:
+        text += f". Its caption there: “{image.caption}”"
+    data: dict[str, Any] = {
+        "kind": "reverse-search-match",
+        "match_method": match.method,
+        "indexed_sha256": image.sha256,
+        "indexed_path": image.path,
+        "phash_threshold": cfg.phash_max_distance,
+    }
+    if match.distance is not None:
+        data["phash_distance"] = match.distance
+    if match.inliers is not None:
+        data["orb_inliers"] = match.inliers
+        data["orb_inlier_ratio"] = match.inlier_ratio
+        data["orb_min_inlier_ratio"] = cfg.orb_min_inlier_ratio
+    if match.similarity is not None:
+        data["clip_similarity"] = match.similarity
+        data["clip_threshold"] = cfg.clip_threshold
+    for key in ("first_seen", "caption", "source_url"):
+        value = getattr(image, key)
+        if value:
+            data[key] = value
+    host = urlsplit(image.source_url).netloc if image.source_url else ""
+    frame = f"t{time_s:.3f}:".replace(".", "_") if time_s is not None else ""
+    if time_s is not None:
+        text = f"Keyframe at {time_s:.2f} s: " + text[0].lower() + text[1:]
+    return Evidence(
+        id=f"ev:rsearch:{asset.id}:{frame}{image.sha256[:12]}",
+        source=host or "local reverse-image index",
+        source_type=SourceType.PRIOR_CAPTION,
+        modality=Modality.IMAGE,
+        content=text + ".",
+        data=data,
+        reliability=reliability,
+        location=MediaLocation(asset_id=asset.id, start_s=time_s, end_s=time_s),
+        provenance=Provenance(
+            producer=ProducerKind.RETRIEVAL,
+            agent="semv reverse-search",
+            tool_version=_versions(),
+            method=method,
+            derived_from=(asset.id,),
+            url=image.source_url,
+        ),
+        url=image.source_url,
+        title="Earlier copy in the local reverse-image index",
+        published=image.first_seen,
+    )
+
+
+def _versions() -> str:
+    import importlib.metadata as md
+
+    parts = []
+    for dist in ("ImageHash", "faiss-cpu", "opencv-python-headless"):
+        try:
+            parts.append(f"{dist} {md.version(dist)}")
+        except md.PackageNotFoundError:
+            continue
+    return "; ".join(parts)
+
+
+def _uncertain(asset: Asset, code: UncertaintyCode, detail: str) -> MediaEvidence:
+    item = UncertaintyItem(code=code, subject=asset.id, detail=detail, stages=_STAGES)
+    return MediaEvidence(asset_id=asset.id, evidence=(), uncertainty=(item,))
+
+
+def iter_images(folder: Path) -> Iterable[Path]:
+    """The image files under ``folder`` that ``build_index`` would index."""
+    return sorted(p for p in folder.rglob("*") if p.suffix.lower() in IMAGE_SUFFIXES)
