@@ -156,6 +156,7 @@ class UncertaintyCode(StrEnum):
     MAJOR_CONFLICT = "major-factual-conflict"
     METADATA_CLAIM_CONFLICT = "metadata-claim-conflict"
     RETRIEVAL_GAP = "retrieval-gap"
+    MEMORY_NOT_EVIDENCE = "memory-not-evidence"
 
 
 class TraceKind(StrEnum):
