@@ -299,9 +299,7 @@ async def test_plan_and_memory() -> None:
     assert with_memory.source_types[0] == "official"
     # a retrieved id without guidance for this subclaim shapes nothing
     other = await AGENTS.plan(
-        PlanInput(
-            case=case(), subclaim=sub, memory=MemoryView(subclaim=sub.id, records=("mem:x",))
-        )
+        PlanInput(case=case(), subclaim=sub, memory=MemoryView(subclaim=sub.id, records=("mem:x",)))
     )
     assert other.memory_used == () and other.checks == plan.checks
 
