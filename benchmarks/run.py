@@ -24,6 +24,9 @@ from rich.table import Table
 
 from semv.reasoning import Qbaf, claim_score
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import memory_bench
+
 ROOT = Path(__file__).resolve().parents[1]
 OOKPIK = ROOT.parent / "shared" / "data" / "ookpik-dev" / "dev_data.json"
 
@@ -159,6 +162,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     bench_qbaf(args.repeats)
     bench_verify(args.cases)
+    memory_bench.main(["--repeats", str(args.repeats)])
     return 0
 
 

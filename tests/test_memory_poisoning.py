@@ -126,9 +126,7 @@ def test_poisoning_suite_promotes_nothing(
         print(f"{'category':<36}{'n':>4}{'gate ok':>9}{'review':>8}{'rejected':>10}")
         for name, k, ok, review, rejected in rows:
             print(f"{name:<36}{k:>4}{ok:>9}{review:>8}{rejected:>10}")
-        print(
-            f"long-term records: {len(ms.records())}; promoted or merged candidates: {len(promoted)}"
-        )
+        print(f"long-term records: {len(ms.records())}; promoted/merged: {len(promoted)}")
     assert total >= 50
     assert ms.records() == [] and promoted == []
     # what passed the gate are lone candidates from the two duplicate families (one each):

@@ -49,6 +49,8 @@ class _Entry:
     record: Record
     words: frozenset[str]
     triggers: frozenset[str]
+    static: float
+    """The query-independent part of the score: w_conf·c(m) + w_support·support + w_use·use."""
 
 
 @dataclass
@@ -65,10 +67,15 @@ class MemoryIndex:
             if r.status is not Status.ACTIVE:
                 continue
             text = " ".join((r.lesson, *r.checks, *r.queries))
+            support = min(1.0, len(r.cases) / config.support_saturation)
+            use = r.uses_successful / r.uses_retrieved if r.uses_retrieved else 0.0
             entry = _Entry(
                 r,
                 frozenset(content_words(text)),
                 frozenset(f"{k}={v}" for k, v in r.trigger.items() if k == "evidence"),
+                config.w_confidence * r.confidence
+                + config.w_support * support
+                + config.w_use * use,
             )
             index.groups.setdefault((r.task, r.dimension), []).append(entry)
         return index
@@ -94,19 +101,9 @@ class MemoryIndex:
                 if sem < cfg.semantic_gate:
                     continue
                 pat = len(e.triggers & pattern) / len(e.triggers) if e.triggers else 1.0
-                rec = e.record
-                support = min(1.0, len(rec.cases) / cfg.support_saturation)
-                use = rec.uses_successful / rec.uses_retrieved if rec.uses_retrieved else 0.0
-                score = (
-                    cfg.w_semantic * sem
-                    + cfg.w_scope * scope
-                    + cfg.w_pattern * pat
-                    + cfg.w_confidence * rec.confidence
-                    + cfg.w_support * support
-                    + cfg.w_use * use
-                )
+                score = cfg.w_semantic * sem + cfg.w_scope * scope + cfg.w_pattern * pat + e.static
                 if score >= cfg.score_gate:
-                    scored.append(Scored(rec, score, sem, pat))
+                    scored.append(Scored(e.record, score, sem, pat))
         scored.sort(key=lambda s: (-s.score, s.record.id))
         out: list[Scored] = []
         keys: set[str] = set()
