@@ -109,6 +109,11 @@ def learn_command(
     """Learning run: verify cases in a fixed order, commit, reveal gold, reflect, gate, stage,
     consolidate every 25 cases; print the consolidation metrics of Table 7."""
     try:
+        if part == "eval":
+            raise InputError(
+                "--part eval: the evaluation part can never be learned from (Eq. 26); "
+                "use --part learn, or --part all for a dataset that is entirely a learning set"
+            )
         settings = load_settings(config)
         contract, learn_part, _ = _cases(
             dataset, adapter, text_only=text_only, part=part, seed=seed, fraction=fraction
