@@ -219,3 +219,24 @@ def test_export_import_round_trip(tmp_path: Path) -> None:
     with pytest.raises(InputError, match=r"bad\.json"):
         other.import_(bad)
     assert other.long_term_hash() == ms.long_term_hash()  # nothing half-written
+
+
+def test_contested_usage_is_logged_outside_the_snapshot(tmp_path: Path) -> None:
+    from semv.memory import log_contested
+    from semv.model import Argument, Origin, Stance
+
+    ms = MemoryStore(Store(tmp_path / "s"), "t")
+    _stage(ms, [candidate(1), candidate(2)])
+    consolidate(ms, CFG, learn_count=2)
+    digest = ms.freeze()
+    arg = Argument(
+        id="arg:why:att:1",
+        subclaim="claim:why",
+        stance=Stance.ATTACK,
+        text="t",
+        evidence=("ev:sup:caption2",),
+        memory=(ms.records()[0].id,),
+        origin=Origin(kind="agent", name="offline/argue"),
+    )
+    assert log_contested(ms, "r1", [arg]) == 1
+    assert ms.usage_counts() == {"contested": 1} and ms.long_term_hash() == digest

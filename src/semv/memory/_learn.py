@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,6 +22,7 @@ from semv.memory._reflect import CandidateDraft, OfflineReflector, ReflectInput,
 from semv.memory._retrieve import ActiveMemory
 from semv.memory._store import LONG_TERM, MemoryStore
 from semv.memory._trace import CaseTrace, load_trace
+from semv.model import Argument
 from semv.pipeline import run_case
 from semv.store import Store, sha256_text
 
@@ -31,6 +32,7 @@ __all__ = [
     "LearnReport",
     "active_memory",
     "learn",
+    "log_contested",
     "log_usage",
     "split_cases",
     "table7",
@@ -128,6 +130,17 @@ def log_usage(ms: MemoryStore, trace: CaseTrace, correct: bool | None) -> dict[s
                 if correct and arg.verified and arg.admissible:
                     log(rec, UsageKind.USED_SUCCESSFULLY)
     return counts
+
+
+def log_contested(ms: MemoryStore, run_id: str, arguments: Iterable[Argument]) -> int:
+    """Usage event ``contested`` for every memory id cited by a contested argument (for the
+    contestation module to call when a reviewer rejects or edits such an argument)."""
+    n = 0
+    for arg in arguments:
+        for rec in arg.memory:
+            ms.record_usage(run_id, rec, UsageKind.CONTESTED)
+            n += 1
+    return n
 
 
 @dataclass
