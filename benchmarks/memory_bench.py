@@ -153,9 +153,10 @@ def bench_consolidation(n: int = 1000) -> None:
         "keys",
         "stage s",
         "consolidate s",
-        "promoted",
-        "merged",
-        "conflict",
+        "cand. promoted",
+        "cand. merged",
+        "cand. conflict",
+        "records",
         title="consolidation (Eq. 27-29) on a SQLite store",
     )
     with tempfile.TemporaryDirectory() as tmp:
@@ -199,6 +200,7 @@ def bench_consolidation(n: int = 1000) -> None:
             str(counts.promoted),
             str(counts.merged),
             str(counts.conflict),
+            str(len(ms.records())),
         )
     console.print(table)
 
