@@ -240,3 +240,12 @@ def test_contested_usage_is_logged_outside_the_snapshot(tmp_path: Path) -> None:
     )
     assert log_contested(ms, "r1", [arg]) == 1
     assert ms.usage_counts() == {"contested": 1} and ms.long_term_hash() == digest
+
+
+def test_clusters_need_a_semantic_relation(tmp_path: Path) -> None:
+    other = "Harbour cranes and container ships point to a port, not a river flood."
+    for relation, promoted in ((lambda a, b: 0.2, 0), (lambda a, b: 0.9, 2)):
+        ms = MemoryStore(Store(tmp_path / f"s{promoted}"), "t")
+        _stage(ms, [candidate(1), candidate(2, lesson=other)])
+        counts = consolidate(ms, CFG, learn_count=2, relate=relation)
+        assert counts.promoted == promoted

