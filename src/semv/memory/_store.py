@@ -238,6 +238,10 @@ class MemoryStore:
         self._write(record)
 
     def _write(self, record: Record) -> None:
+        with self._tx() as conn:
+            self._write_in(conn, record)
+
+    def _write_in(self, conn: Connection, record: Record) -> None:
         values = {
             "status": record.status.value,
             "type": record.type.value,
@@ -245,16 +249,13 @@ class MemoryStore:
             "body": canonical_json(record),
             "updated_at": utc_now(),
         }
-        with self._tx() as conn:
-            done = conn.execute(
-                update(t.memory_records)
-                .where(t.memory_records.c.bank == self.bank, t.memory_records.c.id == record.id)
-                .values(**values)
-            )
-            if done.rowcount == 0:
-                conn.execute(
-                    insert(t.memory_records).values(bank=self.bank, id=record.id, **values)
-                )
+        done = conn.execute(
+            update(t.memory_records)
+            .where(t.memory_records.c.bank == self.bank, t.memory_records.c.id == record.id)
+            .values(**values)
+        )
+        if done.rowcount == 0:
+            conn.execute(insert(t.memory_records).values(bank=self.bank, id=record.id, **values))
 
     def long_term_hash(self) -> str:
         return snapshot_hash(self.records(*LONG_TERM))
@@ -373,9 +374,9 @@ class MemoryStore:
         except ValidationError as exc:
             raise InputError(f"{path}: invalid memory record: {exc}") from exc
         self.guard("import")
-        with self._tx() as conn:
+        with self._tx() as conn:  # one transaction: all records or none
             conn.execute(delete(t.memory_records).where(t.memory_records.c.bank == self.bank))
-        for rec in records:
-            self._write(rec)
+            for rec in records:
+                self._write_in(conn, rec)
         self.trace("import", None, {"file": str(path), "records": len(records)})
         return len(records)
