@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pydantic import Field
+
 from semv.errors import StoreError
 from semv.model import (
     Arguments,
@@ -10,6 +12,7 @@ from semv.model import (
     Claims,
     Evidence,
     Frozen,
+    MediaEvidence,
     MemoryView,
     RankedEvidence,
     ResearchPlan,
@@ -34,7 +37,7 @@ class CaseTrace(Frozen):
     recalled: dict[str, MemoryView]
     plans: dict[str, ResearchPlan]
     verdict: Verdict
-    supplied: tuple[Evidence, ...] = ()
+    supplied: tuple[Evidence, ...] = Field((), description="Supplied and media evidence.")
 
     def evidence_ids(self) -> set[str]:
         """IDs(𝓔_i): every evidence item of the finalized trace."""
@@ -67,6 +70,12 @@ def load_trace(store: Store, run_id: str) -> CaseTrace:
         return store.node_value_json(run.run_id, key)
 
     bundle = Bundle.model_validate_json(node("bundle"))
+    media = [
+        e
+        for n in store.run_nodes(run.run_id)
+        if n.key.startswith("media:")
+        for e in MediaEvidence.model_validate_json(node(n.key)).evidence
+    ]
     claims = Claims.model_validate_json(node("claims"))
     ranked: dict[str, RankedEvidence] = {}
     arguments: dict[str, Arguments] = {}
@@ -89,6 +98,6 @@ def load_trace(store: Store, run_id: str) -> CaseTrace:
         recalled=recalled,
         plans=plans,
         verdict=Verdict.model_validate_json(node("aggregate")),
-        supplied=bundle.supplied,
+        supplied=(*bundle.supplied, *media),
     )
     return trace
