@@ -25,6 +25,7 @@ from rich.table import Table
 from semv.reasoning import Qbaf, claim_score
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import memory_bench
 from forensics import main as bench_forensics
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -163,6 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     bench_qbaf(args.repeats)
     bench_verify(args.cases)
     bench_forensics([])
+    memory_bench.main(["--repeats", str(args.repeats)])
     return 0
 
 

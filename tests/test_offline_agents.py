@@ -24,6 +24,7 @@ from semv.model import (
     Context,
     Dimension,
     Evidence,
+    MemoryGuidance,
     MemoryView,
     Modality,
     ProducerKind,
@@ -274,11 +275,33 @@ async def test_plan_and_memory() -> None:
         PlanInput(
             case=case(),
             subclaim=sub,
-            memory=MemoryView(subclaim=sub.id, records=("mem:rule:0007",)),
+            memory=MemoryView(
+                subclaim=sub.id,
+                records=("mem:rule:0007",),
+                guidance=(
+                    MemoryGuidance(
+                        id="mem:rule:0007",
+                        type="semantic",
+                        dimension="where",
+                        lesson="Street signs in the image name the district.",
+                        action="add-check",
+                        queries=("Paris street sign district",),
+                        source_types=("official",),
+                        checks=("read street signs",),
+                    ),
+                ),
+            ),
         )
     )
     assert with_memory.memory_used == ("mem:rule:0007",)
     assert any("mem:rule:0007" in c for c in with_memory.checks)
+    assert "Paris street sign district" in with_memory.queries
+    assert with_memory.source_types[0] == "official"
+    # a retrieved id without guidance for this subclaim shapes nothing
+    other = await AGENTS.plan(
+        PlanInput(case=case(), subclaim=sub, memory=MemoryView(subclaim=sub.id, records=("mem:x",)))
+    )
+    assert other.memory_used == () and other.checks == plan.checks
 
 
 async def test_judge_clash_prefers_metadata() -> None:

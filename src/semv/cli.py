@@ -362,6 +362,13 @@ def index_images(
         err.print(f"[yellow]skipped[/] {line}", highlight=False)
 
 
+# ---- Module F: self-evolving memory (semv.memory) ----------------------------------------
+from semv.memory._cli import learn_command, memory_app  # noqa: E402
+
+app.add_typer(memory_app, name="memory")
+app.command("learn")(learn_command)
+
+
 @app.callback(invoke_without_command=True)
 def _root(
     version: Annotated[bool, typer.Option("--version", help="Print the version.")] = False,

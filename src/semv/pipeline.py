@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
+from pydantic import BaseModel
+
 from semv import __version__
 from semv.agents import Agents
 from semv.config import Settings
@@ -38,7 +40,7 @@ from semv.model import (
 )
 from semv.model import Bundle as BundleValue
 from semv.perception.paths import copy_maps, resolve_data_paths
-from semv.stages import CASE_SOURCE, build_graph
+from semv.stages import CASE_SOURCE, MEMORY_SOURCE, build_graph
 from semv.store import Store, content_hash, sha256_file, sha256_text
 
 __all__ = ["RunOutcome", "build_result", "run_case", "write_reports"]
@@ -138,9 +140,11 @@ async def run_case(
     reports_dir: Path | None = None,
     progress: ProgressFn | None = None,
     max_concurrency: int = 4,
+    memory: BaseModel | None = None,
 ) -> RunOutcome:
     """Verify ``case`` as a new run. Reports go to ``reports_dir/<run_id>/`` (default: the
-    store's ``reports/`` folder)."""
+    store's ``reports/`` folder). ``memory`` (a ``semv.memory.ActiveMemory``) turns
+    long-term-memory recall on; without it ``recall:k`` is empty."""
     settings = resolve_data_paths(settings, store.data_dir)
     settings_hash = sha256_text(settings.model_dump_json())
     run_id = store.create_run(
@@ -160,6 +164,7 @@ async def run_case(
             "semv": __version__,
             "agents": agents.identity,
             "settings_hash": settings_hash,
+            **({"memory": content_hash(memory)} if memory is not None else {}),
         },
     )
     try:
@@ -171,7 +176,12 @@ async def run_case(
             max_concurrency=max_concurrency,
             progress=progress,
         )
-        nodes = await executor.run(build_graph(case, contract=contract), {CASE_SOURCE: case})
+        sources: dict[str, BaseModel] = {CASE_SOURCE: case}
+        if memory is not None:
+            sources[MEMORY_SOURCE] = memory
+        nodes = await executor.run(
+            build_graph(case, contract=contract, memory=memory is not None), sources
+        )
         report = _value(nodes, "render", RenderedReport)
         base = reports_dir if reports_dir is not None else _default_reports(store)
         copy_maps([n.value for n in nodes.values()], settings, base / run_id)

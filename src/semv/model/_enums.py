@@ -158,6 +158,7 @@ class UncertaintyCode(StrEnum):
     RETRIEVAL_GAP = "retrieval-gap"
     EARLIER_CONTEXT_MATCH = "earlier-context-match"
     FORENSIC_ANOMALY = "forensic-anomaly"
+    MEMORY_NOT_EVIDENCE = "memory-not-evidence"
 
 
 class TraceKind(StrEnum):

@@ -35,12 +35,37 @@ class Claims(Frozen):
     subclaims: dict[str, Subclaim] = Field(description="Dimension → subclaim.")
 
 
+class MemoryGuidance(Frozen):
+    """One retrieved long-term record as planning/argument guidance (never evidence, Def. 3.1).
+
+    It may add verification questions, query seeds, preferred source types and reasoning checks
+    (``action`` with numeric ``params``); it never carries current-case evidence."""
+
+    id: str
+    type: str = Field(description="episodic | failure | semantic")
+    dimension: str
+    lesson: str
+    action: str
+    params: dict[str, float] = Field(default_factory=dict)
+    questions: tuple[str, ...] = ()
+    queries: tuple[str, ...] = ()
+    source_types: tuple[str, ...] = ()
+    checks: tuple[str, ...] = ()
+    score: float = Field(0.0, description="Final retrieval score.")
+
+
 class MemoryView(Frozen):
     """``recall:k``: active long-term memory retrieved for subclaim k (guidance, never evidence)."""
 
     subclaim: str
     records: tuple[str, ...] = Field((), description="Retrieved memory ids.")
     note: str = ""
+    guidance: tuple[MemoryGuidance, ...] = Field(
+        (), description="The retrieved records' guidance, in rank order."
+    )
+    memory_hash: str | None = Field(
+        None, description="Hash of the active long-term memory the view was retrieved from."
+    )
 
 
 class ResearchPlan(Frozen):

@@ -7,6 +7,6 @@
     (one independent chain per subclaim k)
 """
 
-from semv.stages._graph import CASE_SOURCE, build_graph, node_key
+from semv.stages._graph import CASE_SOURCE, MEMORY_SOURCE, build_graph, node_key
 
-__all__ = ["CASE_SOURCE", "build_graph", "node_key"]
+__all__ = ["CASE_SOURCE", "MEMORY_SOURCE", "build_graph", "node_key"]

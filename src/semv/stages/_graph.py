@@ -21,13 +21,18 @@ from semv.stages import (
 CASE_SOURCE = "case"
 """The source value the graph starts from: the canonical ``Case``."""
 
+MEMORY_SOURCE = "memory"
+"""Source value of memory-on graphs: the active long-term memory (``semv.memory.ActiveMemory``)."""
+
 
 def node_key(stage: str, part: str | None = None) -> str:
     return stage if part is None else f"{stage}:{part}"
 
 
-def build_graph(case: Case, *, contract: str) -> list[NodeSpec]:
-    """The nodes of ``case``'s graph: shared prefix, one chain per dimension, shared suffix."""
+def build_graph(case: Case, *, contract: str, memory: bool = False) -> list[NodeSpec]:
+    """The nodes of ``case``'s graph: shared prefix, one chain per dimension, shared suffix.
+
+    With ``memory=True`` the ``recall:k`` nodes read the ``MEMORY_SOURCE`` source value."""
     media_keys = tuple(node_key("media", a.id) for a in case.media)
     specs: list[NodeSpec] = [
         NodeSpec("bundle", bundle.STAGE, (Input("case", CASE_SOURCE),)),
@@ -49,7 +54,9 @@ def build_graph(case: Case, *, contract: str) -> list[NodeSpec]:
         k = dim.value
         subclaim = Input("subclaim", "claims", ("subclaims", k))
         specs += [
-            NodeSpec(node_key("recall", k), recall.STAGE, (subclaim,)),
+            _recall_node(k, subclaim, contract)
+            if memory
+            else NodeSpec(node_key("recall", k), recall.STAGE, (subclaim,)),
             NodeSpec(
                 node_key("plan", k),
                 plan.STAGE,
@@ -122,3 +129,17 @@ def build_graph(case: Case, *, contract: str) -> list[NodeSpec]:
         ),
     ]
     return specs
+
+
+def _recall_node(k: str, subclaim: Input, contract: str) -> NodeSpec:
+    return NodeSpec(
+        node_key("recall", k),
+        recall.MEMORY_STAGE,
+        (
+            Input("case", "bundle", ("case",)),
+            subclaim,
+            Input("supplied", "bundle", ("supplied",)),
+            Input("memory", MEMORY_SOURCE),
+        ),
+        params={"contract": contract},
+    )

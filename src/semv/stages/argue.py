@@ -66,6 +66,8 @@ def build_argument(
     codes: list[UncertaintyCode] = []
     if dropped_ids or not draft.evidence:
         codes.append(UncertaintyCode.UNRESOLVED_EVIDENCE)
+    if draft.memory and not draft.evidence:  # M(a) cannot replace E(a) (Def. 3.1)
+        codes.append(UncertaintyCode.MEMORY_NOT_EVIDENCE)
     codes.extend(check.uncertainty)
     for ev_id in draft.evidence:
         codes.extend(evidence[ev_id].uncertainty)
@@ -134,6 +136,17 @@ async def argue(
             )
         )
     notes = list(proposed.uncertainty)
+    notes += [
+        UncertaintyItem(
+            code=UncertaintyCode.MEMORY_NOT_EVIDENCE,
+            subject=a.id,
+            detail=f"cites memory {', '.join(a.memory)} but no current-case evidence: "
+            "inadmissible (Def. 3.1)",
+            stages=(Stage.ARGUE,),
+        )
+        for a in arguments
+        if a.memory and not a.evidence
+    ]
     if not arguments:
         code = UncertaintyCode.NO_EVIDENCE if subclaim.asserted else UncertaintyCode.NOT_ASSERTED
         detail = (

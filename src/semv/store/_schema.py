@@ -82,3 +82,80 @@ trace = Table(
 
 Index("ix_runs_case", runs.c.case_id)
 Index("ix_runs_created", runs.c.created_at)
+
+
+# ---- Module F: memory (SEMV §4.6). Additive tables; ``bank`` names one memory bank. ------------
+
+memory_records = Table(
+    "memory_records",
+    metadata,
+    Column("bank", String(64), primary_key=True),
+    Column("id", String(64), primary_key=True),
+    Column("status", String(16), nullable=False),
+    Column("type", String(16), nullable=False),
+    Column("key", Text, nullable=False),
+    Column("body", Text, nullable=False, comment="The record as canonical JSON."),
+    Column("updated_at", String(32), nullable=False),
+)
+
+memory_candidates = Table(
+    "memory_candidates",
+    metadata,
+    Column("bank", String(64), primary_key=True),
+    Column("id", String(64), primary_key=True),
+    Column("status", String(16), nullable=False),
+    Column("reason", Text, nullable=False),
+    Column("key", Text, nullable=False),
+    Column("case_id", Text, nullable=False),
+    Column("fingerprint", String(64), nullable=False),
+    Column("learn_seq", Integer, nullable=False),
+    Column("body", Text, nullable=False),
+)
+
+memory_trace = Table(
+    "memory_trace",
+    metadata,
+    Column("bank", String(64), primary_key=True),
+    Column("seq", Integer, primary_key=True),
+    Column("kind", String(32), nullable=False),
+    Column("subject", String(64)),
+    Column("payload", Text, nullable=False),
+    Column("at", String(32), nullable=False),
+    Column("prev_hash", String(64), nullable=False),
+    Column("hash", String(64), nullable=False),
+)
+
+memory_usage = Table(
+    "memory_usage",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("bank", String(64), nullable=False),
+    Column("snapshot", String(64)),
+    Column("run_id", String(40), nullable=False),
+    Column("record", String(64), nullable=False),
+    Column("kind", String(32), nullable=False),
+    Column("at", String(32), nullable=False),
+)
+"""Usage events live outside the records, so they never change a frozen snapshot."""
+
+memory_snapshots = Table(
+    "memory_snapshots",
+    metadata,
+    Column("hash", String(64), primary_key=True),
+    Column("bank", String(64), nullable=False),
+    Column("created_at", String(32), nullable=False),
+    Column("body", Text, nullable=False),
+)
+
+memory_state = Table(
+    "memory_state",
+    metadata,
+    Column("bank", String(64), primary_key=True),
+    Column("frozen", String(64), comment="Snapshot hash while frozen, else NULL."),
+    Column("learn_count", Integer, nullable=False),
+    Column("next_id", Integer, nullable=False),
+)
+
+Index("ix_memory_records_status", memory_records.c.bank, memory_records.c.status)
+Index("ix_memory_candidates_key", memory_candidates.c.bank, memory_candidates.c.key)
+Index("ix_memory_usage_run", memory_usage.c.bank, memory_usage.c.run_id)

@@ -143,6 +143,12 @@ class Store:
     def close(self) -> None:
         self._engine.dispose()
 
+    @property
+    def engine(self) -> Engine:
+        """The SQLAlchemy engine, for modules that keep their own tables in this store
+        (``semv.memory``)."""
+        return self._engine
+
     @contextmanager
     def _tx(self) -> Iterator[Connection]:
         try:

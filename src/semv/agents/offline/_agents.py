@@ -15,8 +15,9 @@ from semv.agents._protocol import (
     VerifyOutput,
 )
 from semv.agents.offline._decompose import decompose_case, plan_subclaim
+from semv.agents.offline._guidance import memory_config
 from semv.agents.offline._resources import embeddings_available
-from semv.agents.offline._rules import ClaimView, is_metadata, rule_for
+from semv.agents.offline._rules import ClaimView, Finding, is_metadata, rule_for
 from semv.agents.offline._verify import judge, verify_drafts
 from semv.config import Settings
 from semv.model import (
@@ -72,16 +73,26 @@ class OfflineAgents:
             language=request.case.context.language,
         )
         rule = rule_for(subclaim.dimension)
+        guided, memory_ids = memory_config(self.config, request.memory, subclaim.dimension)
         drafts: list[ArgumentDraft] = []
         uncertainty: list[UncertaintyItem] = []
         for ev in request.evidence:
-            for finding in rule(view, ev, self.config):
+            base = rule(view, ev, self.config)
+            found: list[tuple[Finding, tuple[str, ...]]] = [(f, ()) for f in base]
+            if guided is not None:  # a remembered reasoning check; the argument still cites ev
+                found += [(f, memory_ids) for f in rule(view, ev, guided) if f not in base]
+            for finding, mem in found:
                 drafts.append(
                     ArgumentDraft(
                         stance=finding.stance,
-                        text=finding.text,
+                        text=(
+                            f"{finding.text} (check suggested by memory {', '.join(mem)})"
+                            if mem
+                            else finding.text
+                        ),
                         evidence=finding.evidence,
                         key_facts=finding.key_facts,
+                        memory=mem,
                     )
                 )
                 for code in finding.uncertainty:

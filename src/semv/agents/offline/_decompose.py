@@ -248,13 +248,21 @@ def plan_subclaim(subclaim: Subclaim, memory: MemoryView, cfg: OfflineAgentConfi
             "Are camera make/model and capture/modification times consistent?",
         ]
         checks += ["exif:software", "exif:make/model", "exif:modify_time - capture_time"]
-    if memory.records:
-        checks += [f"memory guidance: {record}" for record in memory.records]
+    sources = [s.value for s in _SOURCES[dim]]
+    used: list[str] = []
+    for g in memory.guidance:  # guidance shapes the plan; it is never evidence (Def. 3.1)
+        if g.dimension != dim.value:
+            continue
+        questions.append(f"(memory {g.id}) {g.lesson}")
+        checks += [f"(memory {g.id}) {c}" for c in g.checks]
+        queries = [*queries[:MAX_QUERIES], *g.queries, *queries[MAX_QUERIES:]]
+        sources = [*g.source_types, *sources]
+        used.append(g.id)
     return ResearchPlan(
         subclaim=subclaim.id,
         questions=_unique(questions),
         queries=_unique(queries)[: MAX_QUERIES + 4],
-        source_types=tuple(s.value for s in _SOURCES[dim]),
+        source_types=_unique(sources),
         checks=_unique(checks),
-        memory_used=tuple(memory.records),
+        memory_used=tuple(used),
     )

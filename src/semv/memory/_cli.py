@@ -1,0 +1,384 @@
+"""CLI of Module F: ``semv learn`` and ``semv memory freeze|thaw|show|hash|export|import|
+transfer``. Registered on the main ``semv`` app by ``semv.cli``."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Annotated, Any, NoReturn
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from semv.adapters import LoadedCase, get_adapter
+from semv.agents.offline import OfflineAgents
+from semv.config import Settings, load_settings
+from semv.errors import InputError, SemvError
+from semv.memory._consolidate import Policy
+from semv.memory._learn import learn, split_cases
+from semv.memory._model import Status
+from semv.memory._store import MemoryStore
+from semv.memory._transfer import TransferReport, ablations, transfer
+from semv.store import Store
+
+__all__ = ["learn_command", "memory_app"]
+
+memory_app = typer.Typer(
+    help="Self-evolving memory: snapshots, inspection, transfer evaluation.", no_args_is_help=True
+)
+err = Console(stderr=True, soft_wrap=True)
+out = Console()
+
+DataDir = Annotated[
+    Path, typer.Option("--data-dir", help="Store directory (SQLite database, reports).")
+]
+ConfigFile = Annotated[
+    Path | None, typer.Option("--config", help="TOML file overriding configuration constants.")
+]
+Bank = Annotated[str, typer.Option("--bank", help="Memory bank name inside the store.")]
+JsonFlag = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON only.")]
+AdapterOpt = Annotated[str, typer.Option("--adapter", help="Dataset adapter (e.g. cosmos).")]
+Part = Annotated[
+    str,
+    typer.Option("--part", help="Which part of the fixed-seed split to use: learn, eval or all."),
+]
+Seed = Annotated[int, typer.Option("--seed", help="Seed of the learning/evaluation split.")]
+Fraction = Annotated[
+    float, typer.Option("--learn-fraction", min=0.0, max=1.0, help="Share of cases to learn from.")
+]
+Limit = Annotated[int | None, typer.Option("--limit", min=1, help="First N cases of the part.")]
+TextOnly = Annotated[bool, typer.Option("--text-only", help="Ignore media files.")]
+
+
+def _fail(exc: SemvError) -> NoReturn:
+    err.print(f"[bold red]error:[/] {exc}", markup=True, highlight=False)
+    raise typer.Exit(exc.exit_code)
+
+
+def _progress(quiet: bool) -> Progress:
+    return Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err,
+        disable=quiet or not err.is_terminal,
+        transient=True,
+    )
+
+
+def _cases(
+    dataset: Path, adapter: str, *, text_only: bool, part: str, seed: int, fraction: float
+) -> tuple[str, list[LoadedCase], list[LoadedCase]]:
+    """(contract, learning part, evaluation part) of the dataset's fixed-seed split."""
+    if part not in ("learn", "eval", "all"):
+        raise InputError(f"--part must be learn, eval or all, not {part!r}")
+    if not dataset.exists():
+        raise InputError(f"{dataset}: no such file or directory")
+    ad = get_adapter(adapter)
+    cases = list(ad.load(dataset, text_only=text_only))
+    if not cases:
+        raise InputError(f"{dataset}: no cases")
+    learn_part, eval_part = split_cases(cases, seed=seed, learn_fraction=fraction)
+    if part == "all":
+        learn_part, eval_part = cases, cases
+    return ad.contract, learn_part, eval_part
+
+
+def learn_command(
+    dataset: Annotated[Path, typer.Argument(help="Dataset file or folder.")],
+    adapter: AdapterOpt = "cosmos",
+    limit: Limit = None,
+    part: Part = "learn",
+    seed: Seed = 13,
+    fraction: Fraction = 0.6,
+    policy: Annotated[
+        Policy, typer.Option("--policy", help="Memory policy (Table 8 ablations).")
+    ] = Policy.FULL,
+    bank: Bank = "default",
+    text_only: TextOnly = False,
+    json_out: JsonFlag = False,
+    data_dir: DataDir = Path(".semv"),
+    config: ConfigFile = None,
+) -> None:
+    """Learning run: verify cases in a fixed order, commit, reveal gold, reflect, gate, stage,
+    consolidate every 25 cases; print the consolidation metrics of Table 7."""
+    try:
+        if part == "eval":
+            raise InputError(
+                "--part eval: the evaluation part can never be learned from (Eq. 26); "
+                "use --part learn, or --part all for a dataset that is entirely a learning set"
+            )
+        settings = load_settings(config)
+        contract, learn_part, _ = _cases(
+            dataset, adapter, text_only=text_only, part=part, seed=seed, fraction=fraction
+        )
+        cases = learn_part[:limit] if limit else learn_part
+        store = Store(data_dir)
+    except SemvError as exc:
+        _fail(exc)
+    try:
+        with _progress(json_out) as bar:
+            task = bar.add_task(f"learn {dataset.name}", total=len(cases))
+            report = asyncio.run(
+                learn(
+                    cases,
+                    store=store,
+                    settings=settings,
+                    agents=OfflineAgents(settings),
+                    contract=contract,
+                    bank=bank,
+                    policy=policy,
+                    on_case=lambda _c: bar.advance(task),
+                )
+            )
+    except SemvError as exc:
+        _fail(exc)
+    finally:
+        store.close()
+    doc = report.as_dict()
+    if json_out:
+        sys.stdout.write(json.dumps(doc) + "\n")
+        return
+    t7 = doc["table7"]
+    table = Table(
+        "metric", "rate (%)", "", title=f"Table 7: {t7['candidates']} reflected candidates"
+    )
+    table.add_row("Grounding pass", f"{100 * t7['grounding_pass']:.1f}", "of all candidates")
+    for key, name in (
+        ("promotion", "↳ Promotion"),
+        ("merge", "↳ Merge"),
+        ("conflict_retention", "↳ Conflict retention"),
+        ("rejection", "↳ Rejection"),
+        ("pending", "↳ Pending (short-term)"),
+    ):
+        table.add_row(name, f"{100 * t7[key]:.1f}", "of grounded")
+    out.print(table)
+    out.print(
+        f"cases {doc['cases']} (failed {doc['failed']}), accuracy while learning "
+        f"{doc['accuracy_during_learning'] or 0:.3f}; long-term {doc['long_term']}; "
+        f"hash {doc['long_term_hash']}"
+    )
+
+
+@memory_app.command("freeze")
+def freeze(bank: Bank = "default", data_dir: DataDir = Path(".semv")) -> None:
+    """Freeze the bank: hash long-term memory; every later write is rejected (Remark 4.3)."""
+    try:
+        store = Store(data_dir)
+        digest = MemoryStore(store, bank).freeze()
+    except SemvError as exc:
+        _fail(exc)
+    sys.stdout.write(digest + "\n")
+
+
+@memory_app.command("thaw")
+def thaw(bank: Bank = "default", data_dir: DataDir = Path(".semv")) -> None:
+    """Leave frozen mode (for a new learning run)."""
+    try:
+        MemoryStore(Store(data_dir), bank).thaw()
+    except SemvError as exc:
+        _fail(exc)
+
+
+@memory_app.command("hash")
+def hash_(bank: Bank = "default", data_dir: DataDir = Path(".semv")) -> None:
+    """Print the deterministic hash of long-term memory (and the frozen snapshot, if any)."""
+    try:
+        ms = MemoryStore(Store(data_dir), bank)
+        digest, state = ms.long_term_hash(), ms.state()
+    except SemvError as exc:
+        _fail(exc)
+    sys.stdout.write(digest + "\n")
+    if state.frozen is not None:
+        err.print(f"frozen at {state.frozen}" + ("" if state.frozen == digest else " (DIFFERS)"))
+
+
+@memory_app.command("show")
+def show(
+    bank: Bank = "default",
+    all_records: Annotated[bool, typer.Option("--all", help="Include non-active records.")] = False,
+    trace: Annotated[int, typer.Option("--trace", min=0, help="Last N memory-trace events.")] = 0,
+    json_out: JsonFlag = False,
+    data_dir: DataDir = Path(".semv"),
+) -> None:
+    """List memory records (active by default) and, optionally, the memory trace."""
+    try:
+        ms = MemoryStore(Store(data_dir), bank)
+        records = ms.records() if all_records else ms.records(Status.ACTIVE)
+        events = ms.events()[-trace:] if trace else []
+        state = ms.state()
+    except SemvError as exc:
+        _fail(exc)
+    if json_out:
+        doc: dict[str, Any] = {
+            "bank": bank,
+            "frozen": state.frozen,
+            "records": [r.model_dump(mode="json") for r in records],
+            "trace": events,
+        }
+        sys.stdout.write(json.dumps(doc) + "\n")
+        return
+    table = Table("id", "type", "status", "c(m)", "n+", "n-", "lesson", title=f"memory bank {bank}")
+    for r in records:
+        table.add_row(
+            r.id,
+            r.type.value,
+            r.status.value,
+            f"{r.confidence:.3f}",
+            str(r.n_support),
+            str(r.n_conflict),
+            r.lesson,
+        )
+    out.print(table)
+    for ev in events:
+        out.print(
+            f"{ev['seq']:>5} {ev['kind']:<20} {ev['subject'] or ''} {json.dumps(ev['payload'])}"
+        )
+
+
+@memory_app.command("export")
+def export(
+    file: Annotated[Path, typer.Argument(help="JSON file to write.")],
+    bank: Bank = "default",
+    data_dir: DataDir = Path(".semv"),
+) -> None:
+    """Export every record of the bank as JSON (written atomically)."""
+    try:
+        n = MemoryStore(Store(data_dir), bank).export(file)
+    except (SemvError, OSError) as exc:
+        _fail(exc if isinstance(exc, SemvError) else InputError(f"{file}: {exc}"))
+    err.print(f"exported {n} records to {file}")
+
+
+@memory_app.command("import")
+def import_(
+    file: Annotated[Path, typer.Argument(help="A file written by `semv memory export`.")],
+    bank: Bank = "default",
+    data_dir: DataDir = Path(".semv"),
+) -> None:
+    """Replace the bank's records with an export (rejected while the bank is frozen)."""
+    try:
+        n = MemoryStore(Store(data_dir), bank).import_(file)
+    except SemvError as exc:
+        _fail(exc)
+    err.print(f"imported {n} records from {file}")
+
+
+def _row(table: Table, name: str, r: TransferReport, off: bool = False) -> None:
+    def pct(x: float | None) -> str:
+        return "–" if x is None else f"{100 * x:.1f}"
+
+    if off:
+        table.add_row(name, pct(r.accuracy_off), "–", "–", "–", "–")
+    else:
+        table.add_row(
+            name,
+            pct(r.accuracy_on),
+            pct(r.relevance),
+            pct(r.successful_use),
+            pct(r.trans_plus),
+            pct(r.trans_minus),
+        )
+
+
+@memory_app.command("transfer")
+def transfer_command(
+    dataset: Annotated[Path, typer.Argument(help="Dataset file or folder.")],
+    adapter: AdapterOpt = "cosmos",
+    memory: Annotated[
+        str | None,
+        typer.Option("--memory", help="Snapshot hash (prefix); default: the frozen one."),
+    ] = None,
+    limit: Limit = None,
+    part: Part = "eval",
+    seed: Seed = 13,
+    fraction: Fraction = 0.6,
+    with_ablations: Annotated[
+        bool,
+        typer.Option(
+            "--ablations", help="Also learn and evaluate every policy of Table 8 (own banks)."
+        ),
+    ] = False,
+    bank: Bank = "default",
+    text_only: TextOnly = False,
+    json_out: JsonFlag = False,
+    data_dir: DataDir = Path(".semv"),
+    config: ConfigFile = None,
+) -> None:
+    """Matched memory-off vs memory-on evaluation on the same cases with a frozen snapshot:
+    accuracy, retrieval relevance, successful use, Trans+ and Trans- (Table 8)."""
+    try:
+        settings: Settings = load_settings(config)
+        contract, learn_part, eval_part = _cases(
+            dataset, adapter, text_only=text_only, part=part, seed=seed, fraction=fraction
+        )
+        cases: Sequence[LoadedCase] = eval_part[:limit] if limit else eval_part
+        store = Store(data_dir)
+    except SemvError as exc:
+        _fail(exc)
+    agents = OfflineAgents(settings)
+    try:
+        with _progress(json_out) as bar:
+            task = bar.add_task(f"transfer {dataset.name}", total=None)
+            tick = lambda _c: bar.advance(task)  # noqa: E731
+            if with_ablations:
+                rows = asyncio.run(
+                    ablations(
+                        learn_part,
+                        cases,
+                        store=store,
+                        settings=settings,
+                        agents=agents,
+                        contract=contract,
+                        bank_prefix=bank,
+                        on_case=tick,
+                    )
+                )
+                results = [(row.config, row.report) for row in rows]
+            else:
+                report = asyncio.run(
+                    transfer(
+                        cases,
+                        store=store,
+                        settings=settings,
+                        agents=agents,
+                        contract=contract,
+                        bank=bank,
+                        snapshot=memory,
+                        on_case=tick,
+                    )
+                )
+                results = [("∅ (memory off)", report), ("memory on", report)]
+    except SemvError as exc:
+        _fail(exc)
+    finally:
+        store.close()
+    if json_out:
+        doc = [{"config": name, **r.as_dict()} for name, r in results[1:]]
+        sys.stdout.write(json.dumps(doc) + "\n")
+        return
+    table = Table(
+        "memory config",
+        "Acc.",
+        "Rel.",
+        "Succ. use",
+        "Trans+",
+        "Trans-",
+        title="Table 8 (%, matched cases)",
+    )
+    _row(table, results[0][0], results[0][1], off=True)
+    for name, r in results[1:]:
+        _row(table, name, r)
+    out.print(table)
+    for name, r in results[1:]:
+        out.print(
+            f"{name}: n {r.n}, Δacc {100 * r.delta:+.1f} pp, fixed {r.fixed}/{r.wrong_off}, "
+            f"broken {r.broken}/{r.right_off}, snapshot {r.snapshot[:16]} "
+            f"{'bit-identical' if r.snapshot_identical else 'CHANGED'} before/after"
+        )

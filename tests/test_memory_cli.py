@@ -1,0 +1,50 @@
+"""`semv learn` and `semv memory ...` end to end on OOKPIK rows (real data, real store)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from semv.memory import MemoryStore
+from semv.store import Store
+from tests.conftest import shared_data
+from tests.test_cli import semv
+
+
+def test_learn_freeze_transfer_export(tmp_path: Path) -> None:
+    data = str(shared_data("ookpik-dev", "dev_data.json"))
+    d = str(tmp_path / "store")
+    common = ("--adapter", "cosmos", "--text-only", "--data-dir", d)
+    code, out, _ = semv("learn", data, *common, "--limit", "6", "--json")
+    assert code == 0, out
+    doc = json.loads(out)
+    assert doc["cases"] == 6 and set(doc["table7"]) >= {"grounding_pass", "promotion", "merge"}
+    code, frozen, _ = semv("memory", "freeze", "--data-dir", d)
+    assert code == 0 and len(frozen.strip()) == 64
+    code, digest, _ = semv("memory", "hash", "--data-dir", d)
+    assert digest.strip() == frozen.strip()
+    # frozen: a learning run and an import are rejected, and the rejection is traced
+    code, _, err = semv("learn", data, *common, "--limit", "1")
+    assert code == 1 and "I_freeze" in err
+    export = tmp_path / "mem.json"
+    assert semv("memory", "export", str(export), "--data-dir", d)[0] == 0
+    code, _, err = semv("memory", "import", str(export), "--data-dir", d)
+    assert code == 1 and "frozen" in err
+    code, out, _ = semv("memory", "transfer", data, *common, "--limit", "3", "--json")
+    assert code == 0, out
+    (row,) = json.loads(out)
+    assert row["n"] == 3 and row["snapshot_identical"] and row["snapshot"] == frozen.strip()
+    code, out, _ = semv("memory", "show", "--all", "--trace", "50", "--json", "--data-dir", d)
+    shown = json.loads(out)
+    assert shown["frozen"] == frozen.strip()
+    assert [e["kind"] for e in shown["trace"] if e["kind"] == "rejected"] == ["rejected"] * 2
+    ms = MemoryStore(Store(Path(d)))
+    assert ms.long_term_hash() == frozen.strip()
+    assert semv("memory", "thaw", "--data-dir", d)[0] == 0
+    assert semv("memory", "import", str(export), "--data-dir", d)[0] == 0
+
+
+def test_learn_refuses_the_evaluation_part(tmp_path: Path) -> None:
+    data = str(shared_data("ookpik-dev", "dev_data.json"))
+    code, _, err = semv("learn", data, "--part", "eval", "--data-dir", str(tmp_path / "s"))
+    assert code == 2 and "Eq. 26" in err
