@@ -156,6 +156,12 @@ class UncertaintyCode(StrEnum):
     MAJOR_CONFLICT = "major-factual-conflict"
     METADATA_CLAIM_CONFLICT = "metadata-claim-conflict"
     RETRIEVAL_GAP = "retrieval-gap"
+    # uncertainty detection before a decision is final (SEMV §4.5, Module E)
+    LOW_RELIABILITY = "low-reliability"
+    OCR_ASR_DISAGREEMENT = "ocr-asr-disagreement"
+    EARLIER_CONTEXT = "earlier-context-match"
+    FORENSIC_SOURCE_CONFLICT = "forensic-source-conflict"
+    NEAR_TIE = "near-tie"
 
 
 class TraceKind(StrEnum):
@@ -169,6 +175,10 @@ class TraceKind(StrEnum):
     RUN_COMMITTED = "run.committed"
     RUN_FAILED = "run.failed"
     REPORT_WRITTEN = "report.written"
+    # contestation (Module E): a review batch applied, the revision it produced
+    CONTEST_APPLIED = "contest.applied"
+    CONTEST_REVISED = "contest.revised"
+    CTR_INJECTED = "ctr.injected"
 
 
 class RunStatus(StrEnum):
