@@ -301,6 +301,222 @@ def eval_cosmos(
     out.print(table)
 
 
+# ---- contest (Module E) ----------------------------------------------------------------------
+
+
+def _shorthand_actions(
+    *,
+    reject: str | None,
+    accept: str | None,
+    edit: str | None,
+    add_evidence: Path | None,
+    to: str | None,
+    text: str | None,
+    stance: str | None,
+    reason: str | None,
+    reviewer: str,
+    target_stage: str | None,
+    settings: Settings,
+) -> list[Any]:
+    """One review action from the shorthand flags (``--reject``, ``--accept``, ...)."""
+    from semv.contest import parse_action
+    from semv.contest.evidence_file import read_evidence_file
+
+    chosen = [
+        f
+        for f, v in (
+            ("--reject", reject),
+            ("--accept", accept),
+            ("--edit", edit),
+            ("--add-evidence", add_evidence),
+        )
+        if v is not None
+    ]
+    if not chosen:
+        return []
+    if len(chosen) > 1:
+        raise InputError(f"give one action flag at a time, not {' and '.join(chosen)}")
+    if not reason:
+        raise InputError(f"{chosen[0]} needs --reason (the reviewer's reason is required)")
+    meta: dict[str, Any] = {"reviewer": reviewer}
+    if target_stage is not None:
+        meta["target_stage"] = target_stage
+    base: dict[str, Any] = {"reason": reason, "meta": meta}
+    if reject is not None:
+        data = {"op": "reject", "target": reject, **base}
+    elif accept is not None:
+        data = {"op": "accept", "target": accept, **base}
+    elif edit is not None:
+        data = {"op": "edit", "target": edit, "text": text, "stance": stance, **base}
+    else:
+        assert add_evidence is not None
+        if to is None:
+            raise InputError("--add-evidence needs --to (a subclaim or argument id)")
+        item = read_evidence_file(add_evidence, reviewer=reviewer, settings=settings)
+        data = {
+            "op": "add",
+            "target": to,
+            "text": text,
+            "stance": stance,
+            "evidence_added": [item.model_dump(mode="json")],
+            **base,
+        }
+    try:
+        return [parse_action(data)]
+    except ValueError as exc:
+        raise InputError(f"invalid review action: {exc}") from exc
+
+
+def _print_revision(revision: Any) -> None:
+    d = revision.delta
+    loc = revision.locality
+    plan = revision.plan
+    out.print(
+        f"[bold]revision {revision.run_id}[/] of {revision.parent_run_id} "
+        f"(policy {revision.policy.value}, {revision.symbol})",
+        highlight=False,
+    )
+    for r in plan.actions:
+        out.print(
+            f"  {r.op} {r.target}: route {r.route.value} ({r.rule})"
+            + (f"; {'; '.join(r.notes)}" if r.notes else ""),
+            highlight=False,
+        )
+    out.print(
+        f"  restart u* = {plan.restart.value}; subclaims {', '.join(plan.subclaims)}",
+        highlight=False,
+    )
+    for note in plan.widened:
+        out.print(f"  [yellow]scope widened:[/] {note}", highlight=False)
+    table = Table("", "before", "after", title="decision diff")
+    mark = " [bold yellow]*[/]" if d.label_changed else ""
+    table.add_row("label", d.label_before, d.label_after + mark)
+    table.add_row("confidence", f"{d.confidence_before:.3f}", f"{d.confidence_after:.3f}")
+    for sc in d.subclaims:
+        changed = sc.band_before != sc.band_after or abs(sc.score_before - sc.score_after) > 1e-9
+        table.add_row(
+            sc.dimension,
+            f"{sc.score_before:.3f} {sc.band_before}",
+            f"{sc.score_after:.3f} {sc.band_after}" + (" [bold yellow]*[/]" if changed else ""),
+        )
+    out.print(table)
+    out.print(
+        f"  locality Loc = {loc.value:.3f} ({len(loc.changed_outside)} of {loc.outside} nodes "
+        f"outside the scope changed); {len(loc.executed)} of {loc.global_transitions} stage "
+        f"transitions executed ({loc.avoided:.0%} avoided vs a global rerun)",
+        highlight=False,
+    )
+    out.print(f"  report: {revision.result.report_paths.get('markdown')}", highlight=False)
+    if revision.stale_base:
+        others = ", ".join(
+            f"{s.run_id}{'' if s.committed else ' (in progress)'}" for s in revision.siblings
+        )
+        err.print(
+            f"[bold yellow]stale base:[/] run {revision.parent_run_id} was also revised by "
+            f"{others}; this revision does not include those changes",
+            highlight=False,
+        )
+
+
+@app.command()
+def contest(
+    run: Annotated[str | None, typer.Argument(help="Run id (or unique prefix) to revise.")] = None,
+    file: Annotated[
+        Path | None, typer.Option("--file", "-f", help="Review batch JSON file.")
+    ] = None,
+    policy: Annotated[
+        str | None,
+        typer.Option("--policy", help="scoped (C+S, default), causal (C) or global (U)."),
+    ] = None,
+    reject: Annotated[str | None, typer.Option("--reject", help="Reject an id.")] = None,
+    accept: Annotated[str | None, typer.Option("--accept", help="Accept an id.")] = None,
+    edit: Annotated[str | None, typer.Option("--edit", help="Edit an argument.")] = None,
+    add_evidence: Annotated[
+        Path | None, typer.Option("--add-evidence", help="Evidence file (JSON or text).")
+    ] = None,
+    to: Annotated[str | None, typer.Option("--to", help="Subclaim/argument to add to.")] = None,
+    text: Annotated[str | None, typer.Option("--text", help="Revised or new text.")] = None,
+    stance: Annotated[str | None, typer.Option("--stance", help="sup, att, mix or neu.")] = None,
+    reason: Annotated[str | None, typer.Option("--reason", help="The reviewer's reason.")] = None,
+    reviewer: Annotated[str, typer.Option("--reviewer", help="Reviewer id.")] = "reviewer",
+    target_stage: Annotated[
+        str | None, typer.Option("--target-stage", help="Explicit restart stage (C R V A Q).")
+    ] = None,
+    schema: Annotated[
+        bool, typer.Option("--schema", help="Print the review-batch JSON Schema and exit.")
+    ] = False,
+    json_out: JsonFlag = False,
+    out_dir: Annotated[
+        Path | None, typer.Option("--out", help="Write reports under DIR/<run id>/.")
+    ] = None,
+    data_dir: DataDir = Path(".semv"),
+    config: ConfigFile = None,
+) -> None:
+    """Contest a run: apply a review batch and print the before/after diff (a new run)."""
+    from semv.contest import Policy, ReviewBatch, batch_schema, load_batch, revise
+
+    if schema:
+        sys.stdout.write(json.dumps(batch_schema(), indent=2, ensure_ascii=False) + "\n")
+        return
+    try:
+        if run is None:
+            raise InputError("give the RUN to contest (see `semv runs`)")
+        settings = _settings(config)
+        shorthand = _shorthand_actions(
+            reject=reject,
+            accept=accept,
+            edit=edit,
+            add_evidence=add_evidence,
+            to=to,
+            text=text,
+            stance=stance,
+            reason=reason,
+            reviewer=reviewer,
+            target_stage=target_stage,
+            settings=settings,
+        )
+        if file is not None and shorthand:
+            raise InputError("give either --file or one shorthand action, not both")
+        if file is not None:
+            batch = load_batch(file)
+        elif shorthand:
+            batch = ReviewBatch(actions=tuple(shorthand))
+        else:
+            raise InputError("nothing to apply: give --file or an action flag (--reject, ...)")
+        try:
+            chosen = Policy(policy) if policy is not None else None
+        except ValueError as exc:
+            raise InputError(f"--policy must be scoped, causal or global, not {policy}") from exc
+        agents = OfflineAgents(settings)
+        store = Store(data_dir)
+    except SemvError as exc:
+        _fail(exc)
+    try:
+        revision = asyncio.run(
+            revise(
+                store,
+                run,
+                batch,
+                settings=settings,
+                agents=agents,
+                policy=chosen,
+                reports_dir=out_dir,
+            )
+        )
+    except SemvError as exc:
+        where = f"{file}: " if file is not None else ""
+        err.print(f"[bold red]error:[/] {where}{exc}", markup=True, highlight=False)
+        raise typer.Exit(exc.exit_code) from None
+    finally:
+        store.close()
+    if json_out:
+        payload = revision.model_dump(mode="json")
+        payload["locality"]["avoided"] = revision.locality.avoided
+        sys.stdout.write(json.dumps(payload, ensure_ascii=False) + "\n")
+        return
+    _print_revision(revision)
+
+
 @app.callback(invoke_without_command=True)
 def _root(
     version: Annotated[bool, typer.Option("--version", help="Print the version.")] = False,
