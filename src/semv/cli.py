@@ -517,6 +517,105 @@ def contest(
     _print_revision(revision)
 
 
+@eval_app.command("ctr")
+def eval_ctr(
+    cases: Annotated[
+        Path | None,
+        typer.Argument(help="Folder of source case folders (default: the ten bundled cases)."),
+    ] = None,
+    stochastic: Annotated[
+        bool, typer.Option("--stochastic", help="Seeded perturbation of agent outputs.")
+    ] = False,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of perturbation and bootstrap.")] = 7,
+    replicates: Annotated[
+        int | None, typer.Option("--replicates", min=100, help="Bootstrap replicates.")
+    ] = None,
+    limit: Annotated[int | None, typer.Option("--limit", min=1, help="First N cases.")] = None,
+    json_out: JsonFlag = False,
+    out_file: Annotated[
+        Path | None, typer.Option("--out", help="Also write the table (.md) and JSON here.")
+    ] = None,
+    data_dir: Annotated[
+        Path | None, typer.Option("--data-dir", help="Store directory (default: a temp dir).")
+    ] = None,
+    config: ConfigFile = None,
+) -> None:
+    """CTR benchmark (SEMV §6.4): 5 episodes per source case replayed under U, C and C+S."""
+    import tempfile
+
+    from semv.agents import Agents
+    from semv.contest.ctr import (
+        CASES_DIR,
+        StochasticAgents,
+        ctr_metrics,
+        ctr_table,
+        metrics_json,
+        run_ctr,
+    )
+
+    try:
+        settings = _settings(config)
+        contract, loaded = load_cases(cases or CASES_DIR, adapter="generic", limit=limit)
+    except SemvError as exc:
+        _fail(exc)
+    agents: Agents = OfflineAgents(settings)
+    if stochastic:
+        agents = StochasticAgents(agents, rate=settings.contest.stochastic_rate, seed=seed)
+    with tempfile.TemporaryDirectory(prefix="semv-ctr-") as tmp:
+        root = data_dir or Path(tmp)
+        store = Store(root)
+        try:
+            with _progress(len(loaded) * 15, "ctr", json_out) as bar:
+                task = bar.add_task("CTR replays", total=len(loaded) * 15)
+                outcomes = asyncio.run(
+                    run_ctr(
+                        loaded,
+                        store=store,
+                        settings=settings,
+                        agents=agents,
+                        contract=contract,
+                        reports_dir=root / "reports",
+                        on_episode=lambda _o: bar.advance(task),
+                    )
+                )
+        except SemvError as exc:
+            _fail(exc)
+        finally:
+            store.close()
+    metrics = ctr_metrics(
+        outcomes,
+        replicates=replicates or settings.contest.bootstrap_replicates,
+        level=settings.contest.ci_level,
+        seed=seed,
+    )
+    n_cases = len({o.case_id for o in outcomes})
+    n_eps = len({(o.case_id, o.episode) for o in outcomes})
+    n_h = len({(o.case_id, o.episode) for o in outcomes if o.corrupted})
+    mode = (
+        f"stochastic (rate {settings.contest.stochastic_rate}, seed {seed})"
+        if stochastic
+        else ("deterministic offline backend")
+    )
+    title = (
+        f"CTR: {n_eps} episodes ({n_h} corrupted) from {n_cases} source cases, {mode}; "
+        f"{int(settings.contest.ci_level * 100)}% cluster-bootstrap intervals"
+    )
+    table = ctr_table(metrics, title=title)
+    payload = {
+        "title": title,
+        "metrics": metrics_json(metrics),
+        "episodes": [o.__dict__ for o in outcomes],
+    }
+    if out_file is not None:
+        out_file.parent.mkdir(parents=True, exist_ok=True)
+        out_file.with_suffix(".md").write_text(table, encoding="utf-8")
+        out_file.with_suffix(".json").write_text(json.dumps(payload, indent=2), encoding="utf-8")
+    if json_out:
+        sys.stdout.write(json.dumps(payload) + "\n")
+        return
+    sys.stdout.write(table)
+
+
 @app.callback(invoke_without_command=True)
 def _root(
     version: Annotated[bool, typer.Option("--version", help="Print the version.")] = False,

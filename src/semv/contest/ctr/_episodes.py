@@ -184,12 +184,12 @@ def corrupt(state: RunState, family: str) -> Corruption | None:
         bad = top.model_copy(
             update={"stance": flipped, "id": f"arg:{dim}:{flipped.value}:{number}"}
         )
-        tampered = args.model_copy(
+        flipped_args = args.model_copy(
             update={"arguments": tuple(bad if a.id == top.id else a for a in args.arguments)}
         )
         return Corruption(
             family=family,
-            nodes={f"argue:{dim}": tampered},
+            nodes={f"argue:{dim}": flipped_args},
             correction=(
                 Reject(target=bad.id, reason="the evidence says the opposite", meta=_REVIEWER),
             ),
