@@ -38,6 +38,7 @@ from semv.model import (
     Reject,
     Retrieved,
     ReviewMeta,
+    SolvedQbaf,
     SourceType,
     Stage,
     Stance,
@@ -215,16 +216,27 @@ def corrupt(state: RunState, family: str) -> Corruption | None:
     raise ValueError(f"unknown corruption family {family!r}; known: {', '.join(FAMILIES)}")
 
 
+def _unreduced(state: RunState, dims: tuple[str, ...]) -> tuple[str, str] | None:
+    """The strongest argument that clash resolution left at its full strength: accepting it
+    confirms the state rather than settling a clash (a control must not change anything)."""
+    best: tuple[float, str, str] | None = None
+    for k in dims:
+        if f"argue:{k}" not in state.nodes:
+            continue
+        weights = state.value(f"qbaf:{k}", SolvedQbaf).qbaf.arguments
+        for a in state.value(f"argue:{k}", Arguments).arguments:
+            if weights.get(a.id) == a.strength and (best is None or a.strength > best[0]):
+                best = (a.strength, k, a.id)
+    return None if best is None else (best[1], best[2])
+
+
 def control(state: RunState, index: int) -> Episode:
-    """The uncorrupted control: the reviewer accepts the strongest argument (→ Q)."""
+    """The uncorrupted control: the reviewer accepts the strongest argument that is not in a
+    clash (→ Q), or, when there is none, the first subclaim."""
     dims = _dims(state)
-    found = _strongest(state, dims)
+    found = _unreduced(state, dims)
     dim = found[0] if found else dims[0]
-    target = (
-        max(found[1].arguments, key=lambda a: a.strength).id
-        if found
-        else state.value("claims", Claims).subclaims[dim].id
-    )
+    target = found[1] if found else state.value("claims", Claims).subclaims[dim].id
     fix = Accept(target=target, reason="checked: the argument holds", meta=_REVIEWER)
     return Episode(
         case_id=state.case.id,

@@ -196,9 +196,12 @@ def _applied(episode: Episode, base: RunState, after: RunState) -> bool:
         got = {e.id: e.content for e in ranked if e.id in wanted}
         return got == wanted
     if isinstance(h, Accept):
-        ref = ArgumentRef.of(base.view().arguments[h.target])
         solved = after.value(f"qbaf:{dims[0]}", SolvedQbaf)
         args = {a.id: a for a in after.value(f"argue:{dims[0]}", Arguments).arguments}
+        known = base.view().arguments
+        if h.target not in known:  # a subclaim: all of its arguments are accepted
+            return set(solved.qbaf.accepted) == set(args)
+        ref = ArgumentRef.of(known[h.target])
         return any(ref.matches(args[i]) for i in solved.qbaf.accepted if i in args)
     return False
 
