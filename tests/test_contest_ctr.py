@@ -125,7 +125,7 @@ def test_scoped_revision_routes_like_the_gold_and_executes_least(
 
 
 def test_stochastic_agents_vary_across_calls_but_are_seeded() -> None:
-    from semv.agents import ClashInput, ArgumentDraft
+    from semv.agents import ArgumentDraft, ClashInput
     from semv.model import Dimension, Stance, Subclaim
 
     class Fixed:
