@@ -57,15 +57,19 @@ def evidence_kind(item: Evidence) -> str:
     return parts[1] if len(parts) > 2 else ""
 
 
-def _iso(value: str | None) -> tuple[int, int, int] | None:
+def _iso(value: str | None) -> str | None:
+    """The ISO date prefix of ``value`` (YYYY, YYYY-MM or YYYY-MM-DD), if it has one."""
     match = _ISO_DATE.match(value or "")
-    if match is None:
-        return None
-    year, month, day = match.groups()
-    return (int(year), int(month or 12), int(day or 28))
+    return match.group(0) if match is not None else None
 
 
-def _claimed(subclaim: Subclaim) -> tuple[int, int, int] | None:
+def _before(a: str, b: str) -> bool:
+    """``a`` is strictly earlier than ``b`` at their common precision."""
+    n = min(len(a), len(b))
+    return a[:n] < b[:n]
+
+
+def _claimed(subclaim: Subclaim) -> str | None:
     dates = [d for d in (_iso(x) for x in subclaim.facts.dates) if d is not None]
     return min(dates) if dates else None
 
@@ -130,7 +134,8 @@ def review_codes(
 
     claimed = _claimed(subclaim)
     for e in items:
-        earlier = claimed is not None and (p := _iso(e.published)) is not None and p < claimed
+        published = _iso(e.published)
+        earlier = claimed is not None and published is not None and _before(published, claimed)
         reverse = evidence_kind(e) in _REVERSE_KINDS
         if (reverse or e.source_type is SourceType.PRIOR_CAPTION) and (earlier or reverse):
             note(
