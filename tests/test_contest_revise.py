@@ -279,3 +279,33 @@ def test_a_store_without_the_revisions_table_still_opens(tmp_path: Path) -> None
     assert store.revisions_of("r-none") == []
     assert "revisions" in inspect(create_engine(url)).get_table_names()
     store.close()
+
+
+def test_reviewer_evidence_reaches_the_report_and_the_result(first_pass: tuple[Path, str]) -> None:
+    root, run = first_pass
+    witness = Ev(
+        id="ev:human:report",
+        source="Example Witness",
+        source_type=SourceType.NEWS,
+        modality=Modality.TEXT,
+        content="A witness photographed the Seine flooding the quays in Paris on 14 March 2024.",
+        reliability=0.8,
+    )
+    rev = _revise(
+        root,
+        run,
+        [
+            Add(
+                target="claim:when",
+                reason="witness",
+                evidence_added=(witness,),
+                text="A witness dates it to 14 March 2024.",
+                stance=Stance.SUPPORT,
+            )
+        ],
+    )
+    listed = {e.id: e for e in rev.result.evidence}
+    assert listed["ev:human:report"].provenance is not None
+    assert listed["ev:human:report"].provenance["producer"] == "human-reviewer"
+    report = Path(rev.result.report_paths["markdown"]).read_text()
+    assert "ev:human:report" in report and "ev:human:report` (not found" not in report

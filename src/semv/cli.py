@@ -179,6 +179,8 @@ def show(
                 highlight=False,
             )
             out.print(f"  status: {record.status.value}", highlight=False)
+            if record.parent_run_id:
+                out.print(f"  revises: {record.parent_run_id}", highlight=False)
             if record.label is not None:
                 out.print(
                     f"  label: [bold cyan]{record.label}[/] confidence "

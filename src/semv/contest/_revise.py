@@ -30,12 +30,13 @@ from semv.contest._locality import (
 )
 from semv.contest._review import ReviewState, apply_batch
 from semv.contest._routing import Action, RevisionPlan, plan_batch
-from semv.contest._stages import reviewed_graph
+from semv.contest._stages import reviewed_graph, reviewer_evidence
 from semv.contest._state import RunState, load_state
 from semv.errors import ContestError, SemvError
 from semv.graph import Executor
 from semv.model import (
     Arguments,
+    Evidence,
     Frozen,
     RankedEvidence,
     RenderedReport,
@@ -43,6 +44,7 @@ from semv.model import (
     RunStatus,
     TraceKind,
     Verdict,
+    result_evidence,
 )
 from semv.pipeline import build_result, write_reports
 from semv.stages import CASE_SOURCE, build_graph
@@ -284,7 +286,9 @@ async def revise(
                 "confidence": verdict.confidence,
             },
         )
-        result = build_result(run_id, dict(nodes), paths, commit.hash)
+        result = _with_reviewer_evidence(
+            build_result(run_id, dict(nodes), paths, commit.hash), reviewer_evidence(review)
+        )
         store.finish_run(
             run_id,
             RunStatus.COMMITTED,
@@ -317,6 +321,15 @@ async def revise(
     )
     store.commit_revision(run_id, revision.model_dump_json(exclude={"result", "review"}))
     return revision
+
+
+def _with_reviewer_evidence(result: Result, items: Sequence[Evidence]) -> Result:
+    """The result's evidence list with reviewer items added (or replacing what they edit)."""
+    if not items:
+        return result
+    swap = {e.id: result_evidence(e) for e in items}
+    evidence = [swap.pop(e.id, e) for e in result.evidence] + list(swap.values())
+    return result.model_copy(update={"evidence": tuple(evidence)})
 
 
 def trace_elements(store: Store, run_id: str) -> dict[str, bool]:

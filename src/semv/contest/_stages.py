@@ -27,7 +27,9 @@ from semv.model import (
     Argument,
     Arguments,
     Band,
+    Bundle,
     Evidence,
+    MediaEvidence,
     Origin,
     RankedEvidence,
     Retrieved,
@@ -40,7 +42,7 @@ from semv.model import (
 from semv.reasoning import band, claim_score
 from semv.stages.argue import build_argument
 
-__all__ = ["REVIEWED_STAGES", "reviewed_graph", "reviewed_stage"]
+__all__ = ["REVIEWED_STAGES", "reviewed_graph", "reviewed_stage", "reviewer_evidence"]
 
 REVIEWED_STAGES: dict[str, Stage] = {
     "retrieve": Stage.RETRIEVE,
@@ -221,10 +223,59 @@ def reviewed_stage(stage: StageDef) -> StageDef:
     )
 
 
+def reviewer_evidence(state: ReviewState) -> list[Evidence]:
+    """Every evidence item reviewers supplied or edited, once per id (the last version)."""
+    items: dict[str, Evidence] = {}
+    for review in state.subclaims.values():
+        for item in (*review.added, *review.replaced, *review.edited):
+            items[item.id] = item
+    return list(items.values())
+
+
+def _with_evidence(
+    bundle: Bundle, media: list[MediaEvidence], items: Sequence[Evidence]
+) -> tuple[Bundle, list[MediaEvidence]]:
+    swap = {e.id: e for e in items}
+    supplied = [swap.pop(e.id, e) for e in bundle.supplied]
+    media = [
+        m.model_copy(update={"evidence": tuple(swap.pop(e.id, e) for e in m.evidence)})
+        for m in media
+    ]
+    supplied += list(swap.values())
+    return bundle.model_copy(update={"supplied": tuple(supplied)}), media
+
+
+def _reviewed_render(stage: StageDef) -> StageDef:
+    """``render`` that lists reviewer evidence with the case's, so citations resolve."""
+    original = stage.fn
+
+    @functools.wraps(original)
+    async def run(ctx: StageContext, **kwargs: Any) -> Any:
+        items = _evidence(ctx.params["review"]["evidence"])
+        bundle, media = _with_evidence(kwargs["bundle"], kwargs["media"], items)
+        return await original(ctx, **{**kwargs, "bundle": bundle, "media": media})
+
+    return dataclasses.replace(
+        stage, fn=run, version=f"{stage.version}+review", code=(*stage.code, *_CODE)
+    )
+
+
 def reviewed_graph(specs: Sequence[NodeSpec], state: ReviewState) -> list[NodeSpec]:
-    """The case's graph with the review state entering exactly the routed nodes."""
+    """The case's graph with the review state entering exactly the routed nodes (and the
+    reviewer's evidence entering the report, so that its citations resolve)."""
     out: list[NodeSpec] = []
+    evidence = reviewer_evidence(state)
     for spec in specs:
+        if spec.key == "render" and evidence:
+            listed = {"evidence": [e.model_dump(mode="json") for e in evidence]}
+            out.append(
+                dataclasses.replace(
+                    spec,
+                    stage=_reviewed_render(spec.stage),
+                    params={**spec.params, "review": listed},
+                )
+            )
+            continue
         name, _, part = spec.key.partition(":")
         symbol = REVIEWED_STAGES.get(name)
         payload = state.of(part).payload(symbol) if symbol is not None and part else None
