@@ -109,3 +109,9 @@ def test_contest_refuses_bad_input_with_exit_2(data_dir: Path, tmp_path: Path) -
         "contest", "r", "--file", str(tmp_path / "missing.json"), "--data-dir", str(data_dir)
     )
     assert code == 2 and "missing.json" in err
+
+
+def test_the_example_review_batch_is_valid() -> None:
+    batch = load_batch(ROOT / "examples" / "review-lyon-flood.json")
+    assert [a.op for a in batch.actions] == ["reject", "accept"]
+    assert batch.actions[0].meta.reviewer == "alice"
