@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 import threading
 from pathlib import Path
 
@@ -309,3 +310,16 @@ def test_reviewer_evidence_reaches_the_report_and_the_result(first_pass: tuple[P
     assert listed["ev:human:report"].provenance["producer"] == "human-reviewer"
     report = Path(rev.result.report_paths["markdown"]).read_text()
     assert "ev:human:report" in report and "ev:human:report` (not found" not in report
+
+
+def test_review_codes_reach_the_json_result_and_the_report(first_pass: tuple[Path, str]) -> None:
+    root, run = first_pass
+    store = Store(root / "store")
+    result = json.loads(store.get_run(run).result_json or "{}")
+    store.close()
+    codes = {(u["code"], u["subject"]): u["stages"] for u in result["uncertainty"]}
+    # the EXIF attacks on when and where rest on metadata; why is a near tie
+    assert codes[("metadata-claim-conflict", "claim:when")] == ["V", "A"]
+    assert codes[("near-tie", "claim:why")] == ["Q"]
+    report = (root / "reports" / run / "report.md").read_text()
+    assert "`near-tie` (claim:why)" in report
