@@ -323,3 +323,17 @@ def test_review_codes_reach_the_json_result_and_the_report(first_pass: tuple[Pat
     assert codes[("near-tie", "claim:why")] == ["Q"]
     report = (root / "reports" / run / "report.md").read_text()
     assert "`near-tie` (claim:why)" in report
+
+
+def test_a_batch_that_cannot_apply_leaves_no_run(first_pass: tuple[Path, str]) -> None:
+    root, run = first_pass
+    store = Store(root / "store")
+    before = store.count_runs()
+    store.close()
+    with pytest.raises(ContestError, match="changes nothing"):
+        _revise(root, run, [Edit(target="arg:when:att:1", reason="no change given")])
+    with pytest.raises(ContestError, match="text and stance"):
+        _revise(root, run, [Add(target="claim:who", reason="r", text="A new point")])
+    store = Store(root / "store")
+    assert store.count_runs() == before
+    store.close()
