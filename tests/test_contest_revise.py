@@ -337,3 +337,18 @@ def test_a_batch_that_cannot_apply_leaves_no_run(first_pass: tuple[Path, str]) -
     store = Store(root / "store")
     assert store.count_runs() == before
     store.close()
+
+
+def test_the_revised_report_carries_the_contestation_log(first_pass: tuple[Path, str]) -> None:
+    root, run = first_pass
+    reason = "bad clock | <script>alert(1)</script>"
+    rev = _revise(root, run, [Reject(target="arg:when:att:2", reason=reason)])
+    md = Path(rev.result.report_paths["markdown"]).read_text()
+    assert "## Contestation" in md and "`arg:when:att:2`" in md
+    assert "bad clock \\| <script>" in md  # a table cell cannot be broken by the reason
+    page = Path(rev.result.report_paths["html"]).read_text()
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page and "<script>alert" not in page
+    data = json.loads(Path(rev.result.report_paths["json"]).read_text())
+    assert data["contestation"]["actions"][0]["route"] == "A"
+    assert data["contestation"]["withdrawn"][0]["id"] == "arg:when:att:2"
+    assert "## Contestation" not in (root / "reports" / run / "report.md").read_text()

@@ -34,6 +34,7 @@ __all__ = [
     "HUMAN_NUMBER_BASE",
     "ArgumentRef",
     "HumanArgument",
+    "ReviewLogEntry",
     "ReviewState",
     "SubclaimReview",
     "apply_batch",
@@ -114,10 +115,22 @@ class SubclaimReview(Frozen):
         }
 
 
+class ReviewLogEntry(Frozen):
+    """One applied review action, for the report's contestation log."""
+
+    op: str
+    target: str
+    reason: str
+    reviewer: str
+    route: Stage
+
+
 class ReviewState(Frozen):
-    """The accumulated review state of a run: dimension → its subclaim's review."""
+    """The accumulated review state of a run: dimension → its subclaim's review, and the log
+    of every action applied along the revision chain."""
 
     subclaims: dict[str, SubclaimReview] = Field(default_factory=dict)
+    log: tuple[ReviewLogEntry, ...] = ()
 
     def of(self, dimension: str) -> SubclaimReview:
         return self.subclaims.get(dimension, SubclaimReview())
@@ -175,9 +188,19 @@ def apply_batch(
 ) -> ReviewState:
     """Apply(s, H): the parent's review state with the batch's actions added (Eq. 23)."""
     draft = _Draft(state)
+    log = list(state.log)
     for h, routed in zip(actions, plan.actions, strict=True):
         _apply_one(draft, h, routed.subclaims, view, routed.index)
-    return draft.freeze()
+        log.append(
+            ReviewLogEntry(
+                op=h.op,
+                target=h.target,
+                reason=h.reason,
+                reviewer=h.meta.reviewer,
+                route=routed.route,
+            )
+        )
+    return draft.freeze().model_copy(update={"log": tuple(log)})
 
 
 def _subclaim_arguments(view: BaseView, dim: str) -> list[Argument]:

@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from semv.agents import ArgumentDraft, Verification, VerifyInput
+from semv.contest._report import with_contestation
 from semv.contest._review import ArgumentRef, HumanArgument, ReviewState
 from semv.graph import NodeSpec, StageContext, StageDef
 from semv.model import (
@@ -32,6 +33,7 @@ from semv.model import (
     MediaEvidence,
     Origin,
     RankedEvidence,
+    RenderedReport,
     Retrieved,
     SolvedQbaf,
     Stage,
@@ -50,7 +52,7 @@ REVIEWED_STAGES: dict[str, Stage] = {
     "argue": Stage.ARGUE,
     "qbaf": Stage.QBAF,
 }
-_CODE = ("semv.contest._stages", "semv.contest._review")
+_CODE = ("semv.contest._stages", "semv.contest._review", "semv.contest._report")
 
 
 def _evidence(items: Sequence[Any]) -> list[Evidence]:
@@ -246,14 +248,18 @@ def _with_evidence(
 
 
 def _reviewed_render(stage: StageDef) -> StageDef:
-    """``render`` that lists reviewer evidence with the case's, so citations resolve."""
+    """``render`` that lists reviewer evidence with the case's (so citations resolve) and
+    appends the contestation log to every format."""
     original = stage.fn
 
     @functools.wraps(original)
     async def run(ctx: StageContext, **kwargs: Any) -> Any:
-        items = _evidence(ctx.params["review"]["evidence"])
+        review = ctx.params["review"]
+        items = _evidence(review["evidence"])
         bundle, media = _with_evidence(kwargs["bundle"], kwargs["media"], items)
-        return await original(ctx, **{**kwargs, "bundle": bundle, "media": media})
+        report = await original(ctx, **{**kwargs, "bundle": bundle, "media": media})
+        assert isinstance(report, RenderedReport)
+        return with_contestation(report, ReviewState.model_validate(review["state"]))
 
     return dataclasses.replace(
         stage, fn=run, version=f"{stage.version}+review", code=(*stage.code, *_CODE)
@@ -266,8 +272,11 @@ def reviewed_graph(specs: Sequence[NodeSpec], state: ReviewState) -> list[NodeSp
     out: list[NodeSpec] = []
     evidence = reviewer_evidence(state)
     for spec in specs:
-        if spec.key == "render" and evidence:
-            listed = {"evidence": [e.model_dump(mode="json") for e in evidence]}
+        if spec.key == "render" and state.log:
+            listed = {
+                "evidence": [e.model_dump(mode="json") for e in evidence],
+                "state": state.model_dump(mode="json"),
+            }
             out.append(
                 dataclasses.replace(
                     spec,
