@@ -162,3 +162,12 @@ def test_cli_eval_ctr_prints_table_9(tmp_path: Path) -> None:
     assert "| Revision (%) ↑ |" in result.stdout and "| U | C | C+S |" in result.stdout
     data = json.loads((tmp_path / "t.json").read_text())
     assert set(data["metrics"]) == {"U", "C", "C+S"} and len(data["episodes"]) == 15
+
+
+def test_every_replay_respects_the_locality_bound(
+    replay: tuple[list[EpisodeOutcome], Store],
+) -> None:
+    outs, _ = replay
+    for o in outs:
+        assert 1 - o.locality <= o.bound + 1e-12, o
+        assert o.untracked == 0, o  # the router's scope contains the gold closure

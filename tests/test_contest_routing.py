@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from semv.contest import BaseView, plan_batch, route_action
+from semv.contest import BaseView, degradation_bound, locality, plan_batch, route_action
 from semv.errors import ContestError
 from semv.model import (
     Accept,
@@ -186,3 +188,27 @@ def test_malformed_actions_are_refused() -> None:
             ),
             VIEW,
         )
+
+
+@given(
+    st.sets(st.integers(0, 30)),
+    st.sets(st.integers(0, 30)),
+    st.sets(st.integers(0, 30)),
+)
+def test_locality_degradation_bound_holds(
+    computed: set[int], true: set[int], changed: set[int]
+) -> None:
+    """Prop. 4.2: 1 − Loc(H) ≤ (δ_H + σ_H) / |Z \\ Z*| for any scope, closure and changes."""
+    keys = [f"n{i}" for i in range(31)]
+    z_star = frozenset(f"n{i}" for i in computed)
+    z_true = frozenset(f"n{i}" for i in true)
+    moved = [f"n{i}" for i in changed]
+    before = {k: ("f", "a") for k in keys}
+    after = {k: ("f", "b" if k in moved else "a") for k in keys}
+    loc = locality(before, after, z_star, ())
+    untracked, spurious, bound = degradation_bound(moved, z_star, z_true, keys)
+    assert untracked == len(z_true - z_star)
+    assert spurious == len(set(moved) - z_true - z_star)
+    assert 1 - loc.value <= bound + 1e-12
+    if z_true - z_star <= set(moved):  # tight when every untracked dependent changes
+        assert 1 - loc.value == pytest.approx(bound)

@@ -17,6 +17,7 @@ __all__ = [
     "Locality",
     "SubclaimDelta",
     "decision_delta",
+    "degradation_bound",
     "forced_nodes",
     "locality",
     "node_stage",
@@ -124,6 +125,18 @@ def locality(
         executed=tuple(sorted(executed)),
         global_transitions=sum(node_stage(k) is not None for k in keys),
     )
+
+
+def degradation_bound(
+    changed: Iterable[str], computed: frozenset[str], true: frozenset[str], keys: Iterable[str]
+) -> tuple[int, int, float]:
+    r"""Prop. 4.2 (Eq. 25): δ_H = |Z^true \ Z*| untracked dependencies, σ_H = changed objects
+    outside Z^true ∪ Z*, and the bound (δ_H + σ_H) / |Z \ Z*| on 1 − Loc(H)."""
+    outside = [k for k in keys if k not in computed]
+    untracked = len(true - computed)
+    spurious = sum(1 for k in changed if k not in true and k not in computed)
+    bound = (untracked + spurious) / len(outside) if outside else 0.0
+    return untracked, spurious, bound
 
 
 class SubclaimDelta(Frozen):

@@ -13,7 +13,7 @@ from semv.adapters import LoadedCase
 from semv.agents import Agents
 from semv.config import Settings
 from semv.contest._batch import Policy
-from semv.contest._locality import scope_nodes
+from semv.contest._locality import degradation_bound, scope_nodes
 from semv.contest._review import ArgumentRef
 from semv.contest._revise import TRACE_ELEMENTS, revise, trace_elements
 from semv.contest._routing import RevisionPlan
@@ -66,6 +66,14 @@ class EpisodeOutcome:
     cost: float
     route: str
     gold_route: str
+    locality: float = 1.0
+    """Loc(H) of Eq. 24 against the scope the router computed."""
+    untracked: int = 0
+    """δ_H of Prop. 4.2: gold-closure nodes outside the computed scope."""
+    spurious: int = 0
+    """σ_H of Prop. 4.2: changed nodes outside both the gold closure and the computed scope."""
+    bound: float = 0.0
+    """(δ_H + σ_H) / |Z \\ Z*|, Eq. 25's bound on 1 − Loc(H)."""
 
 
 async def inject(
@@ -252,6 +260,15 @@ async def _replay(
         revised = all(_semantic(after, k) == _semantic(clean, k) for k in gold_scope)
         after_fields = _report_fields(after)
         executed, cost = _cost(store, rev.run_id)
+        computed = frozenset(rev.locality.scope)
+        changed = [
+            k
+            for k in keys
+            if k in after.nodes
+            and (base.nodes[k].fingerprint, base.nodes[k].output_hash)
+            != (after.nodes[k].fingerprint, after.nodes[k].output_hash)
+        ]
+        untracked, spurious, bound = degradation_bound(changed, computed, gold_scope, keys)
         out.append(
             EpisodeOutcome(
                 case_id=episode.case_id,
@@ -274,6 +291,10 @@ async def _replay(
                 cost=cost,
                 route=rev.plan.restart.value,
                 gold_route=episode.gold_stage.value,
+                locality=rev.locality.value,
+                untracked=untracked,
+                spurious=spurious,
+                bound=bound,
             )
         )
     return out
