@@ -602,7 +602,13 @@ def eval_ctr(
         f"CTR: {n_eps} episodes ({n_h} corrupted) from {n_cases} source cases, {mode}; "
         f"{int(settings.contest.ci_level * 100)}% cluster-bootstrap intervals"
     )
-    table = ctr_table(metrics, title=title)
+    held = sum(1 - o.locality <= o.bound + 1e-12 for o in outcomes)
+    exact = sum(o.untracked == 0 for o in outcomes)
+    table = ctr_table(metrics, title=title) + (
+        f"\nProp. 4.2 (Eq. 25): 1 − Loc(H) ≤ (δ_H + σ_H)/|Z∖Z*| held in {held} of "
+        f"{len(outcomes)} replays; the computed scope contained the gold closure (δ_H = 0) in "
+        f"{exact}.\n"
+    )
     payload = {
         "title": title,
         "metrics": metrics_json(metrics),
