@@ -32,12 +32,14 @@ __all__ = [
     "AggregationConfig",
     "ClashConfig",
     "ConfidenceConfig",
+    "ContestConfig",
     "DecisionConfig",
     "EvidenceRankingConfig",
     "ForensicsConfig",
     "MemoryConfig",
     "OfflineAgentConfig",
     "ReverseSearchConfig",
+    "ReviewDetectionConfig",
     "Settings",
     "SourceReliabilityConfig",
     "StrengthConfig",
@@ -327,6 +329,58 @@ class MemoryConfig(_Section):
     )
 
 
+class ReviewDetectionConfig(_Section):
+    """Uncertainty detection before a decision is final (SEMV §4.5); read by ``qbaf:k``."""
+
+    low_reliability: float = Field(
+        0.5,
+        ge=0.0,
+        le=1.0,
+        description="Evidence is 'uniformly low-reliability' when every ranked item of a "
+        "subclaim is below this r_e (not from the paper).",
+    )
+    near_tie_ratio: float = Field(
+        0.8,
+        gt=0.0,
+        le=1.0,
+        description="Support and attack totals are near-tied when min(S,A)/max(S,A) reaches "
+        "this (the paper names the condition, not its value).",
+    )
+    ocr_asr_min_overlap: float = Field(
+        0.2,
+        ge=0.0,
+        le=1.0,
+        description="OCR and ASR text of one asset disagree below this lexical overlap.",
+    )
+
+
+class ContestConfig(_Section):
+    """Human contestation (SEMV §4.5) and the CTR benchmark (§5.1, §6.4)."""
+
+    policy: str = Field(
+        "scoped",
+        pattern=r"^(global|causal|scoped)$",
+        description="Default revision policy: global (U), causal (C) or scoped (C+S).",
+    )
+    human_reliability: float = Field(
+        0.7,
+        ge=0.0,
+        le=1.0,
+        description="r_e of reviewer-supplied evidence that states none (not from the paper).",
+    )
+    bootstrap_replicates: int = Field(
+        10_000, ge=100, description="Cluster-bootstrap replicates for CTR intervals (§6.4.1)."
+    )
+    ci_level: float = Field(0.95, gt=0.0, lt=1.0, description="Confidence level of intervals.")
+    stochastic_rate: float = Field(
+        0.2,
+        ge=0.0,
+        le=1.0,
+        description="`--stochastic` CTR replay: probability that a perturbed agent output "
+        "differs from the deterministic one (drops a draft, shifts a judge win rate).",
+    )
+
+
 class Settings(BaseSettings):
     """All tunable constants of semv. Defaults are the paper's (Table S4)."""
 
@@ -348,6 +402,8 @@ class Settings(BaseSettings):
     forensics: ForensicsConfig = ForensicsConfig()
     reverse_search: ReverseSearchConfig = ReverseSearchConfig()
     memory: MemoryConfig = MemoryConfig()
+    review: ReviewDetectionConfig = ReviewDetectionConfig()
+    contest: ContestConfig = ContestConfig()
 
     @classmethod
     def settings_customise_sources(

@@ -10,7 +10,8 @@
     │   └── InvariantViolation  a node update broke an invariant of Def. 3.2 (Eq. 9)
     ├── StoreError          persistence failed, or a run/node was not found
     │   └── RunNotFound     (exit 2)
-    └── GoldAccessError     gold labels requested before the report was committed
+    ├── GoldAccessError     gold labels requested before the report was committed
+    └── ContestError        a review batch cannot be applied to the run (exit 2)
 
 Foreign errors are converted at the boundary with ``raise ... from exc``.
 """
@@ -20,6 +21,7 @@ from __future__ import annotations
 __all__ = [
     "AdapterNotFound",
     "ConfigError",
+    "ContestError",
     "GoldAccessError",
     "InputError",
     "InvariantViolation",
@@ -81,3 +83,9 @@ class RunNotFound(StoreError):
 
 class GoldAccessError(SemvError):
     """Gold annotations were requested before the run's report was committed (I_gold)."""
+
+
+class ContestError(SemvError):
+    """A review batch is malformed or cannot be applied to the run it names (Module E)."""
+
+    exit_code = 2

@@ -16,7 +16,7 @@ import graphlib
 import inspect
 import logging
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -112,7 +112,19 @@ class Executor:
         run_id: str,
         max_concurrency: int = 4,
         progress: ProgressFn | None = None,
+        force: Collection[str] = (),
+        reuse: Mapping[str, tuple[str, str]] | None = None,
+        cache: bool = True,
     ) -> None:
+        """``force`` names nodes that execute even when their fingerprint is cached (a
+        revision policy's recomputation set, Module E). ``reuse`` maps node key →
+        (fingerprint, output hash) of a parent run: a node whose fingerprint equals the
+        parent's reuses the *parent's* value before the global cache is consulted, so a
+        revision preserves exactly the state it revises. ``cache=False`` consults only
+        ``reuse``: a revision then executes exactly the nodes whose inputs changed."""
+        self.force = frozenset(force)
+        self.reuse: Mapping[str, tuple[str, str]] = reuse or {}
+        self.cache = cache
         self.store = store
         self.settings = settings
         self.agents = agents
@@ -172,7 +184,12 @@ class Executor:
                 hashes[inp.name] = content_hash(part)
         fp = fingerprint(spec, hashes, self.settings, self.agents)
         started = time.perf_counter()
-        cached = self.store.cached_output(fp)
+        cached = None
+        if spec.key not in self.force:
+            parent = self.reuse.get(spec.key)
+            cached = parent[1] if parent is not None and parent[0] == fp else None
+            if cached is None and self.cache:
+                cached = self.store.cached_output(fp)
         if cached is not None:
             raw = self.store.get_blob(cached)
             value = spec.stage.output.model_validate_json(raw)

@@ -159,6 +159,11 @@ class UncertaintyCode(StrEnum):
     EARLIER_CONTEXT_MATCH = "earlier-context-match"
     FORENSIC_ANOMALY = "forensic-anomaly"
     MEMORY_NOT_EVIDENCE = "memory-not-evidence"
+    # uncertainty detection before a decision is final (SEMV §4.5, Module E)
+    LOW_RELIABILITY = "low-reliability"
+    OCR_ASR_DISAGREEMENT = "ocr-asr-disagreement"
+    FORENSIC_SOURCE_CONFLICT = "forensic-source-conflict"
+    NEAR_TIE = "near-tie"
 
 
 class TraceKind(StrEnum):
@@ -172,6 +177,10 @@ class TraceKind(StrEnum):
     RUN_COMMITTED = "run.committed"
     RUN_FAILED = "run.failed"
     REPORT_WRITTEN = "report.written"
+    # contestation (Module E): a review batch applied, the revision it produced
+    CONTEST_APPLIED = "contest.applied"
+    CONTEST_REVISED = "contest.revised"
+    CTR_INJECTED = "ctr.injected"
 
 
 class RunStatus(StrEnum):

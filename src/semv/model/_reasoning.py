@@ -114,6 +114,9 @@ class Qbaf(Frozen):
     score: float = Field(ge=0.0, le=1.0, description="ψ_k (Eq. 17).")
     clash: ClashRecord | None = None
     semantics: str = "quadratic-energy"
+    accepted: tuple[str, ...] = Field(
+        (), description="Arguments a reviewer accepted (§4.5): exempt from clash reduction."
+    )
 
 
 class SubclaimDecision(Frozen):

@@ -152,6 +152,10 @@ class Edit(_Review):
     text: str | None = None
     stance: Stance | None = None
     evidence_edited: tuple[Evidence, ...] = Field((), description="E^Δ_h")
+    cites: tuple[str, ...] = Field(
+        (),
+        description="Existing evidence ids the revised argument cites (default: the original's).",
+    )
 
 
 class Add(_Review):
@@ -159,6 +163,9 @@ class Add(_Review):
     text: str | None = None
     stance: Stance | None = None
     evidence_added: tuple[Evidence, ...] = Field((), description="E^+_h (human provenance)")
+    cites: tuple[str, ...] = Field(
+        (), description="Existing evidence ids the added argument cites, besides E^+_h."
+    )
 
 
 ReviewAction = Annotated[Accept | Reject | Edit | Add, Field(discriminator="op")]

@@ -38,6 +38,7 @@ from semv.reasoning._semantics import (
     influence,
 )
 from semv.reasoning._strength import argument_strength, strength_from_features
+from semv.reasoning._uncertainty import evidence_kind, review_codes
 
 __all__ = [
     "COSMOS",
@@ -59,9 +60,11 @@ __all__ = [
     "confidence",
     "contract",
     "delta_for_score",
+    "evidence_kind",
     "influence",
     "judge_adjustment",
     "ooc_probability",
     "resolve_clash",
+    "review_codes",
     "strength_from_features",
 ]

@@ -30,7 +30,7 @@ from semv.model import (
     UncertaintyItem,
 )
 from semv.reasoning import Qbaf as Solver
-from semv.reasoning import band, judge_adjustment, resolve_clash
+from semv.reasoning import band, judge_adjustment, resolve_clash, review_codes
 
 SEMANTICS = "quadratic-energy"
 
@@ -119,6 +119,16 @@ async def solve(
                 stages=(Stage.QBAF,),
             )
         )
+    notes.extend(
+        review_codes(
+            subclaim,
+            arguments.arguments,
+            ranked.evidence,
+            support_total=s_total,
+            attack_total=a_total,
+            config=ctx.settings.review,
+        )
+    )
     qbaf = Qbaf(
         subclaim=subclaim.id,
         base=decision_cfg.base_score,
@@ -149,7 +159,7 @@ STAGE = StageDef(
     version="2",
     fn=solve,
     output=SolvedQbaf,
-    reads=("decision", "clash"),
+    reads=("decision", "clash", "review"),
     uses_agents=True,
     symbol=Stage.QBAF,
     code=("semv.reasoning",),

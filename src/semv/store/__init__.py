@@ -3,6 +3,7 @@
 from semv.store._hashing import canonical_json, content_hash, sha256_file, sha256_text
 from semv.store._store import (
     NodeRecord,
+    RevisionRecord,
     RunRecord,
     Store,
     TraceCheck,
@@ -13,6 +14,7 @@ from semv.store._store import (
 
 __all__ = [
     "NodeRecord",
+    "RevisionRecord",
     "RunRecord",
     "Store",
     "TraceCheck",

@@ -159,3 +159,20 @@ memory_state = Table(
 Index("ix_memory_records_status", memory_records.c.bank, memory_records.c.status)
 Index("ix_memory_candidates_key", memory_candidates.c.bank, memory_candidates.c.key)
 Index("ix_memory_usage_run", memory_usage.c.bank, memory_usage.c.run_id)
+revisions = Table(
+    "revisions",
+    metadata,
+    Column("run_id", String(40), ForeignKey("runs.run_id"), primary_key=True),
+    Column("parent_run_id", String(40), ForeignKey("runs.run_id"), nullable=False),
+    Column("policy", String(16), nullable=False),
+    Column("base_head", String(64), comment="The parent's trace head the batch was applied to."),
+    Column("batch_json", Text, nullable=False, comment="The review batch as submitted."),
+    Column("review_json", Text, nullable=False, comment="Accumulated review state after it."),
+    Column("outcome_json", Text, comment="Routing, scope, locality and diff, once committed."),
+    Column("created_at", String(32), nullable=False),
+    Column("committed_at", String(32)),
+)
+"""Module E: a revision run and the run it revises (added to existing stores by create_all;
+``runs.parent_run_id`` carries the same link for runs listed without this table)."""
+
+Index("ix_revisions_parent", revisions.c.parent_run_id)

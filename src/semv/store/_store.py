@@ -42,7 +42,15 @@ _SQLITE_BUSY_SECONDS = 30.0
 """How long a writer waits for another process's transaction before giving up."""
 _SCHEMA_ATTEMPTS = 5
 
-__all__ = ["NodeRecord", "RunRecord", "Store", "TraceCheck", "genesis_hash", "utc_now"]
+__all__ = [
+    "NodeRecord",
+    "RevisionRecord",
+    "RunRecord",
+    "Store",
+    "TraceCheck",
+    "genesis_hash",
+    "utc_now",
+]
 
 
 def utc_now() -> str:
@@ -90,6 +98,21 @@ class NodeRecord:
     output_hash: str
     reused: bool
     seconds: float
+
+
+@dataclass(frozen=True)
+class RevisionRecord:
+    """A contestation revision (Module E): the run it produced and the run it revised."""
+
+    run_id: str
+    parent_run_id: str
+    policy: str
+    base_head: str | None
+    batch_json: str
+    review_json: str
+    outcome_json: str | None
+    created_at: str
+    committed_at: str | None
 
 
 @dataclass(frozen=True)
@@ -432,6 +455,57 @@ class Store:
         if row is None:
             raise StoreError(f"run {run_id} has no node {key}")
         return self.get_blob(str(row[0])).decode("utf-8")
+
+    # ---- revisions (Module E) ------------------------------------------------------------
+
+    def add_revision(
+        self,
+        run_id: str,
+        *,
+        parent_run_id: str,
+        policy: str,
+        base_head: str | None,
+        batch_json: str,
+        review_json: str,
+    ) -> None:
+        with self._tx() as conn:
+            conn.execute(
+                insert(t.revisions).values(
+                    run_id=run_id,
+                    parent_run_id=parent_run_id,
+                    policy=policy,
+                    base_head=base_head,
+                    batch_json=batch_json,
+                    review_json=review_json,
+                    created_at=utc_now(),
+                )
+            )
+
+    def commit_revision(self, run_id: str, outcome_json: str) -> None:
+        """Record a revision's outcome once; a committed revision never changes."""
+        with self._tx() as conn:
+            res = conn.execute(
+                update(t.revisions)
+                .where(t.revisions.c.run_id == run_id, t.revisions.c.committed_at.is_(None))
+                .values(outcome_json=outcome_json, committed_at=utc_now())
+            )
+            if res.rowcount != 1:
+                raise StoreError(f"revision {run_id} is unknown or already committed")
+
+    def get_revision(self, run_id: str) -> RevisionRecord | None:
+        with self._tx() as conn:
+            row = conn.execute(select(t.revisions).where(t.revisions.c.run_id == run_id)).first()
+        return None if row is None else RevisionRecord(**row._mapping)
+
+    def revisions_of(self, parent_run_id: str) -> list[RevisionRecord]:
+        """Every revision of ``parent_run_id``, oldest first (committed or not)."""
+        with self._tx() as conn:
+            rows = conn.execute(
+                select(t.revisions)
+                .where(t.revisions.c.parent_run_id == parent_run_id)
+                .order_by(t.revisions.c.created_at, t.revisions.c.run_id)
+            ).all()
+        return [RevisionRecord(**r._mapping) for r in rows]
 
 
 def _run_record(m: Any) -> RunRecord:

@@ -1,0 +1,348 @@
+"""A revision: apply a review batch to a committed run and re-evaluate its stage graph as a
+NEW run linked to its parent (the first-pass run is never overwritten; §4.5).
+
+s^(H) = T*_{Closure(H)}(Apply(s, H)) (Eq. 23): the review state enters the routed nodes, the
+policy names the nodes recomputed unconditionally, and every other node is reused from the
+parent when its fingerprint is unchanged (only the parent's values are reused, so a revision
+preserves exactly the state it revises and executes exactly what its inputs changed).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field
+
+from semv import __version__
+from semv.agents import Agents
+from semv.config import Settings
+from semv.contest._batch import POLICY_SYMBOL, Policy, ReviewBatch
+from semv.contest._locality import (
+    DecisionDelta,
+    Locality,
+    decision_delta,
+    forced_nodes,
+    locality,
+    scope_nodes,
+)
+from semv.contest._review import ReviewState, apply_batch
+from semv.contest._routing import Action, RevisionPlan, plan_batch
+from semv.contest._stages import reviewed_graph, reviewer_evidence
+from semv.contest._state import RunState, load_state
+from semv.errors import ContestError, SemvError
+from semv.graph import Executor
+from semv.model import (
+    Arguments,
+    Evidence,
+    Frozen,
+    RankedEvidence,
+    RenderedReport,
+    Result,
+    RunStatus,
+    TraceKind,
+    Verdict,
+    result_evidence,
+)
+from semv.perception.paths import copy_maps, resolve_data_paths
+from semv.pipeline import build_result, write_reports
+from semv.stages import CASE_SOURCE, build_graph
+from semv.store import Store, canonical_json, content_hash, sha256_file, sha256_text
+
+__all__ = ["TRACE_ELEMENTS", "Revision", "SiblingRevision", "revise", "trace_elements"]
+
+ProgressFn = Callable[[str, bool], None]
+
+TRACE_ELEMENTS = (
+    "action",
+    "target",
+    "reason",
+    "routing",
+    "scope",
+    "objects",
+    "delta",
+)
+"""The seven trace elements 𝒦 of Eq. 39, as keys of the ``contest.revised`` event."""
+
+
+class SiblingRevision(Frozen):
+    run_id: str
+    committed: bool
+
+
+class Revision(Frozen):
+    """The outcome of one contestation: the new run, its plan, locality and decision delta."""
+
+    run_id: str
+    parent_run_id: str
+    policy: Policy
+    plan: RevisionPlan
+    review: ReviewState
+    forced: tuple[str, ...]
+    locality: Locality
+    delta: DecisionDelta
+    objects: dict[str, dict[str, list[str]]] = Field(
+        description="Per subclaim in scope: argument and evidence ids before and after."
+    )
+    stale_base: bool = Field(description="The parent has other revisions (concurrent or older).")
+    siblings: tuple[SiblingRevision, ...] = ()
+    seconds: float
+    result: Result
+
+    @property
+    def symbol(self) -> str:
+        return POLICY_SYMBOL[self.policy]
+
+
+def _actions(batch: ReviewBatch | Sequence[Action]) -> tuple[Action, ...]:
+    return tuple(batch.actions) if isinstance(batch, ReviewBatch) else tuple(batch)
+
+
+def _objects(
+    parent: RunState, nodes: dict[str, Any], dims: Sequence[str]
+) -> dict[str, dict[str, list[str]]]:
+    out: dict[str, dict[str, list[str]]] = {}
+    for k in dims:
+        entry: dict[str, list[str]] = {}
+        kinds: tuple[tuple[str, str, type[Arguments] | type[RankedEvidence]], ...] = (
+            ("arguments", f"argue:{k}", Arguments),
+            ("evidence", f"validate:{k}", RankedEvidence),
+        )
+        for name, key, kind in kinds:
+            if key not in nodes or key not in parent.nodes:
+                continue
+            before = parent.value(key, kind)
+            after = nodes[key].value
+            ids_before = [
+                x.id
+                for x in (before.arguments if isinstance(before, Arguments) else before.evidence)
+            ]
+            ids_after = [
+                x.id for x in (after.arguments if isinstance(after, Arguments) else after.evidence)
+            ]
+            entry[f"{name}_before"] = ids_before
+            entry[f"{name}_after"] = ids_after
+        out[k] = entry
+    return out
+
+
+def _ids(value: object) -> list[str]:
+    if isinstance(value, Arguments):
+        return [a.id for a in value.arguments]
+    if isinstance(value, RankedEvidence):
+        return [e.id for e in value.evidence]
+    return []
+
+
+async def revise(
+    store: Store,
+    run: str,
+    batch: ReviewBatch | Sequence[Action],
+    *,
+    settings: Settings,
+    agents: Agents,
+    policy: Policy | None = None,
+    reports_dir: Path | None = None,
+    progress: ProgressFn | None = None,
+) -> Revision:
+    """Apply ``batch`` to committed run ``run`` and return the revision (a new run)."""
+    started = time.perf_counter()
+    settings = resolve_data_paths(settings, store.data_dir)
+    actions = _actions(batch)
+    chosen = policy or (batch.policy if isinstance(batch, ReviewBatch) else None)
+    chosen = chosen or Policy(settings.contest.policy)
+    parent = load_state(store, run)
+    named = batch.base_run if isinstance(batch, ReviewBatch) else None
+    if named and not parent.run_id.startswith(named):
+        raise ContestError(f"the batch names run {named}, but run {parent.run_id} was given")
+    view = parent.view()
+    plan = plan_batch(actions, view)
+    review = apply_batch(parent.review, actions, view, plan)
+    case = parent.case
+    specs = reviewed_graph(build_graph(case, contract=parent.contract), review)
+    keys = [s.key for s in specs]
+    forced = forced_nodes(keys, chosen, plan)
+    scope = scope_nodes(keys, plan)
+    settings_hash = sha256_text(settings.model_dump_json())
+    run_id = store.create_run(
+        case_id=case.id,
+        adapter=case.adapter,
+        settings_hash=settings_hash,
+        agents=agents.identity,
+        parent_run_id=parent.run_id,
+    )
+    batch_json = canonical_json([h.model_dump(mode="json") for h in actions])
+    store.add_revision(
+        run_id,
+        parent_run_id=parent.run_id,
+        policy=chosen.value,
+        base_head=parent.record.trace_head,
+        batch_json=batch_json,
+        review_json=review.model_dump_json(),
+    )
+    store.append_event(
+        run_id,
+        TraceKind.RUN_STARTED,
+        payload={
+            "case_id": case.id,
+            "case_hash": content_hash(case),
+            "adapter": case.adapter,
+            "contract": parent.contract,
+            "semv": __version__,
+            "agents": agents.identity,
+            "settings_hash": settings_hash,
+            "parent_run_id": parent.run_id,
+            "parent_trace_head": parent.record.trace_head,
+        },
+    )
+    store.append_event(
+        run_id,
+        TraceKind.CONTEST_APPLIED,
+        payload={
+            "policy": chosen.value,
+            "batch": [h.model_dump(mode="json") for h in actions],
+            "plan": plan.model_dump(mode="json"),
+            "forced": sorted(forced),
+            "settings_changed": settings_hash != parent.record.settings_hash,
+            "agents_changed": agents.identity != parent.record.agents,
+        },
+    )
+    try:
+        executor = Executor(
+            store,
+            settings,
+            agents,
+            run_id=run_id,
+            progress=progress,
+            force=forced,
+            reuse=parent.reuse_map(),
+            cache=False,
+        )
+        nodes = await executor.run(specs, {CASE_SOURCE: case})
+        report = nodes["render"].value
+        verdict = nodes["aggregate"].value
+        if not isinstance(report, RenderedReport) or not isinstance(verdict, Verdict):
+            raise ContestError("the revised graph produced no report")
+        base = reports_dir if reports_dir is not None else _reports(store)
+        copy_maps([n.value for n in nodes.values()], settings, base / run_id)
+        paths = write_reports(report, base / run_id)
+        store.append_event(
+            run_id,
+            TraceKind.REPORT_WRITTEN,
+            node="render",
+            payload={fmt: {"path": p, "sha256": sha256_file(p)} for fmt, p in paths.items()},
+        )
+        after = {k: (n.fingerprint, n.output_hash) for k, n in nodes.items()}
+        executed = [k for k, n in nodes.items() if not n.reused]
+        loc = locality(parent.reuse_map(), after, scope, executed)
+        delta = decision_delta(parent.verdict, verdict)
+        objects = _objects(parent, dict(nodes), plan.subclaims)
+        siblings = tuple(
+            SiblingRevision(run_id=r.run_id, committed=r.committed_at is not None)
+            for r in store.revisions_of(parent.run_id)
+            if r.run_id != run_id
+        )
+        changed_nodes = {
+            k: [parent.nodes[k].output_hash if k in parent.nodes else "", after[k][1]]
+            for k in (*loc.changed_inside, *loc.changed_outside)
+        }
+        store.append_event(
+            run_id,
+            TraceKind.CONTEST_REVISED,
+            payload={
+                "action": [h.op for h in actions],
+                "target": [h.target for h in actions],
+                "reason": [h.reason for h in actions],
+                "routing": {
+                    "restart": plan.restart.value,
+                    "policy": chosen.value,
+                    "actions": [
+                        {"default": r.default.value, "route": r.route.value, "rule": r.rule}
+                        for r in plan.actions
+                    ],
+                },
+                "scope": {
+                    "subclaims": list(plan.subclaims),
+                    "nodes": list(loc.scope),
+                    "widened": list(plan.widened),
+                },
+                "objects": {"nodes": changed_nodes, "subclaims": objects},
+                "delta": delta.model_dump(mode="json"),
+                "locality": loc.value,
+                "executed": len(executed),
+                "global_transitions": loc.global_transitions,
+                "base": {
+                    "parent_run_id": parent.run_id,
+                    "stale": bool(siblings),
+                    "other_revisions": [s.model_dump() for s in siblings],
+                },
+            },
+        )
+        commit = store.append_event(
+            run_id,
+            TraceKind.RUN_COMMITTED,
+            payload={
+                "label": verdict.label,
+                "internal_label": verdict.internal_label.value,
+                "confidence": verdict.confidence,
+            },
+        )
+        result = _with_reviewer_evidence(
+            build_result(run_id, dict(nodes), paths, commit.hash), reviewer_evidence(review)
+        )
+        store.finish_run(
+            run_id,
+            RunStatus.COMMITTED,
+            label=verdict.label,
+            confidence=verdict.confidence,
+            result_json=result.model_dump_json(),
+        )
+    except BaseException as exc:
+        message = str(exc) if isinstance(exc, SemvError) else f"{type(exc).__name__}: {exc}"
+        try:
+            store.append_event(run_id, TraceKind.RUN_FAILED, payload={"error": message})
+            store.finish_run(run_id, RunStatus.FAILED, error=message)
+        except SemvError:
+            pass
+        raise
+    revision = Revision(
+        run_id=run_id,
+        parent_run_id=parent.run_id,
+        policy=chosen,
+        plan=plan,
+        review=review,
+        forced=tuple(sorted(forced)),
+        locality=loc,
+        delta=delta,
+        objects=objects,
+        stale_base=bool(siblings),
+        siblings=siblings,
+        seconds=time.perf_counter() - started,
+        result=result,
+    )
+    store.commit_revision(run_id, revision.model_dump_json(exclude={"result", "review"}))
+    return revision
+
+
+def _with_reviewer_evidence(result: Result, items: Sequence[Evidence]) -> Result:
+    """The result's evidence list with reviewer items added (or replacing what they edit)."""
+    if not items:
+        return result
+    swap = {e.id: result_evidence(e) for e in items}
+    evidence = [swap.pop(e.id, e) for e in result.evidence] + list(swap.values())
+    return result.model_copy(update={"evidence": tuple(evidence)})
+
+
+def trace_elements(store: Store, run_id: str) -> dict[str, bool]:
+    """Which of the seven elements of Eq. 39 the revision's stored trace holds."""
+    event = next((e for e in store.trace(run_id) if e.kind is TraceKind.CONTEST_REVISED), None)
+    payload = event.payload if event is not None else {}
+    return {k: bool(payload.get(k)) for k in TRACE_ELEMENTS}
+
+
+def _reports(store: Store) -> Path:
+    if store.data_dir is None:
+        raise SemvError("no reports directory: pass reports_dir for a store given by URL")
+    return store.data_dir / "reports"
