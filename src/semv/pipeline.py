@@ -37,6 +37,7 @@ from semv.model import (
     result_uncertainty,
 )
 from semv.model import Bundle as BundleValue
+from semv.perception.artifacts import use_artifacts
 from semv.stages import CASE_SOURCE, build_graph
 from semv.store import Store, content_hash, sha256_file, sha256_text
 
@@ -169,7 +170,9 @@ async def run_case(
             max_concurrency=max_concurrency,
             progress=progress,
         )
-        nodes = await executor.run(build_graph(case, contract=contract), {CASE_SOURCE: case})
+        artifacts = _artifacts_root(store, reports_dir)
+        with use_artifacts(artifacts):
+            nodes = await executor.run(build_graph(case, contract=contract), {CASE_SOURCE: case})
         report = _value(nodes, "render", RenderedReport)
         base = reports_dir if reports_dir is not None else _default_reports(store)
         paths = write_reports(report, base / run_id)
@@ -213,6 +216,16 @@ async def run_case(
         reused=len(nodes) - executed,
         nodes=nodes,
     )
+
+
+def _artifacts_root(store: Store, reports_dir: Path | None) -> Path:
+    """Where keyframes and other media artifacts go: ``<data dir>/artifacts``
+    (content-addressed, shared by all runs), else next to the reports."""
+    if store.data_dir is not None:
+        return store.data_dir / "artifacts"
+    if reports_dir is not None:
+        return reports_dir / "artifacts"
+    return Path(tempfile.gettempdir()) / "semv-artifacts"
 
 
 def _default_reports(store: Store) -> Path:

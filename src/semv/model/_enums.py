@@ -156,6 +156,9 @@ class UncertaintyCode(StrEnum):
     MAJOR_CONFLICT = "major-factual-conflict"
     METADATA_CLAIM_CONFLICT = "metadata-claim-conflict"
     RETRIEVAL_GAP = "retrieval-gap"
+    MEDIA_TYPE_MISMATCH = "media-type-mismatch"
+    MEDIA_TOO_SMALL = "media-too-small"
+    MEDIA_REFUSED = "media-refused"
 
 
 class TraceKind(StrEnum):

@@ -9,6 +9,7 @@ from semv.stages import (
     argue,
     bundle,
     claims,
+    describe,
     media,
     plan,
     qbaf,
@@ -28,11 +29,21 @@ def node_key(stage: str, part: str | None = None) -> str:
 
 def build_graph(case: Case, *, contract: str) -> list[NodeSpec]:
     """The nodes of ``case``'s graph: shared prefix, one chain per dimension, shared suffix."""
-    media_keys = tuple(node_key("media", a.id) for a in case.media)
+    extract_keys = tuple(node_key("media", a.id) for a in case.media)
+    media_keys = tuple(node_key("describe", a.id) for a in case.media)
+    """Downstream stages read each asset's final evidence: extraction plus description."""
     specs: list[NodeSpec] = [
         NodeSpec("bundle", bundle.STAGE, (Input("case", CASE_SOURCE),)),
         *(
             NodeSpec(key, media.STAGE, (Input("asset", CASE_SOURCE, ("media", n)),))
+            for n, key in enumerate(extract_keys)
+        ),
+        *(
+            NodeSpec(
+                key,
+                describe.STAGE,
+                (Input("asset", CASE_SOURCE, ("media", n)), Input("media", extract_keys[n])),
+            )
             for n, key in enumerate(media_keys)
         ),
         NodeSpec(

@@ -10,10 +10,13 @@ from semv.agents._protocol import (
     ClashInput,
     ClashJudgement,
     DecomposeInput,
+    Description,
+    DescribeInput,
     PlanInput,
     VerifyInput,
     VerifyOutput,
 )
+from semv.agents.offline._describe import describe_asset
 from semv.agents.offline._decompose import decompose_case, plan_subclaim
 from semv.agents.offline._resources import embeddings_available
 from semv.agents.offline._rules import ClaimView, is_metadata, rule_for
@@ -124,3 +127,6 @@ class OfflineAgents:
 
     async def judge_clash(self, request: ClashInput) -> ClashJudgement:
         return judge(request)
+
+    async def describe(self, request: DescribeInput) -> Description:
+        return describe_asset(request)
