@@ -34,12 +34,12 @@ __all__ = [
     "ConfidenceConfig",
     "DecisionConfig",
     "EvidenceRankingConfig",
+    "MediaConfig",
     "OfflineAgentConfig",
     "Settings",
     "SourceReliabilityConfig",
     "StrengthConfig",
     "load_settings",
-    "MediaConfig",
 ]
 
 

@@ -75,4 +75,3 @@ def load_asset(
         position=number - 1,
         loaded=not text_only,
     )
-

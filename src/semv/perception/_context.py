@@ -89,7 +89,9 @@ class ExtractContext:
         """A view of this context for image extractors running on ``keyframe``."""
         return replace(self, frame=keyframe)
 
-    def location(self, asset: Asset, region: tuple[int, int, int, int] | None = None) -> MediaLocation:
+    def location(
+        self, asset: Asset, region: tuple[int, int, int, int] | None = None
+    ) -> MediaLocation:
         """λ_e: the asset, the keyframe's time when on a frame, and a pixel region."""
         if self.frame is None:
             return MediaLocation(asset_id=asset.id, region=region)
@@ -127,7 +129,9 @@ def nothing(asset: Asset, code: UncertaintyCode | None = None, detail: str = "")
     return MediaEvidence(asset_id=asset.id, evidence=(), uncertainty=items)
 
 
-def only(asset: Asset, *evidence: Evidence, uncertainty: Iterable[UncertaintyItem] = ()) -> MediaEvidence:
+def only(
+    asset: Asset, *evidence: Evidence, uncertainty: Iterable[UncertaintyItem] = ()
+) -> MediaEvidence:
     """The given evidence and uncertainty items."""
     return MediaEvidence(asset_id=asset.id, evidence=evidence, uncertainty=tuple(uncertainty))
 

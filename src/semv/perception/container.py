@@ -81,8 +81,16 @@ def probe_file(path: Path) -> dict[str, Any]:
         raise ProbeFailed("ffprobe not found")
     try:
         done = subprocess.run(
-            [exe, "-v", "error", "-print_format", "json", "-show_format", "-show_streams",
-             str(path)],
+            [
+                exe,
+                "-v",
+                "error",
+                "-print_format",
+                "json",
+                "-show_format",
+                "-show_streams",
+                str(path),
+            ],
             capture_output=True,
             text=True,
             timeout=_TIMEOUT_S,
@@ -126,7 +134,8 @@ def probe(asset: Asset, path: Path, context: ExtractContext) -> MediaEvidence:
     except ProbeFailed as exc:
         context.usable = False
         code = (
-            UncertaintyCode.TOOL_MISSING if "not found" in str(exc)
+            UncertaintyCode.TOOL_MISSING
+            if "not found" in str(exc)
             else UncertaintyCode.MEDIA_UNREADABLE
         )
         return nothing(asset, code, f"ffprobe: {path.name}: {exc}")

@@ -15,6 +15,7 @@ import warnings
 from pathlib import Path
 from typing import Final
 
+import PIL
 from PIL import Image, UnidentifiedImageError
 
 from semv.model import (
@@ -31,7 +32,7 @@ from semv.model import (
 )
 from semv.perception._context import ExtractContext, nothing, only, uncertain
 
-__all__ = ["STRUCTURAL_RELEVANCE", "check_file", "sniff", "file_evidence_id"]
+__all__ = ["STRUCTURAL_RELEVANCE", "check_file", "file_evidence_id", "sniff"]
 
 STRUCTURAL_RELEVANCE: Final = 0.1
 """Prior q_e of items that describe the file rather than the event (hash, container, frames):
@@ -146,7 +147,7 @@ def check_file(asset: Asset, path: Path, context: ExtractContext) -> MediaEviden
         provenance=Provenance(
             producer=ProducerKind.TOOL,
             agent="semv integrity",
-            tool_version=f"hashlib sha256; Pillow {Image.__version__}",
+            tool_version=f"hashlib sha256; Pillow {PIL.__version__}",
             method="SHA-256 of the bytes; magic-byte sniffing; Pillow decode test",
             derived_from=(asset.id,),
         ),

@@ -205,9 +205,7 @@ def choose(
     regions: list[tuple[OcrLine, OcrLine | None, OcrLine | None]] = []
     used: set[int] = set()
     for t in tesseract:
-        inside = [
-            (i, r) for i, r in enumerate(rapid) if i not in used and _within(r.box, t.box)
-        ]
+        inside = [(i, r) for i, r in enumerate(rapid) if i not in used and _within(r.box, t.box)]
         used.update(i for i, _ in inside)
         r_line: OcrLine | None = None
         if inside:
@@ -216,7 +214,9 @@ def choose(
             text = joiner.join(p.text for p in parts)
             conf = sum(p.confidence for p in parts) / len(parts)
             r_line = OcrLine(text, t.box, conf, "rapidocr", language_of(text))
-        pick = t if r_line is None or t.confidence >= r_line.confidence - TESSERACT_MARGIN else r_line
+        pick = (
+            t if r_line is None or t.confidence >= r_line.confidence - TESSERACT_MARGIN else r_line
+        )
         regions.append((pick, t, r_line))
     for i, r in enumerate(rapid):
         if i not in used:
@@ -259,7 +259,8 @@ def read_text(asset: Asset, path: Path, context: ExtractContext) -> MediaEvidenc
     except Exception as exc:  # tesseract/onnxruntime errors on odd images
         return nothing(
             asset,
-            UncertaintyCode.TOOL_MISSING if "tesseract" in type(exc).__name__.lower()
+            UncertaintyCode.TOOL_MISSING
+            if "tesseract" in type(exc).__name__.lower()
             else UncertaintyCode.MEDIA_UNREADABLE,
             f"OCR of {context.subject()}: {type(exc).__name__}: {exc}",
         )

@@ -77,7 +77,9 @@ def _model(path: str) -> Any:
     return WhisperModel(path, device="cpu", compute_type="int8", cpu_threads=2)
 
 
-def transcribe_file(audio: Path, config: MediaConfig) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+def transcribe_file(
+    audio: Path, config: MediaConfig
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Segments (start, end, text, avg_logprob) and info (language, duration) of ``audio``."""
     model = _model(str(model_dir(config)))
     with _LOCK:

@@ -103,11 +103,11 @@ def detect_scenes(path: Path, config: MediaConfig) -> tuple[list[Scene], float, 
     )
     manager.detect_scenes(video)
     rate = float(video.frame_rate)
-    duration = float(video.duration.get_seconds()) if video.duration is not None else 0.0
+    duration = float(video.duration.seconds) if video.duration is not None else 0.0
     found = [
         Scene(
-            start_s=float(start.get_seconds()),
-            end_s=float(end.get_seconds()),
+            start_s=float(start.seconds),
+            end_s=float(end.seconds),
             start_frame=int(start.frame_num),
             end_frame=int(end.frame_num),
         )
@@ -159,9 +159,7 @@ def _grab(path: Path, times: list[float]) -> list[tuple[float, int, npt.NDArray[
     return out
 
 
-def _store_frame(
-    store: ArtifactStore, rgb: npt.NDArray[np.uint8]
-) -> tuple[str, Path, Any]:
+def _store_frame(store: ArtifactStore, rgb: npt.NDArray[np.uint8]) -> tuple[str, Path, Any]:
     import io
 
     from PIL import Image
@@ -330,8 +328,25 @@ def extract_audio(path: Path, target: Path, rate_hz: int) -> None:
     if exe is None:
         raise FileNotFoundError("ffmpeg not found")
     done = subprocess.run(
-        [exe, "-nostdin", "-v", "error", "-y", "-i", str(path), "-vn", "-map", "0:a:0",
-         "-ac", "1", "-ar", str(rate_hz), "-c:a", "pcm_s16le", str(target)],
+        [
+            exe,
+            "-nostdin",
+            "-v",
+            "error",
+            "-y",
+            "-i",
+            str(path),
+            "-vn",
+            "-map",
+            "0:a:0",
+            "-ac",
+            "1",
+            "-ar",
+            str(rate_hz),
+            "-c:a",
+            "pcm_s16le",
+            str(target),
+        ],
         capture_output=True,
         text=True,
         timeout=_FFMPEG_TIMEOUT_S,
@@ -348,7 +363,8 @@ def _audio(asset: Asset, path: Path, context: ExtractContext) -> MediaEvidence:
         extract_audio(path, target, context.config.audio_rate_hz)
     except (OSError, subprocess.SubprocessError) as exc:
         code = (
-            UncertaintyCode.TOOL_MISSING if "not found" in str(exc)
+            UncertaintyCode.TOOL_MISSING
+            if "not found" in str(exc)
             else UncertaintyCode.MEDIA_UNREADABLE
         )
         return nothing(asset, code, f"audio track of {path.name}: {exc}")

@@ -54,7 +54,9 @@ _DARK: Final = 0.22
 
 def colour_name(rgb: tuple[int, int, int]) -> str:
     """The nearest named colour (Euclidean distance in RGB)."""
-    return min(_COLOURS, key=lambda item: sum((a - b) ** 2 for a, b in zip(item[1], rgb, strict=True)))[0]
+    return min(
+        _COLOURS, key=lambda item: sum((a - b) ** 2 for a, b in zip(item[1], rgb, strict=True))
+    )[0]
 
 
 def scene_features(path: Path) -> dict[str, Any]:
@@ -70,7 +72,8 @@ def scene_features(path: Path) -> dict[str, Any]:
     counts = sorted(quant.getcolors() or [], reverse=True)
     total = _SIDE * _SIDE
     shares: dict[str, float] = {}
-    for count, index in counts:
+    for count, entry in counts:
+        index = int(entry) if isinstance(entry, int) else 0
         rgb = (palette[3 * index], palette[3 * index + 1], palette[3 * index + 2])
         name = colour_name(rgb)
         shares[name] = shares.get(name, 0.0) + count / total
@@ -101,7 +104,6 @@ def scene_features(path: Path) -> dict[str, Any]:
     else:
         scene = "unclear (no sky, vegetation or document cues)"
     return {
-        "faces": _faces(image),
         "dominant_colours": dominant,
         "brightness": round(brightness, 3),
         "colourfulness": round(colourfulness, 3),
@@ -111,24 +113,6 @@ def scene_features(path: Path) -> dict[str, Any]:
         "neutral_share": round(neutral, 3),
         "scene_type": scene,
     }
-
-
-def _faces(image: Any) -> int | None:
-    """Frontal faces found by OpenCV's bundled Haar cascade; None when OpenCV is missing."""
-    try:
-        import cv2
-        import numpy as np
-    except ImportError:
-        return None
-    gray = cv2.cvtColor(np.asarray(image), cv2.COLOR_RGB2GRAY)
-    scale = min(1.0, 640 / max(gray.shape))
-    if scale < 1.0:
-        gray = cv2.resize(gray, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-    cascade = cv2.CascadeClassifier(
-        str(Path(cv2.data.haarcascades) / "haarcascade_frontalface_default.xml")
-    )
-    found = cascade.detectMultiScale(gray, scaleFactor=1.1, minNeighbors=6, minSize=(24, 24))
-    return int(len(found))
 
 
 def visual_features(asset: Asset, path: Path, context: ExtractContext) -> MediaEvidence:
@@ -143,18 +127,14 @@ def visual_features(asset: Asset, path: Path, context: ExtractContext) -> MediaE
             UncertaintyCode.MEDIA_UNREADABLE,
             f"visual features of {context.subject()}: {type(exc).__name__}: {exc}",
         )
-    colours = ", ".join(
-        f"{c['colour']} {c['share']:.0%}" for c in features["dominant_colours"][:3]
-    )
+    colours = ", ".join(f"{c['colour']} {c['share']:.0%}" for c in features["dominant_colours"][:3])
     content = (
         f"Visual features of {context.subject()}: dominant colours {colours}; "
         f"{features['scene_type']}; brightness {features['brightness']:.2f}, "
         f"colourfulness {features['colourfulness']:.2f}, edge density "
-        f"{features['edge_density']:.2f}"
-        + (f"; {features['faces']} frontal face(s) detected" if features["faces"] else "")
-        + "."
+        f"{features['edge_density']:.2f}."
     )
-    from PIL import Image
+    import PIL
 
     evidence = Evidence(
         id=context.evidence_id("visual", asset),
@@ -169,9 +149,9 @@ def visual_features(asset: Asset, path: Path, context: ExtractContext) -> MediaE
         provenance=Provenance(
             producer=ProducerKind.TOOL,
             agent="semv visual features",
-            tool_version=f"Pillow {Image.__version__}",
+            tool_version=f"Pillow {PIL.__version__}",
             method="median-cut quantization to 5 colours; Hasler–Süsstrunk colourfulness; "
-            "edge density; sky/vegetation shares; OpenCV Haar frontal-face cascade",
+            "edge density; sky/vegetation shares",
             derived_from=context.derived_from(asset, keyframes_evidence_id(asset.id)),
         ),
     )

@@ -10,14 +10,14 @@ from semv.agents._protocol import (
     ClashInput,
     ClashJudgement,
     DecomposeInput,
-    Description,
     DescribeInput,
+    Description,
     PlanInput,
     VerifyInput,
     VerifyOutput,
 )
-from semv.agents.offline._describe import describe_asset
 from semv.agents.offline._decompose import decompose_case, plan_subclaim
+from semv.agents.offline._describe import describe_asset
 from semv.agents.offline._resources import embeddings_available
 from semv.agents.offline._rules import ClaimView, is_metadata, rule_for
 from semv.agents.offline._verify import judge, verify_drafts

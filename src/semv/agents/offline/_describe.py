@@ -1,7 +1,7 @@
 """The offline ``describe`` role: a structured observation assembled from the media evidence.
 
 No vision model: the observation is put together from what the extractors measured (OCR
-lines, the transcript, classical visual features and faces, EXIF and container metadata,
+lines, the transcript, classical visual features, EXIF and container metadata,
 keyframes). Every field names the evidence it comes from; text read or heard in the media is
 quoted as data.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Final
 
-from semv.agents._protocol import Description, DescribeInput
+from semv.agents._protocol import DescribeInput, Description
 from semv.model import Evidence
 
 __all__ = ["describe_asset"]
@@ -41,19 +41,16 @@ def describe_asset(request: DescribeInput) -> Description:
     if visual:
         scenes = Counter(str(ev.data.get("scene_type")) for ev in visual)
         scene, _ = scenes.most_common(1)[0]
-        colours: Counter[str] = Counter()
+        colours: dict[str, float] = {}
         for ev in visual:
             for c in ev.data.get("dominant_colours", []):
-                colours[str(c["colour"])] += float(c["share"]) / len(visual)
-        faces = [int(ev.data["faces"]) for ev in visual if isinstance(ev.data.get("faces"), int)]
+                name = str(c["colour"])
+                colours[name] = colours.get(name, 0.0) + float(c["share"]) / len(visual)
         obs["scene_type"] = scene
-        obs["dominant_colours"] = [name for name, _ in colours.most_common(3)]
+        ranked = sorted(colours.items(), key=lambda kv: (-kv[1], kv[0]))
+        obs["dominant_colours"] = [name for name, _ in ranked[:3]]
         parts.append(scene)
         parts.append("dominant colours " + ", ".join(obs["dominant_colours"]))
-        if faces:
-            obs["faces_max"] = max(faces)
-            if max(faces):
-                parts.append(f"up to {max(faces)} frontal face(s) visible")
         used += [ev.id for ev in visual]
 
     frames = by_kind.get("keyframes", [])

@@ -131,7 +131,37 @@ def is_metadata(ev: Evidence) -> bool:
     return ev.modality is Modality.METADATA or ev.source_type is SourceType.METADATA
 
 
+_OBSERVATION_KINDS = frozenset({"file", "container", "keyframes", "visual", "description"})
+"""Media evidence that records measurements (hashes, streams, frames, colours), not text
+anyone wrote or said: the text rules do not read it."""
+
+_MEDIA_TEXT = {
+    "ocr": "the text read in the media (OCR)",
+    "transcript": "the speech in the media (ASR)",
+}
+"""Text found in the case's own media: compared for dates, places, names and numbers, but it
+neither describes the scene nor is a caption of it."""
+
+
+def media_kind(ev: Evidence) -> str:
+    """``data["kind"]`` of media evidence (``ocr``, ``transcript``, ``keyframes``...), or ""."""
+    kind = ev.data.get("kind")
+    return kind if isinstance(kind, str) else ""
+
+
+def is_observation(ev: Evidence) -> bool:
+    """A measurement, not a text: skipped by the text rules."""
+    return media_kind(ev) in _OBSERVATION_KINDS
+
+
+def is_media_text(ev: Evidence) -> bool:
+    """OCR or speech transcript of the case's media."""
+    return media_kind(ev) in _MEDIA_TEXT
+
+
 def _kind(ev: Evidence) -> str:
+    if is_media_text(ev):
+        return _MEDIA_TEXT[media_kind(ev)]
     return {
         SourceType.PRIOR_CAPTION: "the prior caption",
         SourceType.FACT_CHECK: "the fact-check",
@@ -233,6 +263,8 @@ def when_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[Fi
                 (*unc, UncertaintyCode.METADATA_CLAIM_CONFLICT),
             )
         ]
+    if is_observation(ev):
+        return []
     observed = list(extract(asserted_text(ev.content), view.language).dates)
     pair = _best_pair(claimed, observed, tol, False) if observed else None
     findings: list[Finding] = []
@@ -333,6 +365,8 @@ def where_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[F
                 (UncertaintyCode.METADATA_CLAIM_CONFLICT,),
             )
         ]
+    if is_observation(ev):
+        return []
     observed = extract(asserted_text(ev.content), view.language)
     if not observed.places:
         return []
@@ -434,7 +468,7 @@ def _group_finding(view: ClaimView, ev: Evidence, observed: TextFacts) -> list[F
 
 def who_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[Finding]:
     claimed = tuple(view.people) + tuple(view.organizations)
-    if not (claimed or view.groups) or is_metadata(ev):
+    if not (claimed or view.groups) or is_metadata(ev) or is_observation(ev):
         return []
     observed = extract(asserted_text(ev.content), view.language)
     names = tuple(observed.people) + tuple(observed.organizations)
@@ -488,9 +522,44 @@ def _surface_words(words: set[str], text: str, limit: int = MAX_KEY_FACTS) -> tu
     return tuple(out)
 
 
-def what_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[Finding]:
-    if is_metadata(ev) or not ev.content.strip():
+_NUMBER = re.compile(r"(?<![\w.,])\d{1,3}(?:[,.\u202f ]\d{3})+(?![\d])|(?<![\w.,])\d+(?:[.,]\d+)?")
+_YEAR = re.compile(r"^(1[89]|20)\d\d$")
+
+
+def _numbers(text: str) -> dict[str, str]:
+    """Numbers in ``text`` (thousands separators removed) → as written; years left out (the
+    when rule compares dates)."""
+    out: dict[str, str] = {}
+    for match in _NUMBER.finditer(text):
+        written = match.group(0).strip()
+        value = re.sub(r"[,.\u202f ](?=\d{3}\b)", "", written)
+        if not _YEAR.match(value):
+            out.setdefault(value, written)
+    return out
+
+
+def _number_finding(view: ClaimView, ev: Evidence) -> list[Finding]:
+    """OCR/ASR text that states a number the claim states (a count, a score, a toll)."""
+    claimed = _numbers(view.claim_text)
+    if not claimed:
         return []
+    seen = _numbers(ev.content)
+    shared = [value for value in claimed if value in seen]
+    if not shared:
+        return []
+    facts = tuple(seen[v] for v in shared)[:MAX_KEY_FACTS]
+    text = (
+        f"{_kind(ev).capitalize()} ({ev.id}) states {', '.join(facts)}, as the claim does: "
+        f"“{_snippet(ev.content)}”."
+    )
+    return [Finding(Stance.SUPPORT, text, (ev.id,), facts)]
+
+
+def what_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[Finding]:
+    if is_metadata(ev) or is_observation(ev) or not ev.content.strip():
+        return []
+    if is_media_text(ev):
+        return _number_finding(view, ev)
     claim_scene = view.claim.scene
     ev_scene = extract(ev.content, view.language).scene
     if not content_words(claim_scene) or not content_words(ev_scene):
@@ -559,7 +628,7 @@ def _names_overlap(a: str, b: str) -> bool:
 
 
 def why_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[Finding]:
-    if is_metadata(ev) or not ev.content.strip():
+    if is_metadata(ev) or is_observation(ev) or not ev.content.strip():
         return []
     src = _kind(ev).capitalize()
     marker = recontext_marker(ev.content)
@@ -605,7 +674,7 @@ def why_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[Fin
 def describes_same_media(ev: Evidence) -> bool:
     """A text that describes the case's own media: a prior caption, or any text evidence tied
     to one of the case's assets (``location.asset_id``)."""
-    if is_metadata(ev):
+    if is_metadata(ev) or is_observation(ev) or is_media_text(ev):
         return False
     return ev.source_type is SourceType.PRIOR_CAPTION or ev.location is not None
 
