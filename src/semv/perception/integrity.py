@@ -64,6 +64,24 @@ _SIGNATURES: Final[tuple[tuple[int, bytes, str, MediaKind], ...]] = (
 only (``.m4a``); ffprobe decides that later."""
 
 
+_EXPECTED: Final[dict[str, str]] = {
+    **dict.fromkeys((".jpg", ".jpeg"), "JPEG"),
+    ".png": "PNG",
+    ".gif": "GIF",
+    ".bmp": "BMP",
+    **dict.fromkeys((".tif", ".tiff"), "TIFF"),
+    ".webp": "WEBP",
+    **dict.fromkeys((".mp4", ".mov", ".m4v", ".3gp", ".m4a"), "ISO media (MP4/MOV)"),
+    **dict.fromkeys((".mkv", ".webm"), "Matroska/WebM"),
+    ".avi": "AVI",
+    ".flac": "FLAC",
+    ".wav": "WAV",
+    **dict.fromkeys((".ogg", ".opus"), "Ogg"),
+    ".mp3": "MP3",
+}
+"""The format each extension promises (extensions without one fixed format are not checked)."""
+
+
 def file_evidence_id(asset_id: str) -> str:
     """``ev:file:<asset id>``."""
     return f"ev:file:{asset_id}"
@@ -117,16 +135,19 @@ def check_file(asset: Asset, path: Path, context: ExtractContext) -> MediaEviden
         name, kind = found
         data["format"] = name
         declared = asset.kind
-        if kind is not declared and not (kind is MediaKind.VIDEO and declared is MediaKind.AUDIO):
-            problems.append(
-                uncertain(
-                    asset,
-                    UncertaintyCode.MEDIA_TYPE_MISMATCH,
-                    f"{path.name} is named as {declared.value} ({path.suffix}) but its content "
-                    f"is {name} ({kind.value}); analysed as {kind.value}",
-                )
+        other_kind = kind is not declared and not (
+            kind is MediaKind.VIDEO and declared is MediaKind.AUDIO
+        )
+        expected = _EXPECTED.get(path.suffix.lower())
+        if other_kind or (expected is not None and expected != name):
+            detail = (
+                f"{path.name} is named as {declared.value} ({path.suffix}) but its content "
+                f"is {name} ({kind.value})"
             )
-            context.kind = kind
+            if other_kind:
+                detail += f"; analysed as {kind.value}"
+                context.kind = kind
+            problems.append(uncertain(asset, UncertaintyCode.MEDIA_TYPE_MISMATCH, detail))
     if context.usable and context.kind is MediaKind.IMAGE:
         problems.extend(_check_image(asset, path, context, data))
     summary = f"File {path.name}: {size:,} bytes, SHA-256 {digest}"
@@ -171,30 +192,26 @@ def _check_image(
 ) -> list[UncertaintyItem]:
     limit = context.config.max_pixels
     try:
-        with Image.open(path) as image:
-            width, height = image.size
-            if width * height > limit:
-                context.usable = False
-                return [
-                    uncertain(
-                        asset,
-                        UncertaintyCode.MEDIA_REFUSED,
-                        f"{path.name} declares {width}×{height} = {width * height:,} pixels, "
-                        f"more than the {limit:,}-pixel limit (possible decompression bomb); "
-                        "not decoded",
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            with Image.open(path) as image:
+                width, height = image.size
+                if width * height > limit:
+                    raise Image.DecompressionBombError(
+                        f"{width}×{height} = {width * height:,} pixels, more than the "
+                        f"{limit:,}-pixel limit"
                     )
-                ]
-            with warnings.catch_warnings():
-                warnings.simplefilter("error", Image.DecompressionBombWarning)
                 image.load()
-    except (
-        UnidentifiedImageError,
-        Image.DecompressionBombError,
-        Image.DecompressionBombWarning,
-        OSError,
-        SyntaxError,
-        ValueError,
-    ) as exc:
+    except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
+        context.usable = False
+        return [
+            uncertain(
+                asset,
+                UncertaintyCode.MEDIA_REFUSED,
+                f"{path.name}: {exc} (possible decompression bomb); not decoded",
+            )
+        ]
+    except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as exc:
         context.usable = False
         return [uncertain(asset, UncertaintyCode.MEDIA_UNREADABLE, f"{path.name}: {exc}")]
     context.image_size = (width, height)

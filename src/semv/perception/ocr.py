@@ -123,7 +123,7 @@ def _rapid() -> Any:
     from rapidocr import RapidOCR
 
     engine = RapidOCR()
-    logging.getLogger("RapidOCR").setLevel(logging.WARNING)
+    logging.getLogger("RapidOCR").setLevel(logging.ERROR)
     return engine
 
 
