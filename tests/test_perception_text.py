@@ -61,12 +61,12 @@ def test_choose_prefers_tesseract_unless_rapidocr_is_clearly_surer() -> None:
         _line("Sale ends", (8, 6, 150, 40), 0.97, "rapidocr"),
         _line("12 March", (170, 6, 140, 40), 0.98, "rapidocr"),
     ]
-    [(pick, t, r)] = choose([document], fragments)
+    [(pick, _, r)] = choose([document], fragments)
     assert pick is document and r is not None and r.text == "Sale ends 12 March"
     garbled = _line("WH3N P1GS FLY", (10, 100, 300, 40), 0.41, "tesseract")
     meme = _line("WHEN PIGS FLY", (6, 96, 310, 50), 0.96, "rapidocr")
     scene_only = _line("EXIT", (500, 300, 60, 30), 0.9, "rapidocr")
-    regions = choose([document, garbled], fragments + [meme, scene_only])
+    regions = choose([document, garbled], [*fragments, meme, scene_only])
     assert [p.text for p, _, _ in regions] == ["Sale ends 12 March", "WHEN PIGS FLY", "EXIT"]
     assert [p.engine for p, _, _ in regions] == ["tesseract", "rapidocr", "rapidocr"]
 

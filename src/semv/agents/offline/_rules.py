@@ -159,6 +159,11 @@ def is_media_text(ev: Evidence) -> bool:
     return media_kind(ev) in _MEDIA_TEXT
 
 
+def _cap(text: str) -> str:
+    """``text`` with its first letter upper-cased (``str.capitalize`` would lower "OCR")."""
+    return text[:1].upper() + text[1:]
+
+
 def _kind(ev: Evidence) -> str:
     if is_media_text(ev):
         return _MEDIA_TEXT[media_kind(ev)]
@@ -273,13 +278,13 @@ def when_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[Fi
         src = _kind(ev)
         if result is Agreement.AGREE:
             text = (
-                f"{src.capitalize()} ({ev.id}) dates the scene to {o.text!r} ({o.iso}), "
+                f"{_cap(src)} ({ev.id}) dates the scene to {o.text!r} ({o.iso}), "
                 f"in agreement with the claimed {c.iso}."
             )
             findings.append(Finding(Stance.SUPPORT, text, (ev.id,), (o.text,)))
         else:
             text = (
-                f"{src.capitalize()} ({ev.id}) dates the scene to {o.text!r} ({o.iso}), "
+                f"{_cap(src)} ({ev.id}) dates the scene to {o.text!r} ({o.iso}), "
                 f"{_gap_text(c, o, gap)} the claimed {c.iso}."
             )
             findings.append(Finding(Stance.ATTACK, text, (ev.id,), (o.text,)))
@@ -370,7 +375,7 @@ def where_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[F
     observed = extract(asserted_text(ev.content), view.language)
     if not observed.places:
         return []
-    src = _kind(ev).capitalize()
+    src = _cap(_kind(ev))
     # same place by name (also for places no gazetteer knows: "Borno" ~ "Borno State")
     named = [
         m
@@ -454,7 +459,7 @@ def _group_finding(view: ClaimView, ev: Evidence, observed: TextFacts) -> list[F
     claimed = {group_key(g): g for g in view.groups}
     seen = {group_key(g): g for g in observed.groups}
     shared = [seen[k] for k in seen if k in claimed]
-    src = _kind(ev).capitalize()
+    src = _cap(_kind(ev))
     if shared:
         text = f"{src} ({ev.id}) also describes the people as {', '.join(shared)}."
         return [Finding(Stance.SUPPORT, text, (ev.id,), tuple(shared)[:MAX_KEY_FACTS])]
@@ -480,7 +485,7 @@ def who_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[Fin
             hit = surname
         if hit is not None:
             matched.append((c, hit))
-    src = _kind(ev).capitalize()
+    src = _cap(_kind(ev))
     if matched:
         shown = ", ".join(dict.fromkeys(h for _, h in matched))
         claimed_names = ", ".join(dict.fromkeys(c for c, _ in matched))
@@ -524,12 +529,24 @@ def _surface_words(words: set[str], text: str, limit: int = MAX_KEY_FACTS) -> tu
 
 _NUMBER = re.compile(r"(?<![\w.,])\d{1,3}(?:[,.\u202f ]\d{3})+(?![\d])|(?<![\w.,])\d+(?:[.,]\d+)?")
 _YEAR = re.compile(r"^(1[89]|20)\d\d$")
+_MONTHS = (
+    r"jan(?:uary|vier)?|feb(?:ruary)?|f[ée]v(?:rier)?|mar(?:ch|s)?|apr(?:il)?|avr(?:il)?|"
+    r"may|mai|june?|juin|july?|juil(?:let)?|aug(?:ust)?|ao[ûu]t|sep(?:t|tember|tembre)?|"
+    r"oct(?:ober|obre)?|nov(?:ember|embre)?|dec(?:ember)?|d[ée]c(?:embre)?"
+)
+_DAY_OF_MONTH = re.compile(
+    rf"\b\d{{1,2}}(?:st|nd|rd|th|er)?\s+(?:of\s+)?(?:{_MONTHS})\b"
+    rf"|\b(?:{_MONTHS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?\b",
+    re.IGNORECASE,
+)
+"""A day of the month written with its month ("12 March", "March 12th"): a date, not a count."""
 
 
 def _numbers(text: str) -> dict[str, str]:
     """Numbers in ``text`` (thousands separators removed) → as written; years left out (the
     when rule compares dates)."""
     out: dict[str, str] = {}
+    text = _DAY_OF_MONTH.sub(lambda m: " " * len(m.group(0)), text)
     for match in _NUMBER.finditer(text):
         written = match.group(0).strip()
         value = re.sub(r"[,.\u202f ](?=\d{3}\b)", "", written)
@@ -549,7 +566,7 @@ def _number_finding(view: ClaimView, ev: Evidence) -> list[Finding]:
         return []
     facts = tuple(seen[v] for v in shared)[:MAX_KEY_FACTS]
     text = (
-        f"{_kind(ev).capitalize()} ({ev.id}) states {', '.join(facts)}, as the claim does: "
+        f"{_cap(_kind(ev))} ({ev.id}) states {', '.join(facts)}, as the claim does: "
         f"“{_snippet(ev.content)}”."
     )
     return [Finding(Stance.SUPPORT, text, (ev.id,), facts)]
@@ -566,7 +583,7 @@ def what_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[Fi
         return []  # one side names only who/where/when: nothing depicted to compare
     sim = similarity(claim_scene, ev_scene, cfg)
     shared = content_words(claim_scene) & content_words(ev_scene)
-    src = _kind(ev).capitalize()
+    src = _cap(_kind(ev))
     emb = f", embedding {sim.embedding:.2f}" if sim.embedding is not None else ""
     if sim.value >= cfg.overlap_support:
         facts = _surface_words(shared, ev_scene)
@@ -630,7 +647,7 @@ def _names_overlap(a: str, b: str) -> bool:
 def why_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[Finding]:
     if is_metadata(ev) or is_observation(ev) or not ev.content.strip():
         return []
-    src = _kind(ev).capitalize()
+    src = _cap(_kind(ev))
     marker = recontext_marker(ev.content)
     if marker is not None:
         label, phrase = marker
