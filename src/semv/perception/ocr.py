@@ -4,7 +4,8 @@ tesseract reads document-like text well (and is the only one of the two that kno
 Vietnamese diacritics); RapidOCR (PP-OCR models bundled in its wheel) reads scene and overlay
 text that tesseract garbles, and detects CJK script reliably. Both run on every image:
 
-1. RapidOCR detects and reads lines (boxes, confidence).
+1. RapidOCR detects and reads lines (boxes, confidence); an image where it detects no text
+   at all is not passed to tesseract (its detector finds document text as well).
 2. The script of its reading picks tesseract's languages: Japanese when kana appear, Chinese
    for other CJK text, else the Latin languages of ``media.ocr_languages``.
 3. tesseract reads the whole image; words are grouped into lines with boxes and confidences.
@@ -229,7 +230,9 @@ def read_image(image: PILImage.Image, config: MediaConfig) -> list[dict[str, Any
     """The chosen lines of ``image`` with both readings (``as_data`` dictionaries)."""
     with _LOCK:
         rapid = _rapid_lines(image)
-        tess = _tesseract_lines(image, _tesseract_langs(rapid, config))
+        # RapidOCR's detector finds document text too: where it sees none, tesseract's full
+        # page pass (the slower one) is skipped
+        tess = _tesseract_lines(image, _tesseract_langs(rapid, config)) if rapid else []
     out = []
     for pick, t, r in choose(tess, rapid):
         if pick.confidence < config.ocr_min_confidence or not pick.text.strip():
