@@ -80,8 +80,6 @@ class ExtractContext:
     keyframes: list[Keyframe] = field(default_factory=list)
     audio: Path | None = None
     """The audio track as 16 kHz mono WAV (``workdir``), when the asset has one."""
-    capture_time: str | None = None
-    tool_versions: dict[str, str] = field(default_factory=dict)
     frame: Keyframe | None = None
     """Set while image extractors run on a keyframe; None for the asset itself."""
 

@@ -129,7 +129,7 @@ def extract(asset: Asset, path: Path, context: ExtractContext) -> MediaEvidence:
 
     Adds to the evidence the gap between EXIF modification and capture time and between the
     file system's modification time and the capture time (a file modified long after it was
-    taken was at least re-saved), and leaves the capture time for later extractors.
+    taken was at least re-saved).
     """
     if not context.usable:
         return MediaEvidence(asset_id=asset.id, evidence=())
@@ -142,7 +142,6 @@ def extract(asset: Asset, path: Path, context: ExtractContext) -> MediaEvidence:
     except OSError:
         mtime = None
     gaps = time_gaps(item.data, mtime)
-    context.capture_time = item.data.get("capture_time")
     if not gaps:
         return result
     extra = []

@@ -101,8 +101,9 @@ def transcribe_file(
     audio: Path, config: MediaConfig
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Segments (start, end, text, avg_logprob) and info (language, duration) of ``audio``."""
-    model = _model(str(model_dir(config)))
-    with _LOCK:
+    path = str(model_dir(config))
+    with _LOCK:  # one model load, one transcription at a time (2 CPU threads each)
+        model = _model(path)
         segments, info = model.transcribe(
             str(audio),
             language=config.whisper_language,
