@@ -26,7 +26,7 @@ from semv.model import Asset, MediaKind
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"
 
-console = Console()
+console = Console(width=120)  # wide enough for the tables when piped
 
 
 def _median(fn: Callable[[], object], repeats: int) -> float:
