@@ -107,3 +107,29 @@ def test_configured_model_path_that_holds_no_model_is_an_uncertainty(tmp_path: P
     assert not any(e.id.startswith("ev:asr") for e in media.evidence)
     [item] = [u for u in media.uncertainty if u.code is UncertaintyCode.TOOL_MISSING]
     assert "no-model" in item.detail and "model.bin" in item.detail
+
+
+def test_text_repeated_on_later_keyframes_is_one_observation(tmp_path: Path) -> None:
+    need("tesseract")
+    from semv.perception._context import ExtractContext, Keyframe
+    from semv.perception.artifacts import ArtifactStore
+    from semv.perception.ocr import read_text
+
+    frame_png = text_image(tmp_path / "frame.png", "BREAKING NEWS")
+    context = ExtractContext(
+        config=MediaConfig(),
+        artifacts=ArtifactStore(tmp_path / "a"),
+        workdir=tmp_path,
+        kind=MediaKind.VIDEO,
+    )
+    asset = Asset(id="asset:1", path=str(tmp_path / "clip.mp4"), kind=MediaKind.VIDEO)
+    frames = [
+        Keyframe(n, 25 * n, float(n), n - 0.5, n + 0.5, frame_png, "0" * 64, "0" * 16, 900, 130)
+        for n in (1, 2)
+    ]
+    first = read_text(asset, frame_png, context.on_frame(frames[0]))
+    second = read_text(asset, frame_png, context.on_frame(frames[1]))
+    assert [e.id for e in first.evidence] == ["ev:ocr:asset:1:f1"]
+    assert first.evidence[0].content == "BREAKING NEWS"
+    assert first.evidence[0].location is not None and first.evidence[0].location.start_s == 1.0
+    assert second.evidence == () and second.uncertainty == ()

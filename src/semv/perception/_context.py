@@ -82,6 +82,9 @@ class ExtractContext:
     """The audio track as 16 kHz mono WAV (``workdir``), when the asset has one."""
     frame: Keyframe | None = None
     """Set while image extractors run on a keyframe; None for the asset itself."""
+    seen_text: dict[str, str] = field(default_factory=dict)
+    """Normalized OCR text → the evidence id that first reported it (shared by the frames:
+    a caption shown on every keyframe is one observation, not eight)."""
 
     def on_frame(self, keyframe: Keyframe) -> ExtractContext:
         """A view of this context for image extractors running on ``keyframe``."""

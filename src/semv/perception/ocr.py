@@ -14,7 +14,7 @@ text that tesseract garbles, and detects CJK script reliably. Both run on every 
    ``media.ocr_min_confidence`` are dropped. Each line records its language.
 
 The text read is evidence (``ev:ocr:<asset>[:f<n>]``) and stays data: nothing in it is ever
-followed as an instruction.
+followed as an instruction. Text identical to an earlier keyframe's is not repeated.
 """
 
 from __future__ import annotations
@@ -271,6 +271,10 @@ def read_text(asset: Asset, path: Path, context: ExtractContext) -> MediaEvidenc
         return nothing(asset)
     languages = sorted({line["language"] for line in lines})
     text = "\n".join(line["text"] for line in lines)
+    key = " ".join(text.split()).casefold()
+    if key in context.seen_text:
+        return nothing(asset)  # the same text on an earlier keyframe: one observation
+    context.seen_text[key] = context.evidence_id("ocr", asset)
     evidence = Evidence(
         id=context.evidence_id("ocr", asset),
         source="OCR",
