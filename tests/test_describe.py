@@ -145,3 +145,32 @@ def test_image_only_extraction_never_imports_the_video_or_speech_stack(tmp_path:
         env={"PYTHONPATH": str(ROOT / "src"), "PATH": "/usr/bin:/bin"},
     )
     assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_another_backend_redescribes_without_re_extracting(tmp_path: Path) -> None:
+    import asyncio
+
+    from PIL import Image
+
+    from semv.agents.offline import OfflineAgents
+    from semv.config import Settings
+    from semv.model import Case
+    from semv.pipeline import run_case
+    from semv.store import Store
+    from tests.scripted_agents import ScriptedAgents
+
+    Image.new("RGB", (64, 48), (30, 90, 200)).save(tmp_path / "a.png")
+    asset = Asset(id="asset:1", path=str(tmp_path / "a.png"), kind=MediaKind.IMAGE)
+    case = Case(id="c", claim="A blue picture.", media=(asset,))
+    store = Store(tmp_path / "store")
+    settings = Settings()
+
+    def run(agents: object) -> dict[str, bool]:
+        outcome = asyncio.run(
+            run_case(case, store=store, settings=settings, agents=agents, contract="internal")  # type: ignore[arg-type]
+        )
+        return {k: n.reused for k, n in outcome.nodes.items() if k.endswith("asset:1")}
+
+    assert run(ScriptedAgents()) == {"media:asset:1": False, "describe:asset:1": False}
+    assert run(OfflineAgents(settings)) == {"media:asset:1": True, "describe:asset:1": False}
+    store.close()
