@@ -19,7 +19,7 @@ from semv.agents._protocol import (
 from semv.agents.offline._decompose import decompose_case, plan_subclaim
 from semv.agents.offline._describe import describe_asset
 from semv.agents.offline._resources import embeddings_available
-from semv.agents.offline._rules import ClaimView, is_metadata, rule_for
+from semv.agents.offline._rules import ClaimView, is_metadata, is_observation, rule_for
 from semv.agents.offline._verify import judge, verify_drafts
 from semv.config import Settings
 from semv.model import (
@@ -97,7 +97,7 @@ class OfflineAgents:
                         )
                     )
         if subclaim.dimension is Dimension.AUTHENTICITY and not any(
-            is_metadata(ev) for ev in request.evidence
+            is_metadata(ev) and not is_observation(ev) for ev in request.evidence
         ):
             uncertainty.append(
                 UncertaintyItem(

@@ -716,8 +716,8 @@ def _places_related(view: ClaimView, observed: TextFacts, cfg: OfflineAgentConfi
 
 
 def authenticity_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[Finding]:
-    if not is_metadata(ev):
-        return []
+    if not is_metadata(ev) or is_observation(ev):
+        return []  # file hash and container streams restate no camera or editor claim
     software = str(ev.data.get("software") or "").strip()
     editor = editor_in(software) if software else None
     if editor is not None:
