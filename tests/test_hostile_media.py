@@ -139,3 +139,21 @@ def _png_of_size(size: tuple[int, int]) -> bytes:
     buffer = io.BytesIO()
     Image.new("RGB", size, "white").save(buffer, format="PNG")
     return buffer.getvalue()
+
+
+def test_every_accepted_extension_has_a_signature(tmp_path: Path) -> None:
+    """Real files of each kind ffmpeg can write are recognised (no false mismatch)."""
+    from semv.adapters._media import MEDIA_EXTENSIONS
+    from semv.perception.integrity import sniff
+    from tests.media_factory import need, run
+
+    need("ffmpeg")
+    speech = speech_wav(tmp_path / "s.wav", "one two")
+    for suffix in (".mp3", ".flac", ".ogg", ".m4a", ".aac", ".wav", ".opus"):
+        out = tmp_path / f"a{suffix}"
+        run("ffmpeg", "-v", "error", "-y", "-i", str(speech), str(out))
+        found = sniff(out.read_bytes()[:64])
+        assert found is not None, suffix
+        # ISO media (.m4a) is sniffed as the MP4 family; ffprobe then finds it holds audio only
+        expected = MediaKind.VIDEO if suffix == ".m4a" else MEDIA_EXTENSIONS[suffix]
+        assert found[1] is expected, (suffix, found)

@@ -58,7 +58,12 @@ _SIGNATURES: Final[tuple[tuple[int, bytes, str, MediaKind], ...]] = (
     (0, b"OggS", "Ogg", MediaKind.AUDIO),
     (0, b"ID3", "MP3", MediaKind.AUDIO),
     (0, b"\xff\xfb", "MP3", MediaKind.AUDIO),
+    (0, b"\xff\xfa", "MP3", MediaKind.AUDIO),
     (0, b"\xff\xf3", "MP3", MediaKind.AUDIO),
+    (0, b"\xff\xf2", "MP3", MediaKind.AUDIO),
+    (0, b"\xff\xe3", "MP3", MediaKind.AUDIO),
+    (0, b"\xff\xf1", "AAC (ADTS)", MediaKind.AUDIO),
+    (0, b"\xff\xf9", "AAC (ADTS)", MediaKind.AUDIO),
 )
 """Magic bytes (offset, bytes) → format name and kind. ISO media (``ftyp``) may hold audio
 only (``.m4a``); ffprobe decides that later."""
@@ -78,6 +83,7 @@ _EXPECTED: Final[dict[str, str]] = {
     ".wav": "WAV",
     **dict.fromkeys((".ogg", ".opus"), "Ogg"),
     ".mp3": "MP3",
+    ".aac": "AAC (ADTS)",
 }
 """The format each extension promises (extensions without one fixed format are not checked)."""
 
