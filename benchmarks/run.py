@@ -242,12 +242,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeats", type=int, default=25)
     parser.add_argument("--cases", type=int, default=145)
+    parser.add_argument("--media-repeats", type=int, default=3)
     args = parser.parse_args(argv)
     bench_qbaf(args.repeats)
     bench_verify(args.cases)
     bench_forensics([])
     memory_bench.main(["--repeats", str(args.repeats)])
     bench_contest(max(3, args.repeats // 5))
+    from media import bench_media  # benchmarks/media.py (this folder is on sys.path)
+
+    bench_media(args.media_repeats)
     return 0
 
 

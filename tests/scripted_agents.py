@@ -18,6 +18,8 @@ from semv.agents import (
     ClashInput,
     ClashJudgement,
     DecomposeInput,
+    DescribeInput,
+    Description,
     PlanInput,
     Verification,
     VerifyInput,
@@ -97,3 +99,10 @@ class ScriptedAgents:
     async def judge_clash(self, request: ClashInput) -> ClashJudgement:
         self.calls["judge_clash"] += 1
         return ClashJudgement(support_win_rate=0.5, reason="scripted tie")
+
+    async def describe(self, request: DescribeInput) -> Description:
+        self.calls["describe"] += 1
+        return Description(
+            text=f"scripted description of {request.asset.id}",
+            evidence=tuple(e.id for e in request.evidence[:1]),
+        )

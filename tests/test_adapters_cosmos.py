@@ -162,10 +162,11 @@ def test_missing_image_names_path_and_line(tmp_path: Path) -> None:
     assert _error(file) == f"{file}: line 2: image images/9.jpg: file not found: images/9.jpg"
 
 
-def test_unreadable_image_names_path_and_line(tmp_path: Path) -> None:
+def test_unreadable_image_loads_for_the_media_stage(tmp_path: Path) -> None:
     file = _write(tmp_path, [_row(1)])
     (tmp_path / "images" / "1.jpg").write_bytes(b"garbage" * 50)
-    assert _error(file).startswith(f"{file}: line 1: image images/1.jpg: cannot read image: ")
+    [loaded] = _load(file)
+    assert loaded.case.media[0].loaded and loaded.case.media[0].sha256 is not None
 
 
 def test_text_only_needs_no_images(tmp_path: Path) -> None:

@@ -73,7 +73,7 @@ def _case(tmp_path: Path) -> Path:
     ("breakage", "expected"),
     [
         ("missing-media", "photo.jpg"),
-        ("unreadable-image", "photo.jpg"),
+        ("symlink-outside", "outside the case folder"),
         ("malformed-yaml", "case.yaml"),
         ("missing-claim", "claim"),
     ],
@@ -85,8 +85,11 @@ def test_bad_input_exits_2_names_the_problem_and_leaves_no_run(
     yaml_path = folder / "case.yaml"
     if breakage == "missing-media":
         (folder / "photo.jpg").unlink()
-    elif breakage == "unreadable-image":
-        (folder / "photo.jpg").write_bytes(b"this is not a JPEG")
+    elif breakage == "symlink-outside":
+        # hostile: the media file is a link out of the case folder (refused, never read)
+        outside = tmp_path / "secret.jpg"
+        (folder / "photo.jpg").rename(outside)
+        (folder / "photo.jpg").symlink_to(outside)
     elif breakage == "malformed-yaml":
         yaml_path.write_text("id: x\nclaim: [unclosed\n")
     else:

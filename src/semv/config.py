@@ -36,6 +36,7 @@ __all__ = [
     "DecisionConfig",
     "EvidenceRankingConfig",
     "ForensicsConfig",
+    "MediaConfig",
     "MemoryConfig",
     "OfflineAgentConfig",
     "ReverseSearchConfig",
@@ -381,6 +382,48 @@ class ContestConfig(_Section):
     )
 
 
+class MediaConfig(_Section):
+    """Media evidence extraction (SEMV §4.2, Table S3/S4): keyframes, OCR, speech."""
+
+    max_keyframes: int = Field(8, ge=1, description="K_f: keyframes per video (Table S4).")
+    phash_duplicate: int = Field(
+        4, ge=0, description="pHash Hamming distance at or below which frames are duplicates."
+    )
+    scene_threshold: float = Field(
+        27.0, gt=0, description="PySceneDetect ContentDetector threshold (its default)."
+    )
+    min_scene_frames: int = Field(
+        15, ge=1, description="Shortest scene ContentDetector reports (its default)."
+    )
+    audio_rate_hz: int = Field(16000, ge=8000, description="Audio sample rate for speech.")
+    ocr_languages: tuple[str, ...] = Field(
+        ("eng", "fra", "vie", "jpn", "chi_sim"),
+        description="tesseract language packs tried for document text.",
+    )
+    ocr_min_confidence: float = Field(
+        0.5, ge=0, le=1, description="Reading confidence below which an OCR line is dropped."
+    )
+    whisper_model: str | None = Field(
+        None,
+        description="Directory of a CTranslate2 Whisper model; None = the bundled tiny.en.",
+    )
+    whisper_language: str | None = Field(
+        None, description="Spoken language hint for multilingual models (None = detect)."
+    )
+    max_pixels: int = Field(
+        89_478_485,
+        ge=1,
+        description="Largest image (pixels) decoded; Pillow's decompression-bomb limit.",
+    )
+    min_side_px: int = Field(
+        16, ge=1, description="Images or frames smaller than this on a side are not analysed."
+    )
+    ocr_reliability: float = Field(0.6, ge=0, le=1, description="r_e of OCR text evidence.")
+    speech_reliability: float = Field(
+        0.6, ge=0, le=1, description="r_e of speech-transcript evidence."
+    )
+
+
 class Settings(BaseSettings):
     """All tunable constants of semv. Defaults are the paper's (Table S4)."""
 
@@ -404,6 +447,7 @@ class Settings(BaseSettings):
     memory: MemoryConfig = MemoryConfig()
     review: ReviewDetectionConfig = ReviewDetectionConfig()
     contest: ContestConfig = ContestConfig()
+    media: MediaConfig = MediaConfig()
 
     @classmethod
     def settings_customise_sources(

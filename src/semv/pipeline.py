@@ -39,6 +39,7 @@ from semv.model import (
     result_uncertainty,
 )
 from semv.model import Bundle as BundleValue
+from semv.perception.artifacts import use_artifacts
 from semv.perception.paths import copy_maps, resolve_data_paths
 from semv.stages import CASE_SOURCE, MEMORY_SOURCE, build_graph
 from semv.store import Store, content_hash, sha256_file, sha256_text
@@ -179,9 +180,10 @@ async def run_case(
         sources: dict[str, BaseModel] = {CASE_SOURCE: case}
         if memory is not None:
             sources[MEMORY_SOURCE] = memory
-        nodes = await executor.run(
-            build_graph(case, contract=contract, memory=memory is not None), sources
-        )
+        with use_artifacts(artifacts_root(store, reports_dir)):
+            nodes = await executor.run(
+                build_graph(case, contract=contract, memory=memory is not None), sources
+            )
         report = _value(nodes, "render", RenderedReport)
         base = reports_dir if reports_dir is not None else _default_reports(store)
         copy_maps([n.value for n in nodes.values()], settings, base / run_id)
@@ -226,6 +228,16 @@ async def run_case(
         reused=len(nodes) - executed,
         nodes=nodes,
     )
+
+
+def artifacts_root(store: Store, reports_dir: Path | None) -> Path:
+    """Where keyframes and other media artifacts go: ``<data dir>/artifacts``
+    (content-addressed, shared by all runs), else next to the reports."""
+    if store.data_dir is not None:
+        return store.data_dir / "artifacts"
+    if reports_dir is not None:
+        return reports_dir / "artifacts"
+    return Path(tempfile.gettempdir()) / "semv-artifacts"
 
 
 def _default_reports(store: Store) -> Path:

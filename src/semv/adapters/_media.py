@@ -1,11 +1,9 @@
-"""Turning a media file reference into an ``Asset``: kind, existence, readability, SHA-256."""
+"""Turning a media file reference into an ``Asset``: kind, existence, SHA-256."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Final
-
-from PIL import Image, UnidentifiedImageError
 
 from semv.model import Asset, MediaKind
 from semv.store import sha256_file
@@ -57,18 +55,16 @@ def load_asset(
     """Build ``asset:<number>`` for ``file``.
 
     ``shown_as`` is how the file is named in messages (the path as the input wrote it).
-    Unless ``text_only``, the file must exist, images must decode (Pillow ``verify`` then a full
-    ``load``), videos and audio must be non-empty; the content is hashed. Raises ``MediaProblem``.
+    Unless ``text_only``, the file must exist and its content is hashed; a missing file raises
+    ``MediaProblem``. Whether the content decodes is the media stage's question
+    (``semv.perception.integrity``): an empty, truncated or hostile file becomes an uncertainty
+    item in the report, not a failed case.
     """
     kind = media_kind(file)
     sha256: str | None = None
     if not text_only:
         if not file.is_file():
             raise MediaProblem(f"file not found: {shown_as}", about_path=True)
-        if kind is MediaKind.IMAGE:
-            _check_image(file)
-        elif file.stat().st_size == 0:
-            raise MediaProblem(f"cannot read {kind.value}: {shown_as} is empty", about_path=False)
         sha256 = sha256_file(str(file))
     return Asset(
         id=f"asset:{number}",
@@ -79,20 +75,3 @@ def load_asset(
         position=number - 1,
         loaded=not text_only,
     )
-
-
-def _check_image(file: Path) -> None:
-    """Raise ``MediaProblem`` unless Pillow can identify, verify and fully decode ``file``."""
-    try:
-        with Image.open(file) as image:
-            image.verify()
-        with Image.open(file) as image:
-            image.load()
-    except (
-        UnidentifiedImageError,
-        Image.DecompressionBombError,
-        OSError,
-        SyntaxError,
-        ValueError,
-    ) as exc:
-        raise MediaProblem(f"cannot read image: {exc}", about_path=False) from exc

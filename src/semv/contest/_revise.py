@@ -46,8 +46,9 @@ from semv.model import (
     Verdict,
     result_evidence,
 )
+from semv.perception.artifacts import use_artifacts
 from semv.perception.paths import copy_maps, resolve_data_paths
-from semv.pipeline import build_result, write_reports
+from semv.pipeline import artifacts_root, build_result, write_reports
 from semv.stages import CASE_SOURCE, build_graph
 from semv.store import Store, canonical_json, content_hash, sha256_file, sha256_text
 
@@ -220,7 +221,8 @@ async def revise(
             reuse=parent.reuse_map(),
             cache=False,
         )
-        nodes = await executor.run(specs, {CASE_SOURCE: case})
+        with use_artifacts(artifacts_root(store, reports_dir)):
+            nodes = await executor.run(specs, {CASE_SOURCE: case})
         report = nodes["render"].value
         verdict = nodes["aggregate"].value
         if not isinstance(report, RenderedReport) or not isinstance(verdict, Verdict):

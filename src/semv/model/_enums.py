@@ -164,6 +164,9 @@ class UncertaintyCode(StrEnum):
     OCR_ASR_DISAGREEMENT = "ocr-asr-disagreement"
     FORENSIC_SOURCE_CONFLICT = "forensic-source-conflict"
     NEAR_TIE = "near-tie"
+    MEDIA_TYPE_MISMATCH = "media-type-mismatch"
+    MEDIA_TOO_SMALL = "media-too-small"
+    MEDIA_REFUSED = "media-refused"
 
 
 class TraceKind(StrEnum):

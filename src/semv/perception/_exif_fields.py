@@ -54,7 +54,13 @@ _MODIFY_TAGS: Final = (
 )
 _MAKE_TAGS: Final = ("EXIF:Make", "QuickTime:Make", "XMP:Make")
 _MODEL_TAGS: Final = ("EXIF:Model", "QuickTime:Model", "XMP:Model")
-_SOFTWARE_TAGS: Final = ("EXIF:Software", "XMP:CreatorTool", "QuickTime:Software")
+_SOFTWARE_TAGS: Final = (
+    "EXIF:Software",
+    "XMP:CreatorTool",
+    "QuickTime:Software",
+    "XMP:HistorySoftwareAgent",
+    "IPTC:OriginatingProgram",
+)
 
 
 @dataclass(frozen=True)

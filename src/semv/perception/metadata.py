@@ -8,8 +8,9 @@ exception and never evidence (DESIGN §4).
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from semv.model import (
     Asset,
@@ -24,6 +25,7 @@ from semv.model import (
     UncertaintyCode,
     UncertaintyItem,
 )
+from semv.perception._context import ExtractContext
 from semv.perception._exif_fields import MetadataFields, parse_tags
 from semv.perception._exiftool import (
     ExifToolMissing,
@@ -35,8 +37,10 @@ from semv.perception._exiftool import (
 __all__ = [
     "METADATA_RELIABILITY",
     "ExifToolSession",
+    "extract",
     "metadata_evidence_id",
     "read_metadata",
+    "time_gaps",
     "tool_versions",
 ]
 
@@ -118,3 +122,73 @@ def _item(asset: Asset, code: UncertaintyCode, detail: str) -> UncertaintyItem:
 
 def _nothing(asset: Asset, code: UncertaintyCode, detail: str) -> MediaEvidence:
     return MediaEvidence(asset_id=asset.id, evidence=(), uncertainty=(_item(asset, code, detail),))
+
+
+def extract(asset: Asset, path: Path, context: ExtractContext) -> MediaEvidence:
+    """The metadata extractor of the media stage: ``read_metadata`` plus time gaps.
+
+    Adds to the evidence the gap between EXIF modification and capture time and between the
+    file system's modification time and the capture time (a file modified long after it was
+    taken was at least re-saved).
+    """
+    if not context.usable:
+        return MediaEvidence(asset_id=asset.id, evidence=())
+    result = read_metadata(asset)
+    if not result.evidence:
+        return result
+    item = result.evidence[0]
+    try:
+        mtime = path.stat().st_mtime
+    except OSError:
+        mtime = None
+    gaps = time_gaps(item.data, mtime)
+    if not gaps:
+        return result
+    extra = []
+    if "modify_gap_hours" in gaps:
+        extra.append(f"EXIF modified {gaps['modify_gap_hours']:+.1f} h after capture")
+    if "file_modified_gap_hours" in gaps:
+        extra.append(f"file modified {gaps['file_modified_gap_hours']:+.1f} h after capture")
+    content = item.content.removesuffix(".") + ("; " + "; ".join(extra) if extra else "") + "."
+    updated = item.model_copy(update={"data": {**item.data, **gaps}, "content": content})
+    return MediaEvidence(
+        asset_id=asset.id, evidence=(updated, *result.evidence[1:]), uncertainty=result.uncertainty
+    )
+
+
+def time_gaps(data: dict[str, Any], file_mtime: float | None) -> dict[str, Any]:
+    """``modify_gap_hours`` (EXIF modify − capture) and ``file_modified`` with
+    ``file_modified_gap_hours`` (file system mtime − capture), when both times are known.
+
+    A capture time without time zone is compared as if it were UTC; ``gap_approximate`` says
+    so (the gap is then off by the camera's UTC offset, at most 14 h).
+    """
+    out: dict[str, Any] = {}
+    capture = _stamp(data.get("capture_time"))
+    if file_mtime is not None:
+        modified = dt.datetime.fromtimestamp(file_mtime, tz=dt.UTC).replace(microsecond=0)
+        out["file_modified"] = modified.isoformat()
+    if capture is None:
+        return out
+    approximate = capture.tzinfo is None
+    base = capture if capture.tzinfo is not None else capture.replace(tzinfo=dt.UTC)
+    modify = _stamp(data.get("modify_time"))
+    if modify is not None:
+        approximate = approximate or modify.tzinfo is None
+        mod = modify if modify.tzinfo is not None else modify.replace(tzinfo=base.tzinfo)
+        out["modify_gap_hours"] = round((mod - base).total_seconds() / 3600, 2)
+    if file_mtime is not None:
+        gap = dt.datetime.fromtimestamp(file_mtime, tz=dt.UTC) - base
+        out["file_modified_gap_hours"] = round(gap.total_seconds() / 3600, 2)
+    if approximate:
+        out["gap_approximate"] = True
+    return out
+
+
+def _stamp(value: object) -> dt.datetime | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        return dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None

@@ -24,6 +24,7 @@ from semv.model import (
 from semv.report._context import ReportContext
 from semv.report._view import (
     ArgumentView,
+    ArtifactView,
     CaseSummary,
     ClashView,
     DecisionView,
@@ -106,6 +107,11 @@ class _Builder:
                     file=PurePath(asset.path).name,
                     sha256=asset.sha256,
                     loaded=asset.loaded,
+                    evidence=tuple(self.ref(item.id) for item in self.media_items(asset.id)),
+                    artifacts=self.artifacts(asset.id),
+                    notes=tuple(
+                        _note(note) for note in self.ctx.uncertainty if note.subject == asset.id
+                    ),
                 )
                 for asset in case.media
             ),
@@ -115,6 +121,31 @@ class _Builder:
             source_link=safe_link(case.context.source_url),
             language=case.context.language,
         )
+
+    def media_items(self, asset_id: str) -> list[Evidence]:
+        """Evidence the media stage derived from ``asset_id`` (not supplied texts about it)."""
+        return [
+            item
+            for item in self.ctx.evidence
+            if item.location is not None
+            and item.location.asset_id == asset_id
+            and not _is_supplied(item)
+        ]
+
+    def artifacts(self, asset_id: str) -> tuple[ArtifactView, ...]:
+        """Keyframe PNGs recorded by the asset's keyframe evidence."""
+        out: list[ArtifactView] = []
+        for item in self.media_items(asset_id):
+            for frame in (
+                item.data.get("keyframes", []) if item.data.get("kind") == "keyframes" else []
+            ):
+                out.append(
+                    ArtifactView(
+                        label=f"keyframe {frame['number']} at {float(frame['time_s']):.2f} s",
+                        path=str(frame["artifact"]),
+                    )
+                )
+        return tuple(out)
 
     def source(self) -> SourceSection:
         supplied = tuple(self.ref(item.id) for item in self.ctx.evidence if _is_supplied(item))

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict
 
 __all__ = [
     "ArgumentView",
+    "ArtifactView",
     "CaseSummary",
     "ClashView",
     "DecisionView",
@@ -105,6 +106,13 @@ class DimensionSection(_View):
     """Extra evidence of the section (metadata for forensics, uncited items for other)."""
 
 
+class ArtifactView(_View):
+    """A file derived from a media asset (a keyframe PNG)."""
+
+    label: str
+    path: str
+
+
 class MediaView(_View):
     """One media file of the case."""
 
@@ -114,6 +122,12 @@ class MediaView(_View):
     file: str
     sha256: str | None
     loaded: bool
+    evidence: tuple[EvidenceRef, ...] = ()
+    """What the media stage extracted from the file, each item with its provenance."""
+    artifacts: tuple[ArtifactView, ...] = ()
+    """Files derived from the media (keyframe PNGs), content-addressed."""
+    notes: tuple[NoteView, ...] = ()
+    """What could not be extracted from the file, and why."""
 
 
 class CaseSummary(_View):

@@ -9,6 +9,7 @@ from semv.stages import (
     argue,
     bundle,
     claims,
+    describe,
     media,
     plan,
     qbaf,
@@ -33,11 +34,21 @@ def build_graph(case: Case, *, contract: str, memory: bool = False) -> list[Node
     """The nodes of ``case``'s graph: shared prefix, one chain per dimension, shared suffix.
 
     With ``memory=True`` the ``recall:k`` nodes read the ``MEMORY_SOURCE`` source value."""
-    media_keys = tuple(node_key("media", a.id) for a in case.media)
+    extract_keys = tuple(node_key("media", a.id) for a in case.media)
+    media_keys = tuple(node_key("describe", a.id) for a in case.media)
+    """Downstream stages read each asset's final evidence: extraction plus description."""
     specs: list[NodeSpec] = [
         NodeSpec("bundle", bundle.STAGE, (Input("case", CASE_SOURCE),)),
         *(
             NodeSpec(key, media.STAGE, (Input("asset", CASE_SOURCE, ("media", n)),))
+            for n, key in enumerate(extract_keys)
+        ),
+        *(
+            NodeSpec(
+                key,
+                describe.STAGE,
+                (Input("asset", CASE_SOURCE, ("media", n)), Input("media", extract_keys[n])),
+            )
             for n, key in enumerate(media_keys)
         ),
         NodeSpec(

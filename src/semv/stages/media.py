@@ -1,28 +1,131 @@
-"""``media:<asset>`` (Module B): provenance-bearing evidence extracted from one asset."""
+"""``media:<asset>`` (Module B): provenance-bearing evidence extracted from one asset.
+
+The stage runs a list of extractors, each ``(asset, path, context) -> MediaEvidence`` (evidence
+plus uncertainty), and merges their partial results into the node's ``MediaEvidence``:
+
+- ``FILE_EXTRACTORS`` run once per asset, in order; earlier ones leave facts for later ones in
+  the shared ``ExtractContext`` (integrity decides whether the file is usable and what it
+  really is; ffprobe's streams; the keyframes and audio track of a video).
+- ``IMAGE_EXTRACTORS`` run on the asset when it is an image and on every keyframe of a video
+  (``context.frame`` is then the keyframe and ``path`` its PNG).
+
+An extractor that raises is recorded as an uncertainty item: hostile media never fails a run.
+Heavy libraries (PySceneDetect, PyAV, OpenCV, RapidOCR, faster-whisper) are imported inside
+the extractors that need them, so an image-only case never loads the video or speech stack.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import logging
+import tempfile
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
 
+from semv.config import Settings
 from semv.graph import StageContext, StageDef
-from semv.model import Asset, MediaEvidence
-from semv.perception.metadata import read_metadata, tool_versions
-from semv.perception.reverse_search import index_fingerprint
+from semv.model import Asset, MediaEvidence, MediaKind, UncertaintyCode
+from semv.perception import container, integrity, metadata, ocr, speech, video, visual
+from semv.perception._context import ExtractContext, Extractor, merge, nothing
+from semv.perception.artifacts import current_artifacts
+from semv.perception.reverse_search import index_fingerprint, match_image
 from semv.perception.signals import authenticity_signals, signal_tools
+
+logger = logging.getLogger(__name__)
+
+FILE_EXTRACTORS: tuple[Extractor, ...] = (
+    integrity.check_file,
+    metadata.extract,
+    container.probe,
+    video.keyframes,
+    speech.transcribe,
+)
+"""Per asset, in order (each may depend on what the earlier ones left in the context)."""
+
+IMAGE_EXTRACTORS: tuple[Extractor, ...] = (
+    ocr.read_text,
+    visual.visual_features,
+)
+"""Per image: the asset itself when it is an image, and every keyframe of a video."""
+
+
+def extract_media(asset: Asset, settings: Settings) -> MediaEvidence:
+    """Run every extractor on ``asset`` and merge their evidence and uncertainty."""
+    path = Path(asset.path)
+    with tempfile.TemporaryDirectory(prefix="semv-media-") as work:
+        context = ExtractContext(
+            config=settings.media, artifacts=current_artifacts(), workdir=Path(work)
+        )
+        parts = [_run(fn, asset, path, context) for fn in FILE_EXTRACTORS]
+        if context.usable and context.kind is MediaKind.IMAGE:
+            parts += [_run(fn, asset, path, context) for fn in IMAGE_EXTRACTORS]
+        for keyframe in context.keyframes:
+            on_frame = context.on_frame(keyframe)
+            parts += [_run(fn, asset, keyframe.path, on_frame) for fn in IMAGE_EXTRACTORS]
+            parts.append(
+                _guarded(
+                    "reverse_search.match_image",
+                    asset,
+                    partial(match_image, asset, keyframe.path, settings, time_s=keyframe.time_s),
+                )
+            )
+        if context.usable and context.kind is MediaKind.IMAGE:
+            # forensics, content credentials, local reverse search (SEMV §4.2, Table S3)
+            parts.append(
+                _guarded(
+                    "authenticity_signals",
+                    asset,
+                    lambda: authenticity_signals(
+                        MediaEvidence(asset_id=asset.id, evidence=()), asset, settings
+                    ),
+                )
+            )
+    return merge(asset, parts)
+
+
+def _guarded(name: str, asset: Asset, call: Callable[[], MediaEvidence]) -> MediaEvidence:
+    try:
+        return call()
+    except Exception as exc:  # a library choking on hostile media never fails the run
+        logger.exception("media extractor %s failed on %s", name, asset.id)
+        return nothing(
+            asset, UncertaintyCode.MEDIA_UNREADABLE, f"{name} failed: {type(exc).__name__}: {exc}"
+        )
+
+
+def _run(fn: Extractor, asset: Asset, path: Path, context: ExtractContext) -> MediaEvidence:
+    name = getattr(fn, "__qualname__", repr(fn))
+    return _guarded(f"{name} on {path.name}", asset, lambda: fn(asset, path, context))
 
 
 async def perceive(ctx: StageContext, *, asset: Asset) -> MediaEvidence:
-    """Metadata, then forensics, content credentials and local reverse search."""
-    metadata = await asyncio.to_thread(read_metadata, asset)
-    return await asyncio.to_thread(authenticity_signals, metadata, asset, ctx.settings)
+    """Integrity, metadata, container, keyframes, speech, OCR, visual features, forensics,
+    content credentials and local reverse search."""
+    return await asyncio.to_thread(extract_media, asset, ctx.settings)
+
+
+def tool_versions() -> str:
+    """Versions of every external tool and model the extractors run (the fingerprint's
+    ``tools``): installing, upgrading or removing one recomputes the media nodes."""
+    return " | ".join(
+        (
+            metadata.tool_versions(),
+            container.ffprobe_version(),
+            container.ffmpeg_version(),
+            video.scenedetect_version(),
+            ocr.ocr_versions(),
+            speech.speech_versions(),
+        )
+    )
 
 
 STAGE = StageDef(
     name="media",
-    version="1",
+    version="3",
     fn=perceive,
     output=MediaEvidence,
-    reads=("forensics", "reverse_search", "sources"),
+    reads=("media", "forensics", "reverse_search", "sources"),
     code=("semv.perception",),
     tools=lambda: f"{tool_versions()}; {signal_tools()}",
     external=index_fingerprint,

@@ -10,14 +10,17 @@ from semv.agents._protocol import (
     ClashInput,
     ClashJudgement,
     DecomposeInput,
+    DescribeInput,
+    Description,
     PlanInput,
     VerifyInput,
     VerifyOutput,
 )
 from semv.agents.offline._decompose import decompose_case, plan_subclaim
+from semv.agents.offline._describe import describe_asset
 from semv.agents.offline._guidance import memory_config
 from semv.agents.offline._resources import embeddings_available
-from semv.agents.offline._rules import ClaimView, Finding, is_metadata, rule_for
+from semv.agents.offline._rules import ClaimView, Finding, is_metadata, is_observation, rule_for
 from semv.agents.offline._verify import judge, verify_drafts
 from semv.config import Settings
 from semv.model import (
@@ -105,7 +108,7 @@ class OfflineAgents:
                         )
                     )
         if subclaim.dimension is Dimension.AUTHENTICITY and not any(
-            is_metadata(ev) for ev in request.evidence
+            is_metadata(ev) and not is_observation(ev) for ev in request.evidence
         ):
             uncertainty.append(
                 UncertaintyItem(
@@ -135,3 +138,6 @@ class OfflineAgents:
 
     async def judge_clash(self, request: ClashInput) -> ClashJudgement:
         return judge(request)
+
+    async def describe(self, request: DescribeInput) -> Description:
+        return describe_asset(request)

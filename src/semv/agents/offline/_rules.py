@@ -131,7 +131,42 @@ def is_metadata(ev: Evidence) -> bool:
     return ev.modality is Modality.METADATA or ev.source_type is SourceType.METADATA
 
 
+_OBSERVATION_KINDS = frozenset({"file", "container", "keyframes", "visual", "description"})
+"""Media evidence that records measurements (hashes, streams, frames, colours), not text
+anyone wrote or said: the text rules do not read it."""
+
+_MEDIA_TEXT = {
+    "ocr": "the text read in the media (OCR)",
+    "transcript": "the speech in the media (ASR)",
+}
+"""Text found in the case's own media: compared for dates, places, names and numbers, but it
+neither describes the scene nor is a caption of it."""
+
+
+def media_kind(ev: Evidence) -> str:
+    """``data["kind"]`` of media evidence (``ocr``, ``transcript``, ``keyframes``...), or ""."""
+    kind = ev.data.get("kind")
+    return kind if isinstance(kind, str) else ""
+
+
+def is_observation(ev: Evidence) -> bool:
+    """A measurement, not a text: skipped by the text rules."""
+    return media_kind(ev) in _OBSERVATION_KINDS
+
+
+def is_media_text(ev: Evidence) -> bool:
+    """OCR or speech transcript of the case's media."""
+    return media_kind(ev) in _MEDIA_TEXT
+
+
+def _cap(text: str) -> str:
+    """``text`` with its first letter upper-cased (``str.capitalize`` would lower "OCR")."""
+    return text[:1].upper() + text[1:]
+
+
 def _kind(ev: Evidence) -> str:
+    if is_media_text(ev):
+        return _MEDIA_TEXT[media_kind(ev)]
     return {
         SourceType.PRIOR_CAPTION: "the prior caption",
         SourceType.FACT_CHECK: "the fact-check",
@@ -233,6 +268,8 @@ def when_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[Fi
                 (*unc, UncertaintyCode.METADATA_CLAIM_CONFLICT),
             )
         ]
+    if is_observation(ev):
+        return []
     observed = list(extract(asserted_text(ev.content), view.language).dates)
     pair = _best_pair(claimed, observed, tol, False) if observed else None
     findings: list[Finding] = []
@@ -241,13 +278,13 @@ def when_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[Fi
         src = _kind(ev)
         if result is Agreement.AGREE:
             text = (
-                f"{src.capitalize()} ({ev.id}) dates the scene to {o.text!r} ({o.iso}), "
+                f"{_cap(src)} ({ev.id}) dates the scene to {o.text!r} ({o.iso}), "
                 f"in agreement with the claimed {c.iso}."
             )
             findings.append(Finding(Stance.SUPPORT, text, (ev.id,), (o.text,)))
         else:
             text = (
-                f"{src.capitalize()} ({ev.id}) dates the scene to {o.text!r} ({o.iso}), "
+                f"{_cap(src)} ({ev.id}) dates the scene to {o.text!r} ({o.iso}), "
                 f"{_gap_text(c, o, gap)} the claimed {c.iso}."
             )
             findings.append(Finding(Stance.ATTACK, text, (ev.id,), (o.text,)))
@@ -333,10 +370,12 @@ def where_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[F
                 (UncertaintyCode.METADATA_CLAIM_CONFLICT,),
             )
         ]
+    if is_observation(ev):
+        return []
     observed = extract(asserted_text(ev.content), view.language)
     if not observed.places:
         return []
-    src = _kind(ev).capitalize()
+    src = _cap(_kind(ev))
     # same place by name (also for places no gazetteer knows: "Borno" ~ "Borno State")
     named = [
         m
@@ -420,7 +459,7 @@ def _group_finding(view: ClaimView, ev: Evidence, observed: TextFacts) -> list[F
     claimed = {group_key(g): g for g in view.groups}
     seen = {group_key(g): g for g in observed.groups}
     shared = [seen[k] for k in seen if k in claimed]
-    src = _kind(ev).capitalize()
+    src = _cap(_kind(ev))
     if shared:
         text = f"{src} ({ev.id}) also describes the people as {', '.join(shared)}."
         return [Finding(Stance.SUPPORT, text, (ev.id,), tuple(shared)[:MAX_KEY_FACTS])]
@@ -434,7 +473,7 @@ def _group_finding(view: ClaimView, ev: Evidence, observed: TextFacts) -> list[F
 
 def who_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[Finding]:
     claimed = tuple(view.people) + tuple(view.organizations)
-    if not (claimed or view.groups) or is_metadata(ev):
+    if not (claimed or view.groups) or is_metadata(ev) or is_observation(ev):
         return []
     observed = extract(asserted_text(ev.content), view.language)
     names = tuple(observed.people) + tuple(observed.organizations)
@@ -446,7 +485,7 @@ def who_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[Fin
             hit = surname
         if hit is not None:
             matched.append((c, hit))
-    src = _kind(ev).capitalize()
+    src = _cap(_kind(ev))
     if matched:
         shown = ", ".join(dict.fromkeys(h for _, h in matched))
         claimed_names = ", ".join(dict.fromkeys(c for c, _ in matched))
@@ -488,16 +527,63 @@ def _surface_words(words: set[str], text: str, limit: int = MAX_KEY_FACTS) -> tu
     return tuple(out)
 
 
-def what_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[Finding]:
-    if is_metadata(ev) or not ev.content.strip():
+_NUMBER = re.compile(r"(?<![\w.,])\d{1,3}(?:[,.\u202f ]\d{3})+(?![\d])|(?<![\w.,])\d+(?:[.,]\d+)?")
+_YEAR = re.compile(r"^(1[89]|20)\d\d$")
+_MONTHS = (
+    r"jan(?:uary|vier)?|feb(?:ruary)?|f[ée]v(?:rier)?|mar(?:ch|s)?|apr(?:il)?|avr(?:il)?|"
+    r"may|mai|june?|juin|july?|juil(?:let)?|aug(?:ust)?|ao[ûu]t|sep(?:t|tember|tembre)?|"
+    r"oct(?:ober|obre)?|nov(?:ember|embre)?|dec(?:ember)?|d[ée]c(?:embre)?"
+)
+_DAY_OF_MONTH = re.compile(
+    rf"\b\d{{1,2}}(?:st|nd|rd|th|er)?\s+(?:of\s+)?(?:{_MONTHS})\b"
+    rf"|\b(?:{_MONTHS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?\b",
+    re.IGNORECASE,
+)
+"""A day of the month written with its month ("12 March", "March 12th"): a date, not a count."""
+
+
+def _numbers(text: str) -> dict[str, str]:
+    """Numbers in ``text`` (thousands separators removed) → as written; years left out (the
+    when rule compares dates)."""
+    out: dict[str, str] = {}
+    text = _DAY_OF_MONTH.sub(lambda m: " " * len(m.group(0)), text)
+    for match in _NUMBER.finditer(text):
+        written = match.group(0).strip()
+        value = re.sub(r"[,.\u202f ](?=\d{3}\b)", "", written)
+        if not _YEAR.match(value):
+            out.setdefault(value, written)
+    return out
+
+
+def _number_finding(view: ClaimView, ev: Evidence) -> list[Finding]:
+    """OCR/ASR text that states a number the claim states (a count, a score, a toll)."""
+    claimed = _numbers(view.claim_text)
+    if not claimed:
         return []
+    seen = _numbers(ev.content)
+    shared = [value for value in claimed if value in seen]
+    if not shared:
+        return []
+    facts = tuple(seen[v] for v in shared)[:MAX_KEY_FACTS]
+    text = (
+        f"{_cap(_kind(ev))} ({ev.id}) states {', '.join(facts)}, as the claim does: "
+        f"“{_snippet(ev.content)}”."
+    )
+    return [Finding(Stance.SUPPORT, text, (ev.id,), facts)]
+
+
+def what_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[Finding]:
+    if is_metadata(ev) or is_observation(ev) or not ev.content.strip():
+        return []
+    if is_media_text(ev):
+        return _number_finding(view, ev)
     claim_scene = view.claim.scene
     ev_scene = extract(ev.content, view.language).scene
     if not content_words(claim_scene) or not content_words(ev_scene):
         return []  # one side names only who/where/when: nothing depicted to compare
     sim = similarity(claim_scene, ev_scene, cfg)
     shared = content_words(claim_scene) & content_words(ev_scene)
-    src = _kind(ev).capitalize()
+    src = _cap(_kind(ev))
     emb = f", embedding {sim.embedding:.2f}" if sim.embedding is not None else ""
     if sim.value >= cfg.overlap_support:
         facts = _surface_words(shared, ev_scene)
@@ -559,9 +645,9 @@ def _names_overlap(a: str, b: str) -> bool:
 
 
 def why_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[Finding]:
-    if is_metadata(ev) or not ev.content.strip():
+    if is_metadata(ev) or is_observation(ev) or not ev.content.strip():
         return []
-    src = _kind(ev).capitalize()
+    src = _cap(_kind(ev))
     marker = recontext_marker(ev.content)
     if marker is not None:
         label, phrase = marker
@@ -605,7 +691,7 @@ def why_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[Fin
 def describes_same_media(ev: Evidence) -> bool:
     """A text that describes the case's own media: a prior caption, or any text evidence tied
     to one of the case's assets (``location.asset_id``)."""
-    if is_metadata(ev):
+    if is_metadata(ev) or is_observation(ev) or is_media_text(ev):
         return False
     return ev.source_type is SourceType.PRIOR_CAPTION or ev.location is not None
 
@@ -630,8 +716,8 @@ def _places_related(view: ClaimView, observed: TextFacts, cfg: OfflineAgentConfi
 
 
 def authenticity_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[Finding]:
-    if not is_metadata(ev):
-        return []
+    if not is_metadata(ev) or is_observation(ev):
+        return []  # file hash and container streams restate no camera or editor claim
     software = str(ev.data.get("software") or "").strip()
     editor = editor_in(software) if software else None
     if editor is not None:

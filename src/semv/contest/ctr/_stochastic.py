@@ -21,6 +21,8 @@ from semv.agents import (
     ClashInput,
     ClashJudgement,
     DecomposeInput,
+    DescribeInput,
+    Description,
     PlanInput,
     VerifyInput,
     VerifyOutput,
@@ -69,6 +71,9 @@ class StochasticAgents:
 
     async def verify(self, request: VerifyInput) -> VerifyOutput:
         return await self.inner.verify(request)
+
+    async def describe(self, request: DescribeInput) -> Description:
+        return await self.inner.describe(request)
 
     async def judge_clash(self, request: ClashInput) -> ClashJudgement:
         out = await self.inner.judge_clash(request)
