@@ -21,7 +21,7 @@ from semv.model import RunStatus
 
 
 def test_names_and_lookup() -> None:
-    assert adapter_names() == ("cosmos", "generic")
+    assert adapter_names() == ("cosmos", "generic", "mmfakebench", "mv2026", "remmd", "verite")
     for name in adapter_names():
         adapter = get_adapter(name)
         assert isinstance(adapter, Adapter)
