@@ -54,7 +54,7 @@ _HEADINGS: Final[dict[str, tuple[str, ...]]] = {
     "people-and-organisations": ("who", "people", "actors", "entities", "organisations"),
     "motivation": ("why", "motivation", "intent", "narrative", "purpose"),
     "forensic-analysis": ("forensic", "authenticity", "manipulation"),
-    "cross-checking": ("other evidence", "supporting evidence", "cross", "corroborat"),
+    "cross-checking": ("evidence", "cross", "corroborat"),
     "uncertainty": ("uncertaint", "limitation", "caveat", "open question"),
 }
 """Section-heading keywords (lower-case substrings) that fill a field."""
