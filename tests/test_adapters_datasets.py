@@ -138,7 +138,7 @@ def test_remmd_showcase_export() -> None:
 
 
 def _mmfakebench(root: Path) -> Path:
-    (root / "source").mkdir()
+    (root / "source").mkdir(parents=True)
     for sub in ("real/coco", "fake/edit"):
         (root / sub).mkdir(parents=True)
     Image.new("RGB", (10, 10), (1, 2, 3)).save(root / "real/coco/1.jpg")

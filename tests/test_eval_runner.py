@@ -184,7 +184,15 @@ def test_resume_after_a_killed_run_equals_an_uninterrupted_run(tmp_path: Path) -
         json.loads(line)["case_id"] for line in saved
     ]
     straight = subprocess.run(
-        _cli(*common, "--out", str(tmp_path / "straight"), "--data-dir", str(tmp_path / "s2")),
+        _cli(
+            *common,
+            "--out",
+            str(tmp_path / "straight"),
+            "--data-dir",
+            str(tmp_path / "s2"),
+            "--workers",
+            "3",
+        ),
         env=_env(),
         capture_output=True,
         text=True,

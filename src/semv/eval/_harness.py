@@ -284,6 +284,10 @@ async def run_plan(
                     probabilities=dict(run.result.probabilities),
                     confidence=run.result.confidence,
                     prediction=task.predict(run.result),
+                    uncertainty=sorted(
+                        {u.code for u in run.result.uncertainty}
+                        | {code for e in run.result.evidence for code in e.uncertainty}
+                    ),
                     gold=gold,
                     executed=run.executed,
                     reused=run.reused,

@@ -54,8 +54,12 @@ def _binary(m: Mapping[str, Any], method: str) -> list[str]:
         "",
         f"Positive class: {m.get('positive', 'OOC')}. Confusion: TP {c['tp']}, FP {c['fp']}, "
         f"TN {c['tn']}, FN {c['fn']}. Balanced accuracy {_pct(m['balanced_accuracy'])}, "
-        f"AUROC {_num(m.get('auroc'))}. p: unpaired two-proportion z-test against the "
-        f"reported baseline (n = {base.get('n', '–')}).",
+        f"AUROC {_num(m.get('auroc'))}."
+        + (
+            f" p: unpaired two-proportion z-test against the reported baseline (n = {base['n']})."
+            if base
+            else ""
+        ),
     ]
     return out
 
