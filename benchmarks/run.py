@@ -159,6 +159,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     bench_qbaf(args.repeats)
     bench_verify(args.cases)
+    from eval_bench import bench_runner, bench_scoring  # benchmarks/eval_bench.py
+
+    bench_scoring(max(1, args.repeats // 5))
+    bench_runner(min(args.cases, 40))
     return 0
 
 

@@ -84,8 +84,10 @@ def _evaluate_once(
     workers: int,
     quiet: bool,
     label: str,
+    target: Path,
 ) -> dict[str, Any]:
-    """Run (or resume) one condition into ``out_dir`` and score it."""
+    """Run (or resume) one condition into ``out_dir`` and score it; ``target`` is the --out
+    folder the user named (``out_dir`` or a folder above it for --seeds/--sweep)."""
     agents = OfflineAgents(settings)
     log, previous = open_results(out_dir, plan, settings, agents, resume=resume)
     wanted = {c.case.id for c in cases}
@@ -117,7 +119,7 @@ def _evaluate_once(
         finished = len(read_results_log(out_dir / RESULTS_FILE))
         err.print(
             f"interrupted: {finished} of {len(cases)} cases are saved in {out_dir}; "
-            f"continue with --resume --out {out_dir}",
+            f"continue with --resume --out {target}",
             highlight=False,
         )
         raise typer.Exit(130) from None
@@ -203,6 +205,7 @@ def _make_command(adapter: str) -> Callable[..., None]:
                 "resume": resume,
                 "workers": workers,
                 "quiet": json_out,
+                "target": target,
             }
             if seeds > 1:
                 runs = []
