@@ -262,8 +262,8 @@ def _make_command(adapter: str) -> Callable[..., None]:
         _print(task.name, metrics, target, json_out)
 
     command.__doc__ = (
-        f"Evaluate semv on a {adapter} dataset: per-case results appended as they finish, "
-        "metrics, a summary table in the paper's layout and plots under --out."
+        f"Evaluate semv on data read by the {adapter} adapter: per-case results appended as "
+        "they finish, metrics, a summary table in the paper's layout and plots under --out."
     )
     return command
 

@@ -174,6 +174,9 @@ def _generic(m: Mapping[str, Any], method: str) -> list[str]:
         "|---|---|---|---|---|",
         f"| {method} | {_pct(m['accuracy'])} | {_pct(m['abstention'])} | "
         f"{_pct(m.get('macro_f1'))} | {_num(m['ece'])} |",
+        "",
+        "Abstentions count as errors (Eq. 33); macro F1 over the labels that occur in the gold "
+        "or the predictions.",
     ]
 
 

@@ -522,7 +522,8 @@ class InternalTask:
         rows = scored(records)
         predicted = [r["prediction"]["label"] for r in rows]
         gold = [r["gold"]["label"] for r in rows]
-        labels = [label.value for label in InternalLabel]
+        seen = set(predicted) | set(gold)
+        labels = [label.value for label in InternalLabel if label.value in seen]
         report = multiclass_report(predicted, gold, labels)
         correct = [p == g for p, g in zip(predicted, gold, strict=True)]
         return {
