@@ -236,6 +236,7 @@ def test_cosmos_official_folder_and_splits(tmp_path: Path) -> None:
     assert row.case.claim == "Protesters march in Hong Kong." and row.gold is None
     assert [e.text for e in row.case.evidence] == ["A crowd in Hong Kong on Sunday."]
     assert row.case.evidence[0].source_type is SourceType.PRIOR_CAPTION
+    assert row.case.evidence[0].publisher == "COSMOS article caption"
     assert row.case.context.source_url == "https://n.example/1"
 
 

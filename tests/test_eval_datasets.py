@@ -192,3 +192,22 @@ def test_split_resolution(tmp_path: Path) -> None:
         dataset_path("remmd", tmp_path, "train")
     with pytest.raises(InputError, match=r"train_data\.json"):
         dataset_path("cosmos", tmp_path, "train")
+
+
+def test_memory_snapshot_hash_of_a_folder(tmp_path: Path) -> None:
+    from semv.eval import memory_snapshot_hash
+
+    snap = tmp_path / "snap"
+    (snap / "records").mkdir(parents=True)
+    (snap / "records" / "a.json").write_text('{"a": 1}')
+    (snap / "index.json").write_text("[]")
+    first = memory_snapshot_hash(snap)
+    assert len(first) == 64 and memory_snapshot_hash(None) == "none"
+    (snap / "records" / "a.json").write_text('{"a": 2}')
+    assert memory_snapshot_hash(snap) != first  # content matters
+    (snap / "records" / "a.json").write_text('{"a": 1}')
+    assert memory_snapshot_hash(snap) == first
+    (snap / "records" / "a.json").rename(snap / "records" / "b.json")
+    assert memory_snapshot_hash(snap) != first  # and so do the names
+    with pytest.raises(InputError, match="memory snapshot not found"):
+        memory_snapshot_hash(tmp_path / "missing")

@@ -34,6 +34,9 @@ __all__ = ["CAPTION2_PUBLISHER", "CosmosAdapter", "looks_like_cosmos", "split_fi
 CAPTION2_PUBLISHER: Final = "COSMOS caption2"
 """Publisher recorded on the supplied evidence made from ``caption2``."""
 
+ARTICLE_PUBLISHER: Final = "COSMOS article caption"
+"""Publisher recorded on the prior captions of an official train/val row's other articles."""
+
 _LABELS: Final = {0: CosmosLabel.NOOC, 1: CosmosLabel.OOC}
 
 
@@ -118,8 +121,10 @@ def _case(path: Path, line: int, row: Any, *, text_only: bool) -> LoadedCase:
     where = f"{path}: line {line}"
     if not isinstance(row, dict):
         raise InputError(f"{where}: expected a JSON object, got {type(row).__name__}")
+    publisher = CAPTION2_PUBLISHER
     if "caption1" not in row and "articles" in row:
         claim, priors, source_url = _articles(row, where)
+        publisher = ARTICLE_PUBLISHER
     else:
         claim = _text(row, "caption1", where)
         priors = [_text(row, "caption2", where)]
@@ -137,7 +142,7 @@ def _case(path: Path, line: int, row: Any, *, text_only: bool) -> LoadedCase:
         evidence=tuple(
             SuppliedEvidence(
                 text=prior,
-                publisher=CAPTION2_PUBLISHER,
+                publisher=publisher,
                 source_type=SourceType.PRIOR_CAPTION,
                 about_asset=asset.id,
             )
