@@ -252,6 +252,10 @@ def main(argv: list[str] | None = None) -> int:
     from media import bench_media  # benchmarks/media.py (this folder is on sys.path)
 
     bench_media(args.media_repeats)
+    from eval_bench import bench_runner, bench_scoring  # benchmarks/eval_bench.py
+
+    bench_scoring(max(1, args.repeats // 5))
+    bench_runner(min(args.cases, 40))
     return 0
 
 

@@ -21,7 +21,7 @@ from semv.model import RunStatus
 
 
 def test_names_and_lookup() -> None:
-    assert adapter_names() == ("cosmos", "generic")
+    assert adapter_names() == ("cosmos", "generic", "mmfakebench", "mv2026", "remmd", "verite")
     for name in adapter_names():
         adapter = get_adapter(name)
         assert isinstance(adapter, Adapter)
@@ -32,8 +32,11 @@ def test_names_and_lookup() -> None:
 
 def test_unknown_adapter_lists_valid_names() -> None:
     with pytest.raises(AdapterNotFound) as info:
-        get_adapter("verite")
-    assert str(info.value) == "unknown adapter 'verite'; valid adapters: cosmos, generic"
+        get_adapter("fakeddit")
+    assert str(info.value) == (
+        "unknown adapter 'fakeddit'; valid adapters: "
+        "cosmos, generic, mmfakebench, mv2026, remmd, verite"
+    )
     assert isinstance(info.value, InputError)
 
 

@@ -20,11 +20,10 @@ from rich.table import Column, Table
 
 from semv import __version__
 from semv._api import load_cases
-from semv.adapters import COSMOS_CONTRACT, get_adapter
+from semv._cli_eval import register_eval_commands
 from semv.agents.offline import OfflineAgents
 from semv.config import Settings, load_settings
 from semv.errors import InputError, SemvError
-from semv.eval import CaseOutcome, binary_report, evaluate
 from semv.pipeline import run_case
 from semv.stages import build_graph
 from semv.store import Store
@@ -238,69 +237,7 @@ def runs(
     out.print(table)
 
 
-@eval_app.command("cosmos")
-def eval_cosmos(
-    file: Annotated[Path, typer.Argument(help="COSMOS-format file (test_data.json lines).")],
-    text_only: Annotated[bool, typer.Option("--text-only", help="Ignore the images.")] = False,
-    limit: Annotated[int | None, typer.Option("--limit", min=1, help="First N rows.")] = None,
-    json_out: JsonFlag = False,
-    bins: Annotated[int, typer.Option("--bins", min=1, help="ECE bins.")] = 10,
-    out_dir: Annotated[
-        Path | None, typer.Option("--out", help="Write reports under DIR/<run id>/.")
-    ] = None,
-    data_dir: DataDir = Path(".semv"),
-    config: ConfigFile = None,
-) -> None:
-    """Evaluate on COSMOS / OOKPIK caption pairs (OOC is the positive class)."""
-    try:
-        settings = _settings(config)
-        cosmos = get_adapter("cosmos")
-        if not file.is_file():
-            raise InputError(f"{file}: no such file")
-        cases = list(cosmos.load(file, text_only=text_only, limit=limit))
-        if not cases:
-            raise InputError(f"{file}: no rows")
-        agents = OfflineAgents(settings)
-        store = Store(data_dir)
-    except SemvError as exc:
-        _fail(exc)
-    try:
-        with _progress(len(cases), "eval", json_out) as bar:
-            task = bar.add_task(f"eval {file.name}", total=len(cases))
-
-            def tick(_o: CaseOutcome) -> None:
-                bar.advance(task)
-
-            outcomes = asyncio.run(
-                evaluate(
-                    cases,
-                    store=store,
-                    settings=settings,
-                    agents=agents,
-                    contract=COSMOS_CONTRACT,
-                    reports_dir=out_dir,
-                    on_case=tick,
-                )
-            )
-        report = binary_report(outcomes, positive="OOC", bins=bins)
-    except SemvError as exc:
-        _fail(exc)
-    finally:
-        store.close()
-    m = report.metrics
-    if json_out:
-        sys.stdout.write(json.dumps(m) + "\n")
-        return
-    table = Table("metric", "value", title=f"{file.name}: {m['n']} cases (OOC positive)")
-    for key in ("accuracy", "precision", "recall", "f1", "balanced_accuracy", "ece", "brier"):
-        table.add_row(key, f"{m[key]:.4f}")
-    lo, hi = m["accuracy_ci95"]
-    table.add_row("accuracy 95% CI", f"[{lo:.4f}, {hi:.4f}]")
-    c = m["confusion"]
-    table.add_row("confusion", f"TP {c['tp']} FP {c['fp']} TN {c['tn']} FN {c['fn']}")
-    if m["failed"]:
-        table.add_row("failed cases", str(m["failed"]))
-    out.print(table)
+register_eval_commands(eval_app)  # semv eval <adapter> PATH, semv eval score (semv._cli_eval)
 
 
 # ---- semv index images (local reverse-image search) ----------------------------------------

@@ -34,6 +34,7 @@ __all__ = [
     "ConfidenceConfig",
     "ContestConfig",
     "DecisionConfig",
+    "EvalConfig",
     "EvidenceRankingConfig",
     "ForensicsConfig",
     "MediaConfig",
@@ -424,6 +425,30 @@ class MediaConfig(_Section):
     )
 
 
+class EvalConfig(_Section):
+    """Evaluation harness (SEMV §6: Table 4, Eq. 30, §6.4 bootstrap, Table S6 sweep)."""
+
+    ece_bins: int = Field(10, ge=1, description="Equal-width confidence bins of ECE (Eq. 30).")
+    bootstrap_replicates: int = Field(
+        10_000, ge=1, description="Cluster-bootstrap replicates (§6.4: 10,000)."
+    )
+    bootstrap_level: float = Field(0.95, gt=0, lt=1, description="Bootstrap interval level.")
+    bootstrap_seed: int = Field(0, description="Seed of the bootstrap resampling.")
+    baseline_name: str = Field(
+        "Tran et al. [44]", description="Reported baseline of the z-test (Table 4)."
+    )
+    baseline_accuracy: float = Field(
+        0.891, ge=0, le=1, description="Its reported accuracy (89.10% on the full COSMOS test)."
+    )
+    baseline_n: int = Field(1700, ge=1, description="Its test-set size (n = 1,700).")
+    temporal_tolerance_days: int = Field(
+        0, ge=0, description="Days by which a reported event time may differ (Eq. 35)."
+    )
+    band_shift: float = Field(
+        0.05, gt=0, lt=0.25, description="Shift of all decision cut-points in --sweep (Table S6)."
+    )
+
+
 class Settings(BaseSettings):
     """All tunable constants of semv. Defaults are the paper's (Table S4)."""
 
@@ -448,6 +473,7 @@ class Settings(BaseSettings):
     review: ReviewDetectionConfig = ReviewDetectionConfig()
     contest: ContestConfig = ContestConfig()
     media: MediaConfig = MediaConfig()
+    eval: EvalConfig = EvalConfig()
 
     @classmethod
     def settings_customise_sources(

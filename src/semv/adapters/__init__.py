@@ -1,6 +1,8 @@
 """Dataset adapters: read cases in one input format, keep gold annotations sealed.
 
-Adapters: ``generic`` (case folders, DESIGN §4) and ``cosmos`` (COSMOS / OOKPIK caption pairs).
+Adapters: ``generic`` (case folders, DESIGN §4), ``cosmos`` (COSMOS / OOKPIK caption pairs, the
+official train/val/test layouts), ``mv2026`` (Grand Challenge case folders), ``remmd``
+(ReMMDBench), ``mmfakebench`` and ``verite``.
 Every adapter yields ``LoadedCase(case, gold)``: the ``Case`` never holds a gold label; the gold
 sits in a ``SealedGold`` that reveals it only to a committed run. Every input problem is an
 ``semv.errors.InputError`` whose message names the file and the problem.
@@ -11,18 +13,38 @@ from semv.adapters._cosmos import CosmosAdapter
 from semv.adapters._generic import GenericAdapter
 from semv.adapters._gold import SealedGold
 from semv.adapters._media import MEDIA_EXTENSIONS
+from semv.adapters._mmfakebench import BINARY as MMFAKEBENCH_BINARY
+from semv.adapters._mmfakebench import FAKE_CLASSES, MmFakeBenchAdapter
+from semv.adapters._mv2026 import Mv2026Adapter
+from semv.adapters._mvreport import REQUIRED_FIELDS, MvReport, parse_date, parse_mv_report
 from semv.adapters._registry import adapter_names, detect_adapter, get_adapter
+from semv.adapters._remmd import REMMD_L1, REMMD_L2, RemmdAdapter, l2_label
+from semv.adapters._verite import VERITE_LABELS, VeriteAdapter
 
 __all__ = [
     "COSMOS_CONTRACT",
+    "FAKE_CLASSES",
     "INTERNAL_CONTRACT",
     "MEDIA_EXTENSIONS",
+    "MMFAKEBENCH_BINARY",
+    "REMMD_L1",
+    "REMMD_L2",
+    "REQUIRED_FIELDS",
+    "VERITE_LABELS",
     "Adapter",
     "CosmosAdapter",
     "GenericAdapter",
     "LoadedCase",
+    "MmFakeBenchAdapter",
+    "Mv2026Adapter",
+    "MvReport",
+    "RemmdAdapter",
     "SealedGold",
+    "VeriteAdapter",
     "adapter_names",
     "detect_adapter",
     "get_adapter",
+    "l2_label",
+    "parse_date",
+    "parse_mv_report",
 ]

@@ -3,9 +3,16 @@
 One JSON object per line (a JSON array is accepted too). Per row: the image ``img_local_path``
 (relative to the JSON file's folder), ``caption1`` = the claim, ``caption2`` = one supplied
 evidence item (a prior caption of the image), ``article_url`` = the source URL when it is one,
-and ``context_label`` (1 = out of context) = the sealed gold label. The dataset's derived
-features (``bert_*_score``, ``*_modified``, ``*_entities``, ``maskrcnn_bboxes``) are ignored:
-they are not part of a case.
+and ``context_label`` (1 = out of context; OOKPIK writes 1.0/0.0) = the sealed gold label. The
+dataset's derived features (``bert_*_score``, ``*_modified``, ``*_entities``,
+``maskrcnn_bboxes``) are ignored: they are not part of a case.
+
+The official ``train_data.json`` / ``val_data.json`` rows have an ``articles`` list instead of a
+caption pair: the first article's caption is the claim, every other caption a prior caption of
+the image; they carry no ``context_label`` unless one is added (then it is the gold).
+
+A directory is read as the official COSMOS folder: ``test_data.json`` (or the one
+``*_data.json`` file it holds); ``split_file`` picks ``<split>_data.json``.
 """
 
 from __future__ import annotations
@@ -22,10 +29,13 @@ from semv.adapters._media import MediaProblem, load_asset
 from semv.errors import InputError
 from semv.model import Case, Context, CosmosLabel, SourceType, SuppliedEvidence
 
-__all__ = ["CAPTION2_PUBLISHER", "CosmosAdapter", "looks_like_cosmos"]
+__all__ = ["CAPTION2_PUBLISHER", "CosmosAdapter", "looks_like_cosmos", "split_file"]
 
 CAPTION2_PUBLISHER: Final = "COSMOS caption2"
 """Publisher recorded on the supplied evidence made from ``caption2``."""
+
+ARTICLE_PUBLISHER: Final = "COSMOS article caption"
+"""Publisher recorded on the prior captions of an official train/val row's other articles."""
 
 _LABELS: Final = {0: CosmosLabel.NOOC, 1: CosmosLabel.OOC}
 
@@ -42,19 +52,45 @@ class CosmosAdapter:
         """Yield one case per row of ``path``, ids ``<file stem>:<line number>``."""
         if limit is not None and limit <= 0:
             return
+        if path.is_dir():
+            path = split_file(path, None)
         for count, (line, row) in enumerate(_rows(path), start=1):
             yield _case(path, line, row, text_only=text_only)
             if count == limit:
                 return
 
 
+def split_file(folder: Path, split: str | None) -> Path:
+    """The COSMOS file of ``split`` in ``folder`` (``<split>_data.json``); without a split,
+    ``test_data.json`` or else the folder's only ``*_data.json`` file."""
+    if split is not None:
+        file = folder / f"{split}_data.json"
+        if not file.is_file():
+            raise InputError(f"{folder}: no {file.name} for split {split!r}")
+        return file
+    if (folder / "test_data.json").is_file():
+        return folder / "test_data.json"
+    found = sorted(folder.glob("*_data.json"))
+    if len(found) != 1:
+        listed = ", ".join(f.name for f in found) or "none"
+        raise InputError(
+            f"{folder}: expected test_data.json or exactly one *_data.json file (found: {listed}); "
+            "name the file or a split"
+        )
+    return found[0]
+
+
 def looks_like_cosmos(first_line: str) -> bool:
-    """True when ``first_line`` is a JSON object with ``caption1`` and ``caption2``."""
+    """True when ``first_line`` is a JSON object with ``caption1`` and ``caption2``, or with
+    ``img_local_path`` and an ``articles`` list (the official train/val layout)."""
     try:
         row = json.loads(first_line)
     except json.JSONDecodeError:
         return False
-    return isinstance(row, dict) and "caption1" in row and "caption2" in row
+    if not isinstance(row, dict):
+        return False
+    pair = "caption1" in row and "caption2" in row
+    return pair or ("img_local_path" in row and isinstance(row.get("articles"), list))
 
 
 def _rows(path: Path) -> Iterator[tuple[int, Any]]:
@@ -85,30 +121,57 @@ def _case(path: Path, line: int, row: Any, *, text_only: bool) -> LoadedCase:
     where = f"{path}: line {line}"
     if not isinstance(row, dict):
         raise InputError(f"{where}: expected a JSON object, got {type(row).__name__}")
-    claim = _text(row, "caption1", where)
-    prior = _text(row, "caption2", where)
+    publisher = CAPTION2_PUBLISHER
+    if "caption1" not in row and "articles" in row:
+        claim, priors, source_url = _articles(row, where)
+        publisher = ARTICLE_PUBLISHER
+    else:
+        claim = _text(row, "caption1", where)
+        priors = [_text(row, "caption2", where)]
+        source_url = _url(row.get("article_url"))
     image = _text(row, "img_local_path", where)
     try:
-        asset = load_asset(path.parent / image, number=1, shown_as=image, text_only=text_only)
+        asset = load_asset(
+            path.parent / image,
+            number=1,
+            shown_as=image,
+            text_only=text_only,
+            within=path.parent,
+        )
     except MediaProblem as exc:
         raise InputError(f"{where}: image {image}: {exc}") from exc
     case = Case(
         id=f"{path.stem}:{line}",
         claim=claim,
         media=(asset,),
-        context=Context(source_url=_url(row.get("article_url"))),
-        evidence=(
+        context=Context(source_url=source_url),
+        evidence=tuple(
             SuppliedEvidence(
                 text=prior,
-                publisher=CAPTION2_PUBLISHER,
+                publisher=publisher,
                 source_type=SourceType.PRIOR_CAPTION,
                 about_asset=asset.id,
-            ),
+            )
+            for prior in priors
         ),
         adapter=CosmosAdapter.name,
         source_path=str(path.absolute()),
     )
     return LoadedCase(case=case, gold=_gold(row, where))
+
+
+def _articles(row: dict[str, Any], where: str) -> tuple[str, list[str], str | None]:
+    """(claim, prior captions, source URL) of an official train/val row."""
+    articles = row["articles"]
+    if not isinstance(articles, list) or not articles:
+        raise InputError(f"{where}: articles must be a non-empty list")
+    captions = []
+    for index, article in enumerate(articles):
+        if not isinstance(article, dict):
+            raise InputError(f"{where}: articles[{index}] must be a JSON object")
+        captions.append(_text(article, "caption", f"{where}: articles[{index}]"))
+    first = articles[0]
+    return captions[0], captions[1:], _url(first.get("article_url"))
 
 
 def _text(row: dict[str, Any], key: str, where: str) -> str:

@@ -7,6 +7,9 @@ may see the gold label. ``SealedGold`` keeps the label in a private slot, never 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from semv.errors import GoldAccessError
 from semv.model import RunStatus
 
@@ -16,13 +19,23 @@ __all__ = ["SealedGold"]
 class SealedGold:
     """A gold label (and optional rationale) that only a committed run may read."""
 
-    __slots__ = ("_label", "_rationale", "_source")
+    __slots__ = ("_details", "_label", "_rationale", "_source")
 
-    def __init__(self, label: str, rationale: str | None = None, *, source: str = "") -> None:
-        """Seal ``label``; ``source`` names where it was read from (for error messages)."""
+    def __init__(
+        self,
+        label: str,
+        rationale: str | None = None,
+        *,
+        source: str = "",
+        details: Mapping[str, Any] | None = None,
+    ) -> None:
+        """Seal ``label``; ``source`` names where it was read from (for error messages);
+        ``details`` holds further gold annotations (multi-label taxonomy, reference URLs, event
+        time...) under the same access rule."""
         self._label = label
         self._rationale = rationale
         self._source = source
+        self._details = dict(details or {})
 
     @property
     def source(self) -> str:
@@ -38,6 +51,11 @@ class SealedGold:
         """The gold rationale, if any; same access rule as :meth:`reveal`."""
         self._check(run_status)
         return self._rationale
+
+    def reveal_details(self, run_status: RunStatus) -> dict[str, Any]:
+        """Further gold annotations (a copy); same access rule as :meth:`reveal`."""
+        self._check(run_status)
+        return dict(self._details)
 
     def _check(self, run_status: RunStatus) -> None:
         if run_status is not RunStatus.COMMITTED:

@@ -51,6 +51,7 @@ def load_asset(
     shown_as: str,
     role: str = "primary",
     text_only: bool = False,
+    within: Path | None = None,
 ) -> Asset:
     """Build ``asset:<number>`` for ``file``.
 
@@ -58,9 +59,15 @@ def load_asset(
     Unless ``text_only``, the file must exist and its content is hashed; a missing file raises
     ``MediaProblem``. Whether the content decodes is the media stage's question
     (``semv.perception.integrity``): an empty, truncated or hostile file becomes an uncertainty
-    item in the report, not a failed case.
+    item in the report, not a failed case. With ``within``, a file that resolves outside that
+    folder (a symlink pointing out of the dataset) is refused.
     """
     kind = media_kind(file)
+    if within is not None and not file.resolve().is_relative_to(within.resolve()):
+        raise MediaProblem(
+            f"{shown_as} resolves outside {within} (a link out of the dataset folder is refused)",
+            about_path=True,
+        )
     sha256: str | None = None
     if not text_only:
         if not file.is_file():

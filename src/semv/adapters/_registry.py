@@ -9,12 +9,24 @@ from typing import Final
 from semv.adapters._base import Adapter
 from semv.adapters._cosmos import CosmosAdapter, looks_like_cosmos
 from semv.adapters._generic import CASE_FILE_NAMES, GenericAdapter, find_case_file
+from semv.adapters._mmfakebench import MmFakeBenchAdapter
+from semv.adapters._mv2026 import Mv2026Adapter, is_mv2026_case
+from semv.adapters._remmd import RemmdAdapter
+from semv.adapters._verite import VeriteAdapter
 from semv.errors import AdapterNotFound, InputError
 
 __all__ = ["adapter_names", "detect_adapter", "get_adapter"]
 
 _ADAPTERS: Final[dict[str, Adapter]] = {
-    adapter.name: adapter for adapter in (GenericAdapter(), CosmosAdapter())
+    adapter.name: adapter
+    for adapter in (
+        GenericAdapter(),
+        CosmosAdapter(),
+        Mv2026Adapter(),
+        RemmdAdapter(),
+        MmFakeBenchAdapter(),
+        VeriteAdapter(),
+    )
 }
 
 
@@ -36,19 +48,31 @@ def detect_adapter(path: Path) -> Adapter:
     """Guess the adapter for ``path``.
 
     A folder with a case file (or whose sub-folders have one), or a case file itself → generic;
-    a ``.json``/``.jsonl`` file whose first row has ``caption1`` and ``caption2`` → cosmos.
+    a ``.json``/``.jsonl`` file whose first row has ``caption1`` and ``caption2`` → cosmos;
+    a folder with ``input/*.json`` (or sub-folders with one) → mv2026; a folder of
+    ``<id>/sample.json`` → remmd; a ``.csv`` with ``caption,image_path,label`` → verite; a JSON
+    list whose first record has ``fake_cls`` → mmfakebench.
     Raises ``InputError`` when nothing matches.
     """
     if path.is_dir():
+        children = [child for child in sorted(path.iterdir()) if child.is_dir()]
         if find_case_file(path) is not None or any(
-            child.is_dir() and find_case_file(child) is not None for child in path.iterdir()
+            find_case_file(child) is not None for child in children
         ):
             return _ADAPTERS[GenericAdapter.name]
+        if is_mv2026_case(path) or any(is_mv2026_case(child) for child in children):
+            return _ADAPTERS[Mv2026Adapter.name]
+        if any((child / "sample.json").is_file() for child in children):
+            return _ADAPTERS[RemmdAdapter.name]
     elif path.is_file():
         if path.name in CASE_FILE_NAMES:
             return _ADAPTERS[GenericAdapter.name]
         if path.suffix.lower() in (".json", ".jsonl") and _first_row_is_cosmos(path):
             return _ADAPTERS[CosmosAdapter.name]
+        if path.suffix.lower() == ".csv" and _csv_header_is_verite(path):
+            return _ADAPTERS[VeriteAdapter.name]
+        if path.suffix.lower() == ".json" and _first_record_has(path, "fake_cls"):
+            return _ADAPTERS[MmFakeBenchAdapter.name]
     else:
         raise InputError(f"{path}: no such file or directory")
     raise InputError(
@@ -69,3 +93,21 @@ def _first_row_is_cosmos(path: Path) -> bool:
             return False
         return isinstance(rows, list) and bool(rows) and looks_like_cosmos(json.dumps(rows[0]))
     return looks_like_cosmos(first)
+
+
+def _csv_header_is_verite(path: Path) -> bool:
+    try:
+        with path.open(encoding="utf-8") as handle:
+            header = handle.readline()
+    except (OSError, UnicodeDecodeError):
+        return False
+    columns = {c.strip() for c in header.split(",")}
+    return {"caption", "image_path", "label"} <= columns
+
+
+def _first_record_has(path: Path, key: str) -> bool:
+    try:
+        rows = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return False
+    return isinstance(rows, list) and bool(rows) and isinstance(rows[0], dict) and key in rows[0]

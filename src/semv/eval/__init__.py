@@ -1,5 +1,22 @@
-"""Evaluation: metrics and dataset runners."""
+"""Evaluation: metrics for every table of the papers, dataset tasks, the resumable runner.
 
+Pure metric functions: ``_metrics`` (binary, Eq. 30-31, Wilson), ``_classes`` (multi-class and
+multi-label, ReMMD L1/L2), ``_report_metrics`` (MV2026, Eq. 33-36), ``_stats`` (z-test, AUROC,
+cluster bootstrap). ``_tasks`` maps each dataset's predictions and gold; ``_harness`` runs and
+resumes evaluations; ``_predictions`` reads prediction files made elsewhere.
+"""
+
+from semv.eval._classes import (
+    ClassScores,
+    MultiClassReport,
+    MultiLabelReport,
+    confusion_matrix,
+    hamming_loss,
+    multiclass_report,
+    multilabel_report,
+    subset_accuracy,
+)
+from semv.eval._harness import EvalPlan, dataset_path, finalize, memory_snapshot_hash
 from semv.eval._metrics import (
     BinaryCounts,
     accuracy,
@@ -12,21 +29,85 @@ from semv.eval._metrics import (
     recall,
     wilson_interval,
 )
+from semv.eval._predictions import PredictionSet, prediction_formats, read_predictions
+from semv.eval._report_metrics import (
+    ABSTENTION_LABELS,
+    TemporalOutcome,
+    abstention_rate,
+    case_accuracy,
+    field_coverage,
+    normalize_url,
+    temporal_outcome,
+    temporal_rates,
+    url_f1,
+    url_prf,
+)
 from semv.eval._runner import CaseOutcome, EvalReport, binary_report, evaluate
+from semv.eval._stats import (
+    BootstrapInterval,
+    ZTest,
+    auroc,
+    cluster_bootstrap,
+    two_proportion_z_test,
+)
+from semv.eval._tasks import (
+    INTERNAL_TO_MMFAKEBENCH,
+    INTERNAL_TO_REMMD,
+    Task,
+    get_task,
+    score_remmd,
+    task_names,
+)
 
 __all__ = [
+    "ABSTENTION_LABELS",
+    "INTERNAL_TO_MMFAKEBENCH",
+    "INTERNAL_TO_REMMD",
     "BinaryCounts",
+    "BootstrapInterval",
     "CaseOutcome",
+    "ClassScores",
+    "EvalPlan",
     "EvalReport",
+    "MultiClassReport",
+    "MultiLabelReport",
+    "PredictionSet",
+    "Task",
+    "TemporalOutcome",
+    "ZTest",
+    "abstention_rate",
     "accuracy",
+    "auroc",
     "balanced_accuracy",
     "binary_report",
     "brier",
+    "case_accuracy",
+    "cluster_bootstrap",
+    "confusion_matrix",
     "counts",
+    "dataset_path",
     "evaluate",
     "expected_calibration_error",
     "f1",
+    "field_coverage",
+    "finalize",
+    "get_task",
+    "hamming_loss",
+    "memory_snapshot_hash",
+    "multiclass_report",
+    "multilabel_report",
+    "normalize_url",
     "precision",
+    "prediction_formats",
+    "read_predictions",
     "recall",
+    "score_remmd",
+    "subset_accuracy",
+    "task_names",
+    "temporal_outcome",
+    "temporal_rates",
+    "two_proportion_z_test",
+    "url_f1",
+    "url_prf",
     "wilson_interval",
 ]

@@ -221,7 +221,7 @@ class Executor:
                 f"stage {spec.stage.name} returned {type(value).__name__}, "
                 f"expected {spec.stage.output.__name__}",
             )
-        violations = check_node(spec, value, values)
+        violations = check_node(spec, value, values, strength=self.settings.strength)
         if violations:
             invariant, detail = violations[0]
             self.store.append_event(

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping
 
 from pydantic import BaseModel
 
+from semv.config import StrengthConfig
 from semv.graph._spec import NodeSpec, project
 from semv.model import (
     Arguments,
@@ -51,15 +52,23 @@ def admissible(cited: Iterable[str], verified: bool, evidence: Mapping[str, Evid
 
 
 def check_node(
-    spec: NodeSpec, value: BaseModel, committed: Mapping[str, BaseModel]
+    spec: NodeSpec,
+    value: BaseModel,
+    committed: Mapping[str, BaseModel],
+    *,
+    strength: StrengthConfig | None = None,
 ) -> list[Violation]:
-    """All violations of the node's output, given the committed values it was computed from."""
+    """All violations of the node's output, given the committed values it was computed from.
+
+    ``strength`` is the run's Eq. 14 configuration (default: the paper's weights)."""
     if isinstance(value, Bundle):
         return _evidence_checks(value.supplied)
     if isinstance(value, MediaEvidence | Retrieved | RankedEvidence):
         return _evidence_checks(value.evidence)
     if isinstance(value, Arguments):
-        return _argument_checks(value, _input_evidence(spec, committed))
+        return _argument_checks(
+            value, _input_evidence(spec, committed), strength or StrengthConfig()
+        )
     if isinstance(value, SolvedQbaf):
         return _qbaf_checks(value, _input_arguments(spec, committed))
     if isinstance(value, Verdict):
@@ -103,7 +112,9 @@ def _input_arguments(spec: NodeSpec, committed: Mapping[str, BaseModel]) -> Argu
     return None
 
 
-def _argument_checks(value: Arguments, evidence: Mapping[str, Evidence]) -> list[Violation]:
+def _argument_checks(
+    value: Arguments, evidence: Mapping[str, Evidence], strength: StrengthConfig
+) -> list[Violation]:
     out: list[Violation] = []
     seen: set[str] = set()
     for arg in value.arguments:
@@ -121,7 +132,10 @@ def _argument_checks(value: Arguments, evidence: Mapping[str, Evidence]) -> list
             out.append(("I_arg", f"{arg.id} has no strength features"))
             continue
         want = strength_from_features(
-            arg.features, verified=arg.verified, has_uncertainty=bool(arg.uncertainty)
+            arg.features,
+            verified=arg.verified,
+            has_uncertainty=bool(arg.uncertainty),
+            config=strength,
         )
         if not math.isclose(arg.strength, want, abs_tol=_TOL):
             out.append(("I_arg", f"{arg.id} strength {arg.strength} != Eq. 14 value {want}"))

@@ -12,6 +12,7 @@ from collections import Counter
 from statistics import fmean
 
 from semv.agents import ArgueInput, ArgumentDraft, Verification, VerifyInput
+from semv.config import StrengthConfig
 from semv.graph import StageContext, StageDef, admissible
 from semv.model import (
     Argument,
@@ -62,6 +63,7 @@ def build_argument(
     evidence: dict[str, Evidence],
     dropped_ids: bool,
     origin: Origin,
+    config: StrengthConfig | None = None,
 ) -> Argument:
     codes: list[UncertaintyCode] = []
     if dropped_ids or not draft.evidence:
@@ -85,7 +87,10 @@ def build_argument(
         admissible=admissible(draft.evidence, check.verified, evidence),
         features=features,
         strength=strength_from_features(
-            features, verified=check.verified, has_uncertainty=bool(uncertainty)
+            features,
+            verified=check.verified,
+            has_uncertainty=bool(uncertainty),
+            config=config or StrengthConfig(),
         ),
         uncertainty=uncertainty,
         origin=origin,
@@ -132,7 +137,14 @@ async def argue(
         counters[draft.stance.value] += 1
         arguments.append(
             build_argument(
-                subclaim, draft, check, counters[draft.stance.value], evidence, lost, origin
+                subclaim,
+                draft,
+                check,
+                counters[draft.stance.value],
+                evidence,
+                lost,
+                origin,
+                config=ctx.settings.strength,
             )
         )
     notes = list(proposed.uncertainty)

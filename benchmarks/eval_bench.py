@@ -1,0 +1,128 @@
+"""Benchmarks of the evaluation harness: scoring published predictions, the cluster bootstrap,
+and runner throughput with 1 and 2 workers. Prints tables (part of ``make bench``).
+
+    python benchmarks/eval_bench.py [--repeats N] [--cases N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared" / "data"
+REMMD_RUNS = SHARED / "remmd-agent-runs" / "qwen3.5-9b"
+OOKPIK = SHARED / "ookpik-dev" / "dev_data.json"
+
+console = Console()
+
+
+def _median(fn: object, repeats: int) -> float:
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()  # type: ignore[operator]
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def bench_scoring(repeats: int) -> None:
+    from semv.config import Settings
+    from semv.eval import cluster_bootstrap, get_task, read_predictions
+
+    table = Table(title=f"evaluation scoring (median of {repeats})")
+    for col in ("step", "items", "median s"):
+        table.add_column(col, justify="right" if col != "step" else "left")
+    if REMMD_RUNS.is_dir():
+        found = read_predictions(REMMD_RUNS, "remmd-results")
+        no_bootstrap = Settings().eval.model_copy(update={"bootstrap_replicates": 1})
+        t_read = _median(lambda: read_predictions(REMMD_RUNS, "remmd-results"), repeats)
+        t_score = _median(lambda: get_task("remmd").score(found.records, no_bootstrap), repeats)
+        table.add_row(
+            "read ReMMD-Agent result.json files", str(len(found.records)), f"{t_read:.3f}"
+        )
+        table.add_row("ReMMD L1 + L2 metrics", str(len(found.records)), f"{t_score:.4f}")
+    else:
+        console.print(f"[yellow]skipped ReMMD scoring: {REMMD_RUNS} not found[/]")
+    outcomes = [i % 3 != 0 for i in range(500)]
+    clusters = [str(i // 5) for i in range(500)]
+    t_boot = _median(
+        lambda: cluster_bootstrap(
+            outcomes, clusters, lambda xs: sum(xs) / len(xs), replicates=10_000
+        ),
+        max(1, repeats // 5),
+    )
+    table.add_row("cluster bootstrap, 10,000 replicates (100 clusters)", "500", f"{t_boot:.2f}")
+    console.print(table)
+
+
+def bench_runner(cases: int) -> None:
+    if not OOKPIK.is_file():
+        console.print(f"[yellow]skipped runner throughput: {OOKPIK} not found[/]")
+        return
+    from semv.agents.offline import OfflineAgents
+    from semv.config import Settings
+    from semv.eval._harness import EvalPlan, load_plan_cases, open_results, run_plan
+    from semv.store import Store
+
+    plan = EvalPlan("cosmos", OOKPIK, limit=cases, text_only=True)
+    task, contract, loaded = load_plan_cases(plan)
+    settings = Settings()
+    table = Table(
+        title=f"eval runner throughput, OOKPIK text-only ({len(loaded)} cases, empty store)"
+    )
+    for col in ("workers", "seconds", "cases/s"):
+        table.add_column(col, justify="right")
+    # 0: an untimed pass over the same cases first, so that model loading and the in-process
+    # text-extraction caches do not favour whichever timed pass runs second; every timed pass
+    # has a fresh store, so all stages execute
+    for workers in (0, 1, 2):
+        with tempfile.TemporaryDirectory() as tmp:
+            agents = OfflineAgents(settings)
+            out = Path(tmp) / "out"
+            log, _ = open_results(out, plan, settings, agents, resume=False)
+            store = Store(Path(tmp) / "store")
+            start = time.perf_counter()
+            asyncio.run(
+                run_plan(
+                    loaded,
+                    task=task,
+                    contract=contract,
+                    store=store,
+                    settings=settings,
+                    agents=agents,
+                    log=log,
+                    done=set(),
+                    out_dir=out,
+                    workers=max(1, workers),
+                )
+            )
+            secs = time.perf_counter() - start
+            log.close()
+            store.close()
+        if workers == 0:
+            continue
+        table.add_row(str(workers), f"{secs:.2f}", f"{len(loaded) / secs:.1f}")
+    console.print(table)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--cases", type=int, default=40)
+    args = parser.parse_args(argv)
+    bench_scoring(args.repeats)
+    bench_runner(args.cases)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,333 @@
+"""``semv eval``: one subcommand per dataset adapter, plus ``semv eval score``.
+
+``semv eval ADAPTER PATH`` is a subcommand generated for every registered adapter (``cosmos``,
+``mv2026``, ``remmd``, ``mmfakebench``, ``verite``, ``generic``); other modules add their own
+named subcommands to the same group (``semv eval ctr``, ``semv eval retrieval``...) with
+``@eval_app.command("name")`` in ``semv.cli``. Names must not collide with adapter names or
+``score``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any, NoReturn
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from semv.adapters import LoadedCase, adapter_names
+from semv.agents.offline import OfflineAgents
+from semv.config import Settings, load_settings
+from semv.errors import SemvError
+from semv.eval._harness import EvalPlan, finalize, load_plan_cases, open_results, run_plan
+from semv.eval._predictions import (
+    RESULTS_FILE,
+    prediction_formats,
+    read_predictions,
+    read_results_log,
+)
+from semv.eval._stability import (
+    headline,
+    stability_table,
+    sweep_conditions,
+    sweep_table,
+)
+from semv.eval._summary import summary_markdown
+from semv.eval._tasks import Record, Task, get_task
+from semv.store import Store
+
+__all__ = ["register_eval_commands"]
+
+err = Console(stderr=True, soft_wrap=True)
+out = Console(soft_wrap=True)
+
+
+def _fail(exc: SemvError) -> NoReturn:
+    err.print(f"[bold red]error:[/] {exc}", markup=True, highlight=False)
+    raise typer.Exit(exc.exit_code)
+
+
+def _progress(quiet: bool) -> Progress:
+    return Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err,
+        disable=quiet or not err.is_terminal,
+        transient=True,
+    )
+
+
+def _with_bins(settings: Settings, bins: int | None) -> Settings:
+    if bins is None:
+        return settings
+    return settings.model_copy(update={"eval": settings.eval.model_copy(update={"ece_bins": bins})})
+
+
+def _evaluate_once(
+    *,
+    plan: EvalPlan,
+    task: Task,
+    contract: str,
+    cases: list[LoadedCase],
+    settings: Settings,
+    store_dir: Path,
+    out_dir: Path,
+    resume: bool,
+    workers: int,
+    quiet: bool,
+    label: str,
+    target: Path,
+) -> dict[str, Any]:
+    """Run (or resume) one condition into ``out_dir`` and score it; ``target`` is the --out
+    folder the user named (``out_dir`` or a folder above it for --seeds/--sweep)."""
+    agents = OfflineAgents(settings)
+    log, previous = open_results(out_dir, plan, settings, agents, resume=resume)
+    wanted = {c.case.id for c in cases}
+    done = {r["case_id"] for r in previous if r["case_id"] in wanted}
+    store = Store(store_dir)
+    try:
+        with _progress(quiet) as bar:
+            progress_task = bar.add_task(label, total=len(cases), completed=len(done))
+
+            def tick(_record: Record) -> None:
+                bar.advance(progress_task)
+
+            asyncio.run(
+                run_plan(
+                    cases,
+                    task=task,
+                    contract=contract,
+                    store=store,
+                    settings=settings,
+                    agents=agents,
+                    log=log,
+                    done=done,
+                    out_dir=out_dir,
+                    workers=workers,
+                    on_record=tick,
+                )
+            )
+    except KeyboardInterrupt:
+        finished = len(read_results_log(out_dir / RESULTS_FILE))
+        err.print(
+            f"interrupted: {finished} of {len(cases)} cases are saved in {out_dir}; "
+            f"continue with --resume --out {target}",
+            highlight=False,
+        )
+        raise typer.Exit(130) from None
+    finally:
+        log.close()
+        store.close()
+    records = [r for r in read_results_log(out_dir / RESULTS_FILE) if r["case_id"] in wanted]
+    return finalize(out_dir, task.name, records, settings)
+
+
+def _default_out(data_dir: Path, adapter: str) -> Path:
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S%fZ")
+    return data_dir / "eval" / f"{adapter}-{stamp}"
+
+
+def _print(
+    task: str,
+    metrics: dict[str, Any],
+    out_dir: Path | None,
+    json_out: bool,
+    method: str = "semv",
+) -> None:
+    if json_out:
+        sys.stdout.write(json.dumps(metrics, sort_keys=True) + "\n")
+        return
+    out.print(summary_markdown(task, metrics, method=method), highlight=False, markup=False)
+    if out_dir is not None:
+        out.print(f"results: {out_dir}", highlight=False, markup=False)
+
+
+def _make_command(adapter: str) -> Callable[..., None]:
+    def command(
+        path: Annotated[Path, typer.Argument(help="Dataset file or folder.")],
+        split: Annotated[
+            str | None,
+            typer.Option("--split", help="Split inside a dataset folder (test, val...)."),
+        ] = None,
+        limit: Annotated[int | None, typer.Option("--limit", min=1, help="First N cases.")] = None,
+        workers: Annotated[
+            int, typer.Option("--workers", min=1, help="Cases verified concurrently.")
+        ] = 1,
+        out_dir: Annotated[
+            Path | None,
+            typer.Option("--out", help="Results folder (default: DATA_DIR/eval/<adapter>-<time>)."),
+        ] = None,
+        resume: Annotated[
+            bool, typer.Option("--resume", help="Continue the evaluation in --out.")
+        ] = False,
+        text_only: Annotated[bool, typer.Option("--text-only", help="Do not read media.")] = False,
+        memory: Annotated[
+            Path | None,
+            typer.Option("--memory", help="Memory snapshot to record (its hash is saved)."),
+        ] = None,
+        seeds: Annotated[
+            int, typer.Option("--seeds", min=1, help="Repeat the condition N times (Table S5).")
+        ] = 1,
+        sweep: Annotated[
+            bool, typer.Option("--sweep", help="Vary one constant group at a time (Table S6).")
+        ] = False,
+        bins: Annotated[int | None, typer.Option("--bins", min=1, help="ECE bins.")] = None,
+        json_out: Annotated[bool, typer.Option("--json", help="Print metrics as JSON.")] = False,
+        data_dir: Annotated[
+            Path, typer.Option("--data-dir", help="Store directory (SQLite database, reports).")
+        ] = Path(".semv"),
+        config: Annotated[
+            Path | None, typer.Option("--config", help="TOML file overriding constants.")
+        ] = None,
+    ) -> None:
+        try:
+            if resume and out_dir is None:
+                raise_input("--resume needs --out naming the evaluation to continue")
+            if seeds > 1 and sweep:
+                raise_input("use --seeds or --sweep, not both")
+            settings = _with_bins(load_settings(config), bins)
+            plan = EvalPlan(adapter, path, split, limit, text_only, memory)
+            task, contract, cases = load_plan_cases(plan)
+            target = out_dir or _default_out(data_dir, adapter)
+            common: dict[str, Any] = {
+                "plan": plan,
+                "task": task,
+                "contract": contract,
+                "cases": cases,
+                "resume": resume,
+                "workers": workers,
+                "quiet": json_out,
+                "target": target,
+            }
+            if seeds > 1:
+                runs = []
+                for k in range(1, seeds + 1):
+                    run_dir = target / f"seed-{k}"
+                    metrics = _evaluate_once(
+                        **common,
+                        settings=settings,
+                        store_dir=run_dir / "store",
+                        out_dir=run_dir,
+                        label=f"{adapter} run {k}/{seeds}",
+                    )
+                    runs.append(headline(task.name, metrics))
+                table = stability_table(task.name, runs)
+                (target / "stability.md").write_text(table, encoding="utf-8")
+                _emit_table({"runs": runs}, table, target, json_out)
+                return
+            if sweep:
+                reference = _evaluate_once(
+                    **common,
+                    settings=settings,
+                    store_dir=data_dir,
+                    out_dir=target / "reference",
+                    label=f"{adapter} reference",
+                )
+                ref_acc = headline(task.name, reference)["accuracy"]
+                rows = []
+                for condition in sweep_conditions(settings):
+                    metrics = _evaluate_once(
+                        **common,
+                        settings=condition.settings,
+                        store_dir=data_dir,
+                        out_dir=target / "sweep" / condition.slug,
+                        label=f"{adapter} {condition.slug}",
+                    )
+                    rows.append((condition, headline(task.name, metrics)["accuracy"]))
+                table = sweep_table(ref_acc, rows)
+                (target / "sweep.md").write_text(table, encoding="utf-8")
+                payload = {
+                    "reference": ref_acc,
+                    "conditions": {c.slug: acc for c, acc in rows},
+                }
+                _emit_table(payload, table, target, json_out)
+                return
+            metrics = _evaluate_once(
+                **common,
+                settings=settings,
+                store_dir=data_dir,
+                out_dir=target,
+                label=f"eval {adapter}",
+            )
+        except SemvError as exc:
+            _fail(exc)
+        _print(task.name, metrics, target, json_out)
+
+    command.__doc__ = (
+        f"Evaluate semv on data read by the {adapter} adapter: per-case results appended as "
+        "they finish, metrics, a summary table in the paper's layout and plots under --out."
+    )
+    return command
+
+
+def _emit_table(payload: dict[str, Any], table: str, target: Path, json_out: bool) -> None:
+    if json_out:
+        sys.stdout.write(json.dumps(payload, sort_keys=True) + "\n")
+        return
+    out.print(table, highlight=False, markup=False)
+    out.print(f"results: {target}", highlight=False, markup=False)
+
+
+def raise_input(message: str) -> NoReturn:
+    from semv.errors import InputError
+
+    raise InputError(message)
+
+
+def score(
+    predictions: Annotated[Path, typer.Argument(help="Prediction file or folder.")],
+    adapter: Annotated[
+        str,
+        typer.Option(
+            "--adapter",
+            help=f"Prediction format: {', '.join(prediction_formats())}.",
+        ),
+    ],
+    out_dir: Annotated[
+        Path | None, typer.Option("--out", help="Write metrics.json, summary.md and plots here.")
+    ] = None,
+    bins: Annotated[int | None, typer.Option("--bins", min=1, help="ECE bins.")] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print metrics as JSON.")] = False,
+    config: Annotated[
+        Path | None, typer.Option("--config", help="TOML file overriding constants.")
+    ] = None,
+) -> None:
+    """Score an existing prediction file without running the pipeline."""
+    try:
+        settings = _with_bins(load_settings(config), bins)
+        if not predictions.exists():
+            raise_input(f"{predictions}: no such file or directory")
+        found = read_predictions(predictions, adapter)
+        if out_dir is not None:
+            out_dir.mkdir(parents=True, exist_ok=True)
+            metrics = finalize(
+                out_dir,
+                found.task,
+                found.records,
+                settings,
+                skipped=found.skipped,
+                method=found.method,
+            )
+        else:
+            metrics = get_task(found.task).score(found.records, settings.eval)
+            metrics.pop("reliability", None)
+            if found.skipped:
+                metrics["skipped"] = found.skipped
+    except SemvError as exc:
+        _fail(exc)
+    _print(found.task, metrics, out_dir, json_out, method=found.method)
+
+
+def register_eval_commands(eval_app: typer.Typer) -> None:
+    """Add ``semv eval <adapter>`` for every adapter and ``semv eval score``."""
+    for name in adapter_names():
+        eval_app.command(name)(_make_command(name))
+    eval_app.command("score")(score)

@@ -1,0 +1,352 @@
+"""The resumable dataset runner behind ``semv eval ADAPTER PATH``.
+
+Layout of an output folder::
+
+    OUT/config.json     adapter, dataset path, split, settings (+ hash), backend identity,
+                        memory snapshot hash ("none" without one); written before any case runs
+    OUT/results.jsonl   one line per finished case, appended and fsynced as it finishes
+    OUT/reports/<run>/  each run's report.{md,html,json}
+    OUT/metrics.json, OUT/summary.md, OUT/plots/*.png   derived from results.jsonl at the end
+
+A crash or Ctrl-C loses no finished case: ``--resume`` reads ``results.jsonl`` (ignoring a
+last line cut short), checks that ``config.json`` describes the same evaluation, and runs only
+the cases without a line. Failed cases are finished too (their line records the error).
+Metrics are computed from the lines in case order, so a resumed evaluation scores exactly as an
+uninterrupted one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+from semv import __version__
+from semv.adapters import LoadedCase, get_adapter
+from semv.adapters._cosmos import split_file
+from semv.agents import Agents
+from semv.config import Settings
+from semv.errors import InputError, StageError
+from semv.eval._plots import confusion_plot, reliability_plot
+from semv.eval._predictions import RESULTS_FILE, read_results_log
+from semv.eval._summary import summary_markdown
+from semv.eval._tasks import Record, Task, get_task
+from semv.model import RunStatus
+from semv.pipeline import run_case
+from semv.store import Store, sha256_file, sha256_text
+
+logger = logging.getLogger(__name__)
+
+__all__ = [
+    "CONFIG_FILE",
+    "EvalPlan",
+    "ResultsLog",
+    "dataset_path",
+    "finalize",
+    "load_plan_cases",
+    "memory_snapshot_hash",
+    "open_results",
+    "run_plan",
+]
+
+CONFIG_FILE: Final = "config.json"
+_COMPARED: Final = ("adapter", "path", "split", "text_only", "settings_hash", "agents", "memory")
+
+
+@dataclass(frozen=True)
+class EvalPlan:
+    """What to evaluate: an adapter, a dataset path and the options that select its cases."""
+
+    adapter: str
+    path: Path
+    split: str | None = None
+    limit: int | None = None
+    text_only: bool = False
+    memory_snapshot: Path | None = None
+
+
+def dataset_path(adapter: str, path: Path, split: str | None) -> Path:
+    """The file or folder of ``split`` under ``path`` (``path`` itself without a split).
+
+    COSMOS folders use ``<split>_data.json``; otherwise the first of ``<split>_data.json``,
+    ``<split>.json``, ``<split>.jsonl``, ``<split>.csv``, ``*_<split>.json`` (also under
+    ``source/``, MMFakeBench's layout) or a ``<split>/`` folder.
+    """
+    if not path.exists():
+        raise InputError(f"{path}: no such file or directory")
+    if split is None:
+        return path
+    if not path.is_dir():
+        raise InputError(f"{path}: --split needs a dataset folder, not a file")
+    if adapter == "cosmos":
+        return split_file(path, split)
+    candidates = [
+        path / f"{split}_data.json",
+        path / f"{split}.json",
+        path / f"{split}.jsonl",
+        path / f"{split}.csv",
+        *sorted(path.glob(f"*_{split}.json")),
+        *sorted(path.glob(f"source/*_{split}.json")),
+        path / split,
+    ]
+    for candidate in candidates:
+        if candidate.exists():
+            return candidate
+    raise InputError(f"{path}: no file or folder for split {split!r}")
+
+
+def memory_snapshot_hash(path: Path | None) -> str:
+    """SHA-256 of a memory snapshot (a file, or every file of a folder by relative path), or
+    ``"none"`` when the evaluation runs without one."""
+    if path is None:
+        return "none"
+    if path.is_file():
+        return sha256_file(str(path))
+    if path.is_dir():
+        parts = [
+            f"{f.relative_to(path).as_posix()}:{sha256_file(str(f))}"
+            for f in sorted(path.rglob("*"))
+            if f.is_file()
+        ]
+        return sha256_text("\n".join(parts))
+    raise InputError(f"{path}: memory snapshot not found")
+
+
+def load_plan_cases(plan: EvalPlan) -> tuple[Task, str, list[LoadedCase]]:
+    """Validate every case before anything runs (bad input leaves nothing behind)."""
+    adapter = get_adapter(plan.adapter)
+    task = get_task(plan.adapter)
+    source = dataset_path(plan.adapter, plan.path, plan.split)
+    cases = list(adapter.load(source, text_only=plan.text_only, limit=plan.limit))
+    if not cases:
+        raise InputError(f"{source}: no cases found ({adapter.name} adapter)")
+    ids = [c.case.id for c in cases]
+    if len(set(ids)) != len(ids):
+        raise InputError(f"{source}: case ids are not unique")
+    return task, adapter.contract, cases
+
+
+def _config(plan: EvalPlan, settings: Settings, agents: Agents) -> dict[str, Any]:
+    return {
+        "semv": __version__,
+        "adapter": plan.adapter,
+        "path": str(plan.path.absolute()),
+        "split": plan.split,
+        "limit": plan.limit,
+        "text_only": plan.text_only,
+        "settings": settings.model_dump(mode="json"),
+        "settings_hash": sha256_text(settings.model_dump_json()),
+        "agents": agents.identity,
+        "memory": memory_snapshot_hash(plan.memory_snapshot),
+        "memory_path": str(plan.memory_snapshot) if plan.memory_snapshot else None,
+    }
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+class ResultsLog:
+    """Append-only ``results.jsonl``: each record is one line, flushed and fsynced."""
+
+    def __init__(self, file: Path) -> None:
+        self.file = file
+        self._handle = file.open("a", encoding="utf-8")
+
+    def append(self, record: Record) -> None:
+        self._handle.write(json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n")
+        self._handle.flush()
+        os.fsync(self._handle.fileno())
+
+    def close(self) -> None:
+        self._handle.close()
+
+
+def open_results(
+    out_dir: Path, plan: EvalPlan, settings: Settings, agents: Agents, *, resume: bool
+) -> tuple[ResultsLog, list[Record]]:
+    """Create (or, with ``resume``, reopen) the output folder; return the log and the records
+    already finished. Refuses to mix two different evaluations in one folder."""
+    config = _config(plan, settings, agents)
+    config_file = out_dir / CONFIG_FILE
+    results_file = out_dir / RESULTS_FILE
+    previous: list[Record] = []
+    if results_file.exists() or config_file.exists():
+        if not resume:
+            raise InputError(
+                f"{out_dir}: holds an evaluation already; pass --resume to continue it or "
+                "choose another --out"
+            )
+        try:
+            saved = json.loads(config_file.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as exc:
+            raise InputError(f"{config_file}: cannot read: {exc}") from exc
+        changed = [k for k in _COMPARED if saved.get(k) != config.get(k)]
+        if changed:
+            raise InputError(
+                f"{config_file}: --resume with a different evaluation ({', '.join(changed)} "
+                "changed); use another --out"
+            )
+        if results_file.exists():
+            previous = read_results_log(results_file)
+            _drop_partial_tail(results_file)
+    else:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    _write_atomic(config_file, json.dumps(config, indent=2, sort_keys=True) + "\n")
+    return ResultsLog(results_file), previous
+
+
+def _drop_partial_tail(file: Path) -> None:
+    """Cut a last line that a crash left without its newline, so appends start clean."""
+    data = file.read_bytes()
+    if data and not data.endswith(b"\n"):
+        keep = data.rfind(b"\n") + 1
+        with file.open("r+b") as handle:
+            handle.truncate(keep)
+
+
+def _cluster(loaded: LoadedCase) -> str:
+    """Bootstrap cluster of a case: VERITE's rows share images in triplets, so the image is the
+    cluster; otherwise the case itself."""
+    if loaded.case.adapter == "verite" and loaded.case.media:
+        return loaded.case.media[0].path
+    return loaded.case.id
+
+
+async def run_plan(
+    cases: Sequence[LoadedCase],
+    *,
+    task: Task,
+    contract: str,
+    store: Store,
+    settings: Settings,
+    agents: Agents,
+    log: ResultsLog,
+    done: set[str],
+    out_dir: Path,
+    workers: int = 1,
+    on_record: Callable[[Record], None] | None = None,
+) -> list[Record]:
+    """Verify every case not in ``done`` (``workers`` at a time), appending its record as soon
+    as it finishes; gold is revealed only after each run is committed."""
+    semaphore = asyncio.Semaphore(max(1, workers))
+    records: list[Record] = []
+
+    async def one(index: int, loaded: LoadedCase) -> None:
+        async with semaphore:
+            start = time.perf_counter()
+            record: Record = {
+                "index": index,
+                "case_id": loaded.case.id,
+                "cluster": _cluster(loaded),
+            }
+            try:
+                run = await run_case(
+                    loaded.case,
+                    store=store,
+                    settings=settings,
+                    agents=agents,
+                    contract=contract,
+                    reports_dir=out_dir / "reports",
+                )
+            except StageError as exc:
+                logger.warning("%s: %s", loaded.case.id, exc)
+                record.update(status="failed", error=str(exc), prediction=None, gold=None)
+            else:
+                committed = store.get_run(run.result.run_id)
+                gold = None
+                if loaded.gold is not None:
+                    gold = task.gold(
+                        loaded.gold.reveal(committed.status),
+                        loaded.gold.reveal_details(committed.status),
+                    )
+                record.update(
+                    status=committed.status.value
+                    if committed.status is RunStatus.COMMITTED
+                    else "failed",
+                    run_id=run.result.run_id,
+                    label=run.result.label,
+                    probabilities=dict(run.result.probabilities),
+                    confidence=run.result.confidence,
+                    prediction=task.predict(run.result),
+                    uncertainty=sorted(
+                        {u.code for u in run.result.uncertainty}
+                        | {code for e in run.result.evidence for code in e.uncertainty}
+                    ),
+                    gold=gold,
+                    executed=run.executed,
+                    reused=run.reused,
+                )
+            record["seconds"] = round(time.perf_counter() - start, 3)
+            log.append(record)
+            records.append(record)
+            if on_record is not None:
+                on_record(record)
+
+    await asyncio.gather(
+        *(one(i, loaded) for i, loaded in enumerate(cases) if loaded.case.id not in done)
+    )
+    return records
+
+
+def finalize(
+    out_dir: Path,
+    task_name: str,
+    records: Sequence[Record],
+    settings: Settings,
+    *,
+    method: str = "semv",
+    skipped: dict[str, int] | None = None,
+    plots: bool = True,
+) -> dict[str, Any]:
+    """Score ``records``; write metrics.json, summary.md and the plots into ``out_dir``."""
+    task = get_task(task_name)
+    metrics = task.score(records, settings.eval)
+    if skipped:
+        metrics["skipped"] = skipped
+    metrics["task"] = task_name
+    metrics["table"] = task.table
+    reliability = metrics.pop("reliability", None)
+    _write_atomic(out_dir / "metrics.json", json.dumps(metrics, indent=2, sort_keys=True) + "\n")
+    _write_atomic(out_dir / "summary.md", summary_markdown(task_name, metrics, method=method))
+    if plots:
+        if reliability and reliability["confidence"]:
+            reliability_plot(
+                reliability["confidence"],
+                reliability["correct"],
+                settings.eval.ece_bins,
+                out_dir / "plots" / "reliability.png",
+                f"{task_name}: reliability ({settings.eval.ece_bins} bins)",
+            )
+        confusion = metrics.get("confusion")
+        if isinstance(confusion, dict) and "matrix" in confusion:
+            confusion_plot(
+                confusion["matrix"],
+                confusion["labels"],
+                out_dir / "plots" / "confusion.png",
+                f"{task_name}: confusion",
+            )
+        elif isinstance(confusion, dict) and "tp" in confusion:
+            positive = str(metrics.get("positive", "positive"))
+            confusion_plot(
+                [[confusion["tn"], confusion["fp"]], [confusion["fn"], confusion["tp"]]],
+                [f"not {positive}", positive],
+                out_dir / "plots" / "confusion.png",
+                f"{task_name}: confusion",
+            )
+    return metrics

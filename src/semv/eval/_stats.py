@@ -1,0 +1,143 @@
+"""Statistics for the results tables: z-test (Table 4), AUROC, cluster bootstrap (§6.4). Pure.
+
+``two_proportion_z_test`` is the unpaired test SEMV §6.1.1 uses against a baseline whose
+per-record predictions are unavailable: only its reported accuracy and test-set size enter.
+``cluster_bootstrap`` resamples whole clusters (source cases) with replacement and recomputes the
+metric from the stored outcomes, taking the percentile interval (SEMV §6.4, 10,000 replicates).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
+from typing import TypeVar
+
+__all__ = [
+    "BootstrapInterval",
+    "ZTest",
+    "auroc",
+    "cluster_bootstrap",
+    "two_proportion_z_test",
+]
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class ZTest:
+    """Result of a two-sided two-proportion z-test."""
+
+    z: float
+    p_value: float
+    difference: float
+
+
+def two_proportion_z_test(p1: float, n1: int, p2: float, n2: int) -> ZTest:
+    """Unpaired two-sided z-test of H0: p1 = p2 with the pooled standard error.
+
+    z = (p1 − p2) / sqrt(p̂(1 − p̂)(1/n1 + 1/n2)), p̂ = (p1 n1 + p2 n2)/(n1 + n2);
+    p = erfc(|z|/√2). SEMV Table 4: 91.88% vs 89.10% on n = 1,700 each gives p ≈ 0.006.
+    """
+    if n1 <= 0 or n2 <= 0:
+        raise ValueError("both samples need n > 0")
+    for p in (p1, p2):
+        if not 0.0 <= p <= 1.0:
+            raise ValueError(f"proportion {p} outside [0, 1]")
+    pooled = (p1 * n1 + p2 * n2) / (n1 + n2)
+    se = math.sqrt(pooled * (1 - pooled) * (1 / n1 + 1 / n2))
+    if se == 0.0:
+        same = p1 == p2
+        return ZTest(0.0 if same else math.inf, 1.0 if same else 0.0, p1 - p2)
+    z = (p1 - p2) / se
+    return ZTest(z, math.erfc(abs(z) / math.sqrt(2)), p1 - p2)
+
+
+def auroc(scores: Sequence[float], positive: Sequence[bool]) -> float:
+    """Area under the ROC curve = P(score of a random positive > a random negative), ties ½.
+
+    Computed from average ranks (Mann-Whitney U). Raises ``ValueError`` when either class is
+    absent, because the area is then undefined.
+    """
+    if len(scores) != len(positive):
+        raise ValueError("scores and labels differ in length")
+    n_pos = sum(positive)
+    n_neg = len(positive) - n_pos
+    if n_pos == 0 or n_neg == 0:
+        raise ValueError("AUROC needs at least one positive and one negative case")
+    order = sorted(range(len(scores)), key=lambda i: scores[i])
+    ranks = [0.0] * len(scores)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and scores[order[j + 1]] == scores[order[i]]:
+            j += 1
+        average = (i + j) / 2 + 1
+        for k in range(i, j + 1):
+            ranks[order[k]] = average
+        i = j + 1
+    rank_sum = sum(r for r, p in zip(ranks, positive, strict=True) if p)
+    return (rank_sum - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg)
+
+
+@dataclass(frozen=True)
+class BootstrapInterval:
+    """Point estimate on the original sample and the percentile interval of the replicates."""
+
+    estimate: float
+    low: float
+    high: float
+    replicates: int
+
+
+def _percentile(sorted_values: Sequence[float], q: float) -> float:
+    """Linear-interpolation percentile (numpy's default), ``q`` in [0, 100]."""
+    if not sorted_values:
+        raise ValueError("no values")
+    pos = (len(sorted_values) - 1) * q / 100
+    lo = math.floor(pos)
+    hi = min(lo + 1, len(sorted_values) - 1)
+    return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * (pos - lo)
+
+
+def cluster_bootstrap(
+    items: Sequence[T],
+    clusters: Sequence[Hashable],
+    metric: Callable[[Sequence[T]], float],
+    *,
+    replicates: int = 10_000,
+    level: float = 0.95,
+    seed: int = 0,
+) -> BootstrapInterval:
+    """Nonparametric cluster bootstrap: draw as many clusters as there are, with replacement,
+    keep all items of each drawn cluster, recompute ``metric``; the interval is the
+    ((1−level)/2, (1+level)/2) percentiles of the replicates. With one item per cluster this is
+    the ordinary bootstrap. Deterministic for a given ``seed``."""
+    if len(items) != len(clusters):
+        raise ValueError("items and clusters differ in length")
+    if not items:
+        raise ValueError("cannot bootstrap an empty sample")
+    if replicates < 1:
+        raise ValueError("replicates must be >= 1")
+    if not 0.0 < level < 1.0:
+        raise ValueError("level must be in (0, 1)")
+    members: dict[Hashable, list[T]] = {}
+    for item, cluster in zip(items, clusters, strict=True):
+        members.setdefault(cluster, []).append(item)
+    keys = list(members)
+    rng = random.Random(seed)
+    values = []
+    for _ in range(replicates):
+        sample: list[T] = []
+        for key in rng.choices(keys, k=len(keys)):
+            sample.extend(members[key])
+        values.append(metric(sample))
+    values.sort()
+    tail = (1 - level) / 2 * 100
+    return BootstrapInterval(
+        estimate=metric(list(items)),
+        low=_percentile(values, tail),
+        high=_percentile(values, 100 - tail),
+        replicates=replicates,
+    )
