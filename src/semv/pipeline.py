@@ -12,7 +12,7 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from semv import __version__
 from semv.agents import Agents
@@ -25,6 +25,7 @@ from semv.model import (
     Claims,
     Evidence,
     MediaEvidence,
+    RankedEvidence,
     RenderedReport,
     Result,
     ResultArgument,
@@ -39,6 +40,9 @@ from semv.model import (
 from semv.model import Bundle as BundleValue
 from semv.stages import CASE_SOURCE, build_graph
 from semv.store import Store, content_hash, sha256_file, sha256_text
+
+if TYPE_CHECKING:
+    from semv.retrieval import Retrieval
 
 __all__ = ["RunOutcome", "build_result", "run_case", "write_reports"]
 
@@ -113,6 +117,10 @@ def build_result(
     for key, node in nodes.items():
         if key.startswith("media:") and isinstance(node.value, MediaEvidence):
             evidence.update({e.id: e for e in node.value.evidence})
+    for key, node in nodes.items():  # retrieved items that reached argumentation
+        if key.startswith("validate:") and isinstance(node.value, RankedEvidence):
+            for item in node.value.evidence:
+                evidence.setdefault(item.id, item)
     return Result(
         run_id=run_id,
         case_id=bundle.case.id,
@@ -137,9 +145,10 @@ async def run_case(
     reports_dir: Path | None = None,
     progress: ProgressFn | None = None,
     max_concurrency: int = 4,
+    retrieval: Retrieval | None = None,
 ) -> RunOutcome:
     """Verify ``case`` as a new run. Reports go to ``reports_dir/<run_id>/`` (default: the
-    store's ``reports/`` folder)."""
+    store's ``reports/`` folder). ``retrieval`` enables external evidence sources."""
     settings_hash = sha256_text(settings.model_dump_json())
     run_id = store.create_run(
         case_id=case.id,
@@ -168,8 +177,10 @@ async def run_case(
             run_id=run_id,
             max_concurrency=max_concurrency,
             progress=progress,
+            resources={"retrieval": retrieval} if retrieval is not None else None,
         )
-        nodes = await executor.run(build_graph(case, contract=contract), {CASE_SOURCE: case})
+        graph = build_graph(case, contract=contract, retrieval=retrieval)
+        nodes = await executor.run(graph, {CASE_SOURCE: case})
         report = _value(nodes, "render", RenderedReport)
         base = reports_dir if reports_dir is not None else _default_reports(store)
         paths = write_reports(report, base / run_id)

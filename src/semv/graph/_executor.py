@@ -110,7 +110,9 @@ class Executor:
         run_id: str,
         max_concurrency: int = 4,
         progress: ProgressFn | None = None,
+        resources: Mapping[str, Any] | None = None,
     ) -> None:
+        self.resources: Mapping[str, Any] = dict(resources or {})
         self.store = store
         self.settings = settings
         self.agents = agents
@@ -181,7 +183,11 @@ class Executor:
             return outcome
 
         ctx = StageContext(
-            node=spec.key, settings=self.settings, agents=self.agents, params=spec.params
+            node=spec.key,
+            settings=self.settings,
+            agents=self.agents,
+            params=spec.params,
+            resources=self.resources,
         )
         async with self._limit:
             try:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
 from semv.graph import Input, NodeSpec
 from semv.model import Case, Dimension
 from semv.stages import (
@@ -18,6 +21,9 @@ from semv.stages import (
     validate,
 )
 
+if TYPE_CHECKING:
+    from semv.retrieval import Retrieval
+
 CASE_SOURCE = "case"
 """The source value the graph starts from: the canonical ``Case``."""
 
@@ -26,8 +32,25 @@ def node_key(stage: str, part: str | None = None) -> str:
     return stage if part is None else f"{stage}:{part}"
 
 
-def build_graph(case: Case, *, contract: str) -> list[NodeSpec]:
-    """The nodes of ``case``'s graph: shared prefix, one chain per dimension, shared suffix."""
+def retrieval_params(case: Case, retrieval: Retrieval | None) -> dict[str, Any]:
+    """The retrieve nodes' params: the enabled sources' identities and the cut-off date."""
+    if retrieval is None or not retrieval.sources:
+        return {}
+    return {"sources": retrieval.identity(), "before": retrieval.before_for(case)}
+
+
+def build_graph(
+    case: Case,
+    *,
+    contract: str,
+    retrieval: Retrieval | None = None,
+    rejected: Mapping[str, Sequence[str]] | None = None,
+) -> list[NodeSpec]:
+    """The nodes of ``case``'s graph: shared prefix, one chain per dimension, shared suffix.
+
+    ``retrieval`` enables external sources for the retrieve nodes; ``rejected`` maps a
+    dimension to the evidence ids a reviewer rejected (excluded by its validate node)."""
+    retrieve_params = retrieval_params(case, retrieval)
     media_keys = tuple(node_key("media", a.id) for a in case.media)
     specs: list[NodeSpec] = [
         NodeSpec("bundle", bundle.STAGE, (Input("case", CASE_SOURCE),)),
@@ -67,11 +90,13 @@ def build_graph(case: Case, *, contract: str) -> list[NodeSpec]:
                     Input("supplied", "bundle", ("supplied",)),
                     Input("media", media_keys),
                 ),
+                params=retrieve_params,
             ),
             NodeSpec(
                 node_key("validate", k),
                 validate.STAGE,
                 (Input("retrieved", node_key("retrieve", k)), subclaim),
+                params={"rejected": sorted(rejected[k])} if rejected and rejected.get(k) else {},
             ),
             NodeSpec(
                 node_key("argue", k),
@@ -96,6 +121,7 @@ def build_graph(case: Case, *, contract: str) -> list[NodeSpec]:
     dims = [d.value for d in Dimension]
     qbaf_keys = tuple(node_key("qbaf", k) for k in dims)
     argue_keys = tuple(node_key("argue", k) for k in dims)
+    validate_keys = tuple(node_key("validate", k) for k in dims)
     specs += [
         NodeSpec(
             "aggregate",
@@ -118,6 +144,7 @@ def build_graph(case: Case, *, contract: str) -> list[NodeSpec]:
                 Input("arguments", argue_keys),
                 Input("qbafs", qbaf_keys),
                 Input("verdict", "aggregate"),
+                Input("ranked", validate_keys),
             ),
         ),
     ]
