@@ -86,13 +86,55 @@ def verify(
     limit: Annotated[int | None, typer.Option("--limit", min=1, help="At most N cases.")] = None,
     data_dir: DataDir = Path(".semv"),
     config: ConfigFile = None,
+    source: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--source",
+            help="Evidence source to search (repeatable): corpus, searxng, serper, brave, gdelt.",
+        ),
+    ] = None,
+    before: Annotated[
+        str | None,
+        typer.Option("--before", help="Exclude (and count) evidence published after DATE."),
+    ] = None,
+    before_claim_date: Annotated[
+        bool,
+        typer.Option("--before-claim-date", help="Use each case's claimed date as --before."),
+    ] = False,
+    replay: Annotated[
+        bool, typer.Option("--replay", help="Answer web queries from the dated cache only.")
+    ] = False,
+    endpoint: Annotated[
+        list[str] | None,
+        typer.Option("--endpoint", help="NAME=URL: another endpoint for a web source."),
+    ] = None,
+    corpus_db: Annotated[
+        Path | None,
+        typer.Option("--corpus-db", help="Data directory holding the corpus (default: store)."),
+    ] = None,
 ) -> None:
     """Verify a case: print the verdict and where the report is."""
+    retrieval = None
     try:
         settings = _settings(config)
         contract, cases = load_cases(case, adapter=adapter, text_only=text_only, limit=limit)
         agents = OfflineAgents(settings)
         store = Store(data_dir)
+        if source:
+            from semv._cli_retrieval import open_sources
+
+            retrieval = open_sources(
+                settings,
+                store,
+                source,
+                before=before,
+                before_claim_date=before_claim_date,
+                replay=replay,
+                endpoint=endpoint or [],
+                corpus_db=corpus_db,
+            )
+        elif before or replay or before_claim_date:
+            raise InputError("--before/--replay need at least one --source")
     except SemvError as exc:
         _fail(exc)
     try:
@@ -113,6 +155,7 @@ def verify(
                         contract=contract,
                         reports_dir=out_dir,
                         progress=tick,
+                        retrieval=retrieval,
                     )
                 )
             result = outcome.result
@@ -135,6 +178,8 @@ def verify(
     except SemvError as exc:
         _fail(exc)
     finally:
+        if retrieval is not None:
+            retrieval.close()
         store.close()
 
 
@@ -299,6 +344,11 @@ def eval_cosmos(
     if m["failed"]:
         table.add_row("failed cases", str(m["failed"]))
     out.print(table)
+
+
+from semv import _cli_retrieval  # noqa: E402  (registers `index corpus`, `eval retrieval`)
+
+_ = _cli_retrieval
 
 
 @app.callback(invoke_without_command=True)

@@ -57,8 +57,10 @@ class ResearchPlan(Frozen):
 class QueryRecord(Frozen):
     """One query sent to one evidence source: the evidence graph's source-provenance record.
 
-    ``mode`` says where the answer came from: ``offline`` (a local corpus or file), ``live``
-    (a web request, recorded in the dated cache) or ``replay`` (read back from that cache).
+    ``mode`` is ``offline`` (a local corpus) or ``web`` (a web request, recorded in the dated
+    cache with ``retrieved_at``). Whether a run asked live or replayed the cache is in the
+    node's params (its fingerprint), not here, so a replay's output is byte-identical to the
+    live run it replays.
     """
 
     id: str = Field(description="Case-local record id, e.g. 'src:when:3'.")

@@ -87,8 +87,12 @@ def open_retrieval(
     rerank: bool | None = None,
     allow_private: bool | None = None,
     transport: Any = None,
+    as_of: str | None = None,
 ) -> Retrieval:
-    """Build the sources: the local corpus (in ``corpus_url`` or the store) and web APIs."""
+    """Build the sources: the local corpus (in ``corpus_url`` or the store) and web APIs.
+
+    ``mode`` is ``live`` (requests go out and are recorded) or ``replay`` (answers come from
+    the dated cache: the newest entry per query, or the newest at or before ``as_of``)."""
     cfg = settings.retrieval
     priors = load_priors()
     sources: list[EvidenceSource] = []
@@ -124,6 +128,7 @@ def open_retrieval(
                     mode=mode,
                     http=http,
                     fetch_pages=cfg.fetch_pages,
+                    as_of=as_of,
                 )
             )
     iso_before = iso_date(before) if before else None
@@ -154,6 +159,7 @@ async def search_plan(
     failures: list[str] = []
     for source in retrieval.sources:
         offline = source.mode == "offline"
+        kind = "offline" if offline else "web"
         queries = plan.queries[: cfg.corpus_queries if offline else cfg.web_queries]
         k = cfg.corpus_k if offline else cfg.web_k
         for query in queries:
@@ -164,7 +170,7 @@ async def search_plan(
                 failures.append(f"{source.name}: {exc}")
                 records.append(
                     QueryRecord(
-                        id=rid, source=source.name, query=query, mode=source.mode, error=str(exc)
+                        id=rid, source=source.name, query=query, mode=kind, error=str(exc)
                     )
                 )
                 continue
@@ -180,7 +186,7 @@ async def search_plan(
                     id=rid,
                     source=source.name,
                     query=query,
-                    mode=source.mode,
+                    mode=kind,
                     retrieved_at=stamps[-1] if stamps else None,
                     hits=tuple(dict.fromkeys(e.id for e in kept)),
                     excluded_after=dropped,

@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 import uuid
 from dataclasses import dataclass
 from typing import Any
 
 from semv.errors import ConfigError
 from semv.model import Evidence, Modality, ProducerKind, Provenance, SourceType
-from semv.retrieval._cache import CacheEntry, ReplayCache
+from semv.retrieval._cache import CacheEntry, ReplayCache, cache_key
 from semv.retrieval._dates import iso_date
 from semv.retrieval._http import HttpClient, RetrievalError
 from semv.retrieval._priors import SourcePriors
@@ -268,7 +269,9 @@ def make_api(name: str, endpoint: str | None = None) -> WebApi:
 class _Cached:
     """Live-or-replay access to one cache namespace."""
 
-    def __init__(self, http: HttpClient | None, cache: ReplayCache, mode: str) -> None:
+    def __init__(
+        self, http: HttpClient | None, cache: ReplayCache, mode: str, as_of: str | None = None
+    ) -> None:
         if mode not in ("live", "replay"):
             raise ConfigError(f"retrieval mode must be live or replay, not {mode!r}")
         if mode == "live" and http is None:
@@ -276,25 +279,38 @@ class _Cached:
         self.http = http
         self.cache = cache
         self.mode = mode
+        self.as_of = as_of
+        self._session: dict[str, CacheEntry] = {}
+        self._lock = threading.Lock()
 
     def get(self, source: str, query: str, req: ApiRequest) -> CacheEntry:
+        """Live: the first request for a key in this session goes out and is recorded; a
+        repeat of it (another subclaim asking the same query) gets the same dated answer, so
+        a session is one consistent snapshot and its replay is exact."""
         if self.mode == "replay":
-            entry = self.cache.get(source, query, req.cache_params)
+            entry = self.cache.get(source, query, req.cache_params, as_of=self.as_of)
             if entry is None:
                 raise RetrievalError(f"{source}: no cached response for {query!r} (replay)")
             return entry
         assert self.http is not None
-        response = self.http.request(
-            req.method, req.url, params=req.params, json_body=req.json_body, headers=req.headers
-        )
-        return self.cache.put(
-            source,
-            query,
-            req.cache_params,
-            status=response.status,
-            final_url=response.url,
-            body=response.body,
-        )
+        key = cache_key(source, query, req.cache_params)
+        with self._lock:
+            seen = self._session.get(key)
+            if seen is not None:
+                return seen
+            response = self.http.request(
+                req.method, req.url, params=req.params, json_body=req.json_body, headers=req.headers
+            )
+            entry = self.cache.put(
+                source,
+                query,
+                req.cache_params,
+                status=response.status,
+                final_url=response.url,
+                body=response.body,
+            )
+            self._session[key] = entry
+            return entry
 
 
 class PageFetcher:
@@ -302,8 +318,10 @@ class PageFetcher:
 
     name = "page"
 
-    def __init__(self, http: HttpClient | None, cache: ReplayCache, mode: str) -> None:
-        self._io = _Cached(http, cache, mode)
+    def __init__(
+        self, http: HttpClient | None, cache: ReplayCache, mode: str, as_of: str | None = None
+    ) -> None:
+        self._io = _Cached(http, cache, mode, as_of)
 
     def fetch(self, url: str) -> tuple[CacheEntry, str, str | None, str | None]:
         """(cache entry, extracted text, title, date). The entry's ``final_url`` is the URL
@@ -329,25 +347,29 @@ class WebSearchSource:
         mode: str,
         http: HttpClient | None = None,
         fetch_pages: int = 0,
+        as_of: str | None = None,
     ) -> None:
+        self.as_of = as_of
         self.api = api
         self.name = api.name
         self.mode = mode
         self.priors = priors
-        self._io = _Cached(http, cache, mode)
-        self.fetcher = PageFetcher(http, cache, mode) if fetch_pages else None
+        self._io = _Cached(http, cache, mode, as_of)
+        self.fetcher = PageFetcher(http, cache, mode, as_of) if fetch_pages else None
         self.fetch_pages = fetch_pages
         self.cache = cache
-        self._live_token = uuid.uuid4().hex
+        self._token = uuid.uuid4().hex
 
     def identity(self) -> str:
-        """Live answers change over time, so a live node is never reused (a fresh token per
-        session); a replay depends only on the plan and the cache, whose digest is used."""
+        """Live answers change over time: a live session (this object) is one snapshot — a
+        repeated query gets the session's first answer — and carries its own random token, so
+        a node computed in another session is never reused. A replay depends only on the plan
+        and the cache, so the digest of the cache entries it may read is used instead."""
         if self.mode == "live":
-            state = f"live:{self._live_token}"
+            state = f"live:{self._token}"
         else:
             names: tuple[str, ...] = (self.name, PageFetcher.name) if self.fetcher else (self.name,)
-            state = f"replay:{self.cache.digest(names)[:16]}"
+            state = f"replay:{self.cache.digest(names, as_of=self.as_of)[:16]}"
         return (
             f"{self.name}:{self.api.endpoint}:{state}:pages={self.fetch_pages}"
             f":priors={self.priors.version}"
