@@ -5,6 +5,7 @@ script "429, then 200". Every request is logged (method, path, query, headers, b
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
@@ -74,20 +75,16 @@ class RecordedServer:
                     self.send_header("transfer-encoding", "chunked")
                     self.end_headers()
                     step = 65536
-                    try:
+                    with contextlib.suppress(BrokenPipeError, ConnectionResetError):
                         for i in range(0, len(data), step):
                             chunk = data[i : i + step]
                             self.wfile.write(f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n")
                         self.wfile.write(b"0\r\n\r\n")
-                    except (BrokenPipeError, ConnectionResetError):
-                        pass
                     return
                 self.send_header("content-length", str(len(data)))
                 self.end_headers()
-                try:
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
                     self.wfile.write(data)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass
 
             do_GET = _serve
             do_POST = _serve

@@ -62,7 +62,10 @@ def test_every_document_format_is_read(tmp_path: Path) -> None:
     )
     (folder / "f.jsonld").write_text(json.dumps({"@graph": [CLAIMREVIEW]}))
     (folder / "ignored.bin").write_bytes(b"\0\1")
-    docs = {Path(d.origin.split("[")[0].split("#")[0].split(":")[0]).name: d for d in read_documents(folder)}
+    docs = {
+        Path(d.origin.split("[")[0].split("#")[0].split(":")[0]).name: d
+        for d in read_documents(folder)
+    }
     assert set(docs) == {"a.html", "b.md", "c.txt", "d.json", "e.jsonl", "f.jsonld"}
     html = docs["a.html"]
     assert "Fourviere" in html.text and "Sport | Weather" not in html.text  # boilerplate gone
@@ -128,7 +131,7 @@ def test_query_text_is_never_fts_syntax(tmp_path: Path) -> None:
 
 
 def test_non_sqlite_store_is_refused_clearly() -> None:
-    with pytest.raises(ConfigError, match="needs SQLite FTS5.*postgresql"):
+    with pytest.raises(ConfigError, match=r"needs SQLite FTS5.*postgresql"):
         LocalCorpus("postgresql://user:pw@db.example/semv")
 
 
@@ -136,7 +139,9 @@ def test_leakage_guard_excludes_and_counts_later_documents(tmp_path: Path) -> No
     corpus = _corpus(tmp_path)
     corpus.ingest(
         [
-            Document("flood photo Lyon quays", url="https://x.example/late", published="2024-05-01"),
+            Document(
+                "flood photo Lyon quays", url="https://x.example/late", published="2024-05-01"
+            ),
             Document("flood photo Lyon", url="https://x.example/early", published="2019-06-02"),
             Document("flood photo", url="https://x.example/undated"),
         ]
@@ -207,7 +212,9 @@ def test_embedding_reranking_moves_the_paraphrase_up(tmp_path: Path) -> None:
                 "The town council office was flooded with complaints about heavy parking "
                 "fees in town."
             ),
-            Document("Water covered the streets of the town after the storm and rivers overflowed."),
+            Document(
+                "Water covered the streets of the town after the storm and rivers overflowed."
+            ),
         ]
     )
     query = "town flooded after heavy rainfall"

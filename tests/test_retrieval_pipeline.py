@@ -193,9 +193,10 @@ def test_live_run_and_its_replay_give_identical_evidence_and_verdicts(data_dir: 
         assert sorted(second.result.subclaims, key=lambda x: x.id) == sorted(
             live_run.result.subclaims, key=lambda x: x.id
         )
-        assert Path(second.result.report_paths["markdown"]).read_bytes() == Path(
-            live_run.result.report_paths["markdown"]
-        ).read_bytes()
+        assert (
+            Path(second.result.report_paths["markdown"]).read_bytes()
+            == Path(live_run.result.report_paths["markdown"]).read_bytes()
+        )
         replay.close()
     # the two live runs differ in their retrieval timestamps only
     assert first.nodes["retrieve:when"].output_hash != again.nodes["retrieve:when"].output_hash
@@ -310,8 +311,11 @@ def test_reviewer_rejected_evidence_is_excluded_before_argumentation() -> None:
     retrieved = Retrieved(
         subclaim=sub.id,
         evidence=(_item("ev:a", "Paris flood 14 March 2024"), _item("ev:b", "Paris flood")),
-        queries=(QueryRecord(id="src:when:0", source="corpus", query="q", mode="offline",
-                             hits=("ev:a", "ev:b")),),
+        queries=(
+            QueryRecord(
+                id="src:when:0", source="corpus", query="q", mode="offline", hits=("ev:a", "ev:b")
+            ),
+        ),
     )
     settings = Settings()
 

@@ -48,7 +48,12 @@ def _source(
 @pytest.mark.parametrize(
     ("name", "n", "first_url", "first_type"),
     [
-        ("searxng", 3, "https://www.reuters.com/world/europe/seine-rises-paris-2024-03-14/", "news"),
+        (
+            "searxng",
+            3,
+            "https://www.reuters.com/world/europe/seine-rises-paris-2024-03-14/",
+            "news",
+        ),
         ("serper", 2, "https://www.bbc.com/news/world-europe-68561234", "news"),
         ("brave", 1, "https://www.theguardian.com/world/2024/mar/14/paris-seine-floods", "news"),
         ("gdelt", 2, "https://www.france24.com/en/europe/20240314-seine-flood-paris", "news"),
@@ -122,12 +127,12 @@ def test_malformed_json_response_is_a_retrieval_error(tmp_path: Path, body: str)
     cache = ReplayCache(f"sqlite:///{tmp_path / 'semv.db'}")
     with recorded_server() as server:
         server.route("/search", Reply(200, body))
-        with pytest.raises(RetrievalError, match="searxng: (malformed JSON|unexpected response)"):
+        with pytest.raises(RetrievalError, match=r"searxng: (malformed JSON|unexpected response)"):
             _source("searxng", server, cache).search("q", k=5)
         # the malformed answer is on record, dated, so a replay reproduces the same failure
         assert cache.count() == 1
         replay = _source("searxng", server, cache, mode="replay")
-        with pytest.raises(RetrievalError, match="searxng: (malformed JSON|unexpected response)"):
+        with pytest.raises(RetrievalError, match=r"searxng: (malformed JSON|unexpected response)"):
             replay.search("q", k=5)
         assert server.hits("/search") == 1
 
@@ -148,10 +153,24 @@ def test_replay_answers_from_the_cache_without_any_request(tmp_path: Path) -> No
 
 def test_the_cache_keeps_every_dated_answer_and_replays_the_newest(tmp_path: Path) -> None:
     cache = ReplayCache(f"sqlite:///{tmp_path / 'semv.db'}")
-    first = cache.put("gdelt", "q", {"k": 1}, status=200, final_url=None, body="old",
-                      retrieved_at="2026-01-01T00:00:00+00:00")
-    cache.put("gdelt", "q", {"k": 1}, status=200, final_url=None, body="new",
-              retrieved_at="2026-02-01T00:00:00+00:00")
+    first = cache.put(
+        "gdelt",
+        "q",
+        {"k": 1},
+        status=200,
+        final_url=None,
+        body="old",
+        retrieved_at="2026-01-01T00:00:00+00:00",
+    )
+    cache.put(
+        "gdelt",
+        "q",
+        {"k": 1},
+        status=200,
+        final_url=None,
+        body="new",
+        retrieved_at="2026-02-01T00:00:00+00:00",
+    )
     cache.put("gdelt", "q", {"k": 2}, status=200, final_url=None, body="other params")
     latest = cache.get("gdelt", "q", {"k": 1})
     assert latest is not None and latest.body == "new"

@@ -9,9 +9,21 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.progress import Progress, TaskID
 from rich.table import Table
 
-from semv.cli import ConfigFile, DataDir, JsonFlag, _fail, _progress, _settings, app, err, eval_app, out
+from semv.cli import (
+    ConfigFile,
+    DataDir,
+    JsonFlag,
+    _fail,
+    _progress,
+    _settings,
+    app,
+    err,
+    eval_app,
+    out,
+)
 from semv.config import Settings
 from semv.errors import InputError, SemvError
 from semv.retrieval import (
@@ -54,7 +66,9 @@ def open_sources(
 ) -> Retrieval:
     unknown = [n for n in names if n not in SOURCE_NAMES]
     if unknown:
-        raise InputError(f"--source {unknown[0]}: unknown source (known: {', '.join(SOURCE_NAMES)})")
+        raise InputError(
+            f"--source {unknown[0]}: unknown source (known: {', '.join(SOURCE_NAMES)})"
+        )
     endpoints: dict[str, str] = {}
     for item in endpoint:
         name, sep, url = item.partition("=")
@@ -79,7 +93,9 @@ def open_sources(
 def index_corpus(
     path: Annotated[
         Path,
-        typer.Argument(help="A file or folder: HTML, Markdown, text, JSON/JSONL, AVeriTeC, ClaimReview."),
+        typer.Argument(
+            help="A file or folder: HTML, Markdown, text, JSON/JSONL, AVeriTeC, ClaimReview."
+        ),
     ],
     data_dir: DataDir = Path(".semv"),
     corpus_db: Annotated[
@@ -179,6 +195,10 @@ def eval_retrieval(
             source = CorpusSource(corpus, priors, reranker=rr, pool=settings.retrieval.rerank_pool)
             with _progress(len(sel), "eval", json_out) as bar:
                 task = bar.add_task(name, total=len(sel))
+
+                def tick(bar: Progress = bar, task: TaskID = task) -> None:
+                    bar.advance(task)
+
                 scores = evaluate_retrieval(
                     sel,
                     docs,
@@ -186,7 +206,7 @@ def eval_retrieval(
                     name=name,
                     k=k,
                     use_claim_date=claim_date,
-                    on_claim=lambda: bar.advance(task),
+                    on_claim=tick,
                 )
             rows.append(scores)
         corpus.close()
@@ -198,12 +218,23 @@ def eval_retrieval(
         sys.stdout.write(json.dumps([r.as_dict() for r in rows]) + "\n")
         return
     table = Table(
-        "retriever", f"recall@{k}", f"url recall@{k}", f"hit@{k}", "MRR", "claims", "seconds",
+        "retriever",
+        f"recall@{k}",
+        f"url recall@{k}",
+        f"hit@{k}",
+        "MRR",
+        "claims",
+        "seconds",
         title=f"{file.name}: retrieval of each claim's own gold evidence",
     )
     for r in rows:
         table.add_row(
-            r.name, f"{r.recall:.4f}", f"{r.url_recall:.4f}", f"{r.hit:.4f}", f"{r.mrr:.4f}",
-            str(r.claims), f"{r.seconds:.1f}",
+            r.name,
+            f"{r.recall:.4f}",
+            f"{r.url_recall:.4f}",
+            f"{r.hit:.4f}",
+            f"{r.mrr:.4f}",
+            str(r.claims),
+            f"{r.seconds:.1f}",
         )
     out.print(table)

@@ -75,9 +75,7 @@ class ReplayCache:
     def __init__(self, url: str) -> None:
         self.url = url
         sqlite = url.startswith("sqlite")
-        self._engine: Engine = create_engine(
-            url, connect_args={"timeout": 30.0} if sqlite else {}
-        )
+        self._engine: Engine = create_engine(url, connect_args={"timeout": 30.0} if sqlite else {})
         try:
             _meta.create_all(self._engine)
         except SQLAlchemyError as exc:
@@ -155,4 +153,6 @@ class ReplayCache:
 
     def count(self) -> int:
         with self._engine.connect() as conn:
-            return int(conn.execute(select(func.count()).select_from(retrieval_cache)).scalar() or 0)
+            return int(
+                conn.execute(select(func.count()).select_from(retrieval_cache)).scalar() or 0
+            )

@@ -21,7 +21,14 @@ from semv.model import SourceType
 from semv.retrieval._dates import iso_date
 from semv.retrieval._urls import domain_of, unwrap_archive
 
-__all__ = ["Document", "read_documents", "read_claimreview", "SUFFIXES"]
+__all__ = [
+    "SUFFIXES",
+    "Document",
+    "extract_html",
+    "read_averitec",
+    "read_claimreview",
+    "read_documents",
+]
 
 SUFFIXES = (".html", ".htm", ".md", ".markdown", ".txt", ".json", ".jsonl", ".jsonld")
 _TEXT_KEYS = ("text", "content", "body", "answer", "snippet", "description")
@@ -98,13 +105,24 @@ def _read_file(path: Path) -> Iterator[Document]:
         yield from _json(data, str(path))
 
 
-def _html(html: str, origin: str) -> Document | None:
+def extract_html(html: str, url: str | None = None) -> dict[str, Any]:
+    """Main text and metadata of an HTML page (trafilatura): text, title, sitename, date...
+
+    Navigation, footers and comments are dropped; the result is plain text (data)."""
     import trafilatura
 
-    extracted = trafilatura.bare_extraction(html, with_metadata=True, include_comments=False)
+    extracted: Any = trafilatura.bare_extraction(
+        html, url=url, with_metadata=True, include_comments=False
+    )
     if extracted is None:
-        return None
-    meta: dict[str, Any] = extracted.as_dict() if hasattr(extracted, "as_dict") else {}
+        return {}
+    if isinstance(extracted, dict):
+        return extracted
+    return dict(extracted.as_dict())
+
+
+def _html(html: str, origin: str) -> Document | None:
+    meta = extract_html(html)
     body = (meta.get("text") or "").strip()
     if not body:
         return None
@@ -218,7 +236,8 @@ def _walk(node: Any) -> Iterator[dict[str, Any]]:
 
 
 def read_claimreview(data: Any, origin: str) -> Iterator[Document]:
-    """schema.org ClaimReview records (JSON-LD, also inside ``@graph``) as fact-check documents."""
+    """schema.org ClaimReview records (JSON-LD, also inside ``@graph``) as fact-check documents:
+    the quoted reviewed claim, the rating and the review body."""
     for n, review in enumerate(_walk(data)):
         claim = str(review.get("claimReviewed") or "").strip()
         rating = review.get("reviewRating") or {}
@@ -228,7 +247,9 @@ def read_claimreview(data: Any, origin: str) -> Iterator[Document]:
         body = str(review.get("reviewBody") or review.get("description") or "").strip()
         if not claim:
             raise InputError(f"{origin}: ClaimReview #{n} has no claimReviewed")
-        text = f"Fact check of the claim: {claim}."
+        # the reviewed claim is quoted: it is what others said, not what the fact-checker
+        # asserts (the argument rules read quotations as reported speech)
+        text = f"Fact check of the claim “{claim}”."
         if verdict:
             text += f" Rating: {verdict}."
         if body:

@@ -169,9 +169,7 @@ async def search_plan(
             except RetrievalError as exc:
                 failures.append(f"{source.name}: {exc}")
                 records.append(
-                    QueryRecord(
-                        id=rid, source=source.name, query=query, mode=kind, error=str(exc)
-                    )
+                    QueryRecord(id=rid, source=source.name, query=query, mode=kind, error=str(exc))
                 )
                 continue
             kept, dropped = exclude_after(items, before)
@@ -179,7 +177,11 @@ async def search_plan(
             for item in kept:
                 found.setdefault(item.id, item)
             stamps = sorted(
-                {e.provenance.retrieved_at for e in kept if e.provenance and e.provenance.retrieved_at}
+                {
+                    e.provenance.retrieved_at
+                    for e in kept
+                    if e.provenance and e.provenance.retrieved_at
+                }
             )
             records.append(
                 QueryRecord(

@@ -25,6 +25,7 @@ from semv.errors import ConfigError
 from semv.model import Evidence, Modality, ProducerKind, Provenance, SourceType
 from semv.retrieval._cache import CacheEntry, ReplayCache, cache_key
 from semv.retrieval._dates import iso_date
+from semv.retrieval._documents import extract_html
 from semv.retrieval._http import HttpClient, RetrievalError
 from semv.retrieval._priors import SourcePriors
 from semv.retrieval._source import CONTENT_CHARS, evidence_id
@@ -147,7 +148,7 @@ class SerperApi(WebApi):
     def request(self, query: str, *, k: int, before: str | None) -> ApiRequest:
         body: dict[str, Any] = {"q": query, "num": k}
         if before:
-            y, m, d = (before.split("-") + ["12", "28"])[:3]
+            y, m, d = [*before.split("-"), "12", "28"][:3]
             body["tbs"] = f"cdr:1,cd_max:{m}/{d}/{y}"
         return ApiRequest(
             "POST",
@@ -326,12 +327,9 @@ class PageFetcher:
     def fetch(self, url: str) -> tuple[CacheEntry, str, str | None, str | None]:
         """(cache entry, extracted text, title, date). The entry's ``final_url`` is the URL
         after redirects."""
-        import trafilatura
-
         req = ApiRequest("GET", url, None, None, {}, {"url": url})
         entry = self._io.get(self.name, url, req)
-        doc = trafilatura.bare_extraction(entry.body, url=entry.final_url or url, with_metadata=True)
-        meta: dict[str, Any] = doc.as_dict() if doc is not None else {}
+        meta = extract_html(entry.body, entry.final_url or url)
         return entry, str(meta.get("text") or ""), meta.get("title"), iso_date(meta.get("date"))
 
 
@@ -381,7 +379,9 @@ class WebSearchSource:
         hits = self.api.parse(entry.body)[:k]
         out: list[Evidence] = []
         for n, hit in enumerate(hits):
-            content = f"{hit.title}. {hit.snippet}".strip(" .") if hit.snippet != hit.title else hit.title
+            content = (
+                f"{hit.title}. {hit.snippet}".strip(" .") if hit.snippet != hit.title else hit.title
+            )
             url, published, title = hit.url, hit.published, hit.title
             retrieved_at = entry.retrieved_at
             method = f"{self.name} search"
