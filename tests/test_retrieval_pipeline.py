@@ -341,3 +341,57 @@ def test_a_bad_before_date_is_an_input_error(data_dir: Path, before: str) -> Non
     store = Store(data_dir)
     with pytest.raises(InputError, match="--before"):
         open_retrieval(Settings(), store_url=store.url, corpus=True, before=before)
+
+
+def test_malformed_or_missing_dimensions_are_completed_deterministically() -> None:
+    from semv.agents.offline._decompose import decompose_case
+    from semv.model import Claims, Dimension
+    from semv.stages.claims import complete
+
+    case = Case(id="c", claim="Flooding in Paris on 14 March 2024")
+    fallback = decompose_case(case)
+    broken = dict(fallback.subclaims)
+    del broken["when"]  # missing
+    broken["where"] = broken["where"].model_copy(update={"statement": "  "})  # malformed
+    broken["who"] = broken["what"]  # wrong dimension under the key
+    fixed, completed = complete(Claims(subclaims=broken), fallback)
+    assert sorted(completed) == ["when", "where", "who"]
+    assert list(fixed.subclaims) == [d.value for d in Dimension]
+    assert fixed.subclaims["who"].dimension is Dimension.WHO
+    assert fixed.subclaims["when"] == fallback.subclaims["when"]
+
+
+def test_media_text_seeds_queries_and_non_english_claims_get_an_english_bridge() -> None:
+    from semv.agents.offline._decompose import decompose_case, media_seeds, plan_subclaim
+    from semv.model import Context, MemoryView
+
+    ocr = Evidence(
+        id="ev:ocr:asset:1",
+        source="tesseract",
+        source_type=SourceType.OTHER,
+        modality=Modality.IMAGE,
+        content="Breaking: Emmanuel Macron visits Lyon flood zone, 2 June 2019",
+        reliability=0.6,
+        provenance=Provenance(producer=ProducerKind.TOOL, agent="tesseract"),
+    )
+    exif = ocr.model_copy(
+        update={
+            "id": "ev:exif:1",
+            "modality": Modality.METADATA,
+            "source_type": SourceType.METADATA,
+        }
+    )
+    seeds = media_seeds((ocr, exif))
+    assert "Emmanuel Macron" in seeds and "2019-06-02" in seeds
+    assert media_seeds((exif,)) == ()
+    case = Case(
+        id="fr",
+        claim="Inondations à Paris le 14 mars 2024",
+        context=Context(language="fr"),
+    )
+    when = decompose_case(case).subclaims["when"]
+    plan = plan_subclaim(when, MemoryView(subclaim=when.id), Settings().offline, "fr")
+    assert "2024-03-14" in plan.queries
+    assert any("English bridge query" in c for c in plan.checks)
+    english = plan_subclaim(when, MemoryView(subclaim=when.id), Settings().offline, "en")
+    assert not any("bridge" in c for c in english.checks)
