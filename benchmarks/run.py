@@ -159,6 +159,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     bench_qbaf(args.repeats)
     bench_verify(args.cases)
+    from retrieval import bench as bench_retrieval  # benchmarks/retrieval.py
+
+    bench_retrieval([10_000, 100_000], n_queries=200, rerank_queries=0)
     return 0
 
 

@@ -222,10 +222,11 @@ class LocalCorpus:
         with self._engine.connect() as conn:
             rows = conn.execute(
                 text(
-                    "SELECT d.doc_id, bm25(corpus_fts) AS score, d.url, d.title, d.publisher, "
-                    "d.published, d.source_type, d.grp, d.text FROM corpus_fts "
-                    "JOIN corpus_docs d ON d.rowid = corpus_fts.rowid "
-                    "WHERE corpus_fts MATCH :q ORDER BY score, d.rowid LIMIT :k"
+                    # rank inside the index first, then fetch only the top rows' columns
+                    "SELECT d.doc_id, m.score, d.url, d.title, d.publisher, d.published, "
+                    "d.source_type, d.grp, d.text FROM (SELECT rowid, bm25(corpus_fts) AS score "
+                    "FROM corpus_fts WHERE corpus_fts MATCH :q ORDER BY score, rowid LIMIT :k) m "
+                    "JOIN corpus_docs d ON d.rowid = m.rowid ORDER BY m.score, m.rowid"
                 ),
                 {"q": expr, "k": limit},
             ).all()
