@@ -216,6 +216,17 @@ def test_live_run_and_its_replay_give_identical_evidence_and_verdicts(data_dir: 
     # the replay of an unchanged cache is a pure function: a second replay reuses the nodes
     second = run(case, store, settings, contract, replay)
     assert all(second.nodes[f"retrieve:{d}"].reused for d in ("what", "when", "where"))
+    # another configuration compared on the same dated cache sees the same answers
+    other = Settings(
+        retrieval=RetrievalConfig(allow_private=True, backoff_s=0.0),
+        ranking=settings.ranking.model_copy(update={"top_k": 3}),
+    )
+    compared = run(case, store, other, contract, replay)
+    assert all(
+        compared.nodes[f"retrieve:{d}"].output_hash == second.nodes[f"retrieve:{d}"].output_hash
+        for d in dims
+    )
+    assert all(len(compared.nodes[f"validate:{d}"].value.evidence) <= 3 for d in dims)
     third = run(case, store, settings, contract, replay)
     assert all(third.nodes[f"retrieve:{d}"].reused for d in ("what", "when", "where"))
     replay.close()
