@@ -85,13 +85,55 @@ def verify(
     limit: Annotated[int | None, typer.Option("--limit", min=1, help="At most N cases.")] = None,
     data_dir: DataDir = Path(".semv"),
     config: ConfigFile = None,
+    source: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--source",
+            help="Evidence source to search (repeatable): corpus, searxng, serper, brave, gdelt.",
+        ),
+    ] = None,
+    before: Annotated[
+        str | None,
+        typer.Option("--before", help="Exclude (and count) evidence published after DATE."),
+    ] = None,
+    before_claim_date: Annotated[
+        bool,
+        typer.Option("--before-claim-date", help="Use each case's claimed date as --before."),
+    ] = False,
+    replay: Annotated[
+        bool, typer.Option("--replay", help="Answer web queries from the dated cache only.")
+    ] = False,
+    endpoint: Annotated[
+        list[str] | None,
+        typer.Option("--endpoint", help="NAME=URL: another endpoint for a web source."),
+    ] = None,
+    corpus_db: Annotated[
+        Path | None,
+        typer.Option("--corpus-db", help="Data directory holding the corpus (default: store)."),
+    ] = None,
 ) -> None:
     """Verify a case: print the verdict and where the report is."""
+    retrieval = None
     try:
         settings = _settings(config)
         contract, cases = load_cases(case, adapter=adapter, text_only=text_only, limit=limit)
         agents = OfflineAgents(settings)
         store = Store(data_dir)
+        if source:
+            from semv._cli_retrieval import open_sources
+
+            retrieval = open_sources(
+                settings,
+                store,
+                source,
+                before=before,
+                before_claim_date=before_claim_date,
+                replay=replay,
+                endpoint=endpoint or [],
+                corpus_db=corpus_db,
+            )
+        elif before or replay or before_claim_date:
+            raise InputError("--before/--replay need at least one --source")
     except SemvError as exc:
         _fail(exc)
     try:
@@ -112,6 +154,7 @@ def verify(
                         contract=contract,
                         reports_dir=out_dir,
                         progress=tick,
+                        retrieval=retrieval,
                     )
                 )
             result = outcome.result
@@ -134,6 +177,8 @@ def verify(
     except SemvError as exc:
         _fail(exc)
     finally:
+        if retrieval is not None:
+            retrieval.close()
         store.close()
 
 
@@ -242,7 +287,9 @@ register_eval_commands(eval_app)  # semv eval <adapter> PATH, semv eval score (s
 
 # ---- semv index images (local reverse-image search) ----------------------------------------
 
-index_app = typer.Typer(help="Build local indexes used during verification.", no_args_is_help=True)
+index_app = typer.Typer(
+    help="Build local indexes used during verification (images, corpus).", no_args_is_help=True
+)
 app.add_typer(index_app, name="index")
 
 
@@ -625,6 +672,11 @@ def eval_ctr(
         sys.stdout.write(json.dumps(payload) + "\n")
         return
     sys.stdout.write(table)
+
+
+from semv import _cli_retrieval  # noqa: E402  (registers `index corpus`, `eval retrieval`)
+
+_ = _cli_retrieval
 
 
 @app.callback(invoke_without_command=True)

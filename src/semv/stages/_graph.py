@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
 from semv.graph import Input, NodeSpec
 from semv.model import Case, Dimension
 from semv.stages import (
@@ -19,6 +22,9 @@ from semv.stages import (
     validate,
 )
 
+if TYPE_CHECKING:
+    from semv.retrieval import Retrieval
+
 CASE_SOURCE = "case"
 """The source value the graph starts from: the canonical ``Case``."""
 
@@ -30,10 +36,27 @@ def node_key(stage: str, part: str | None = None) -> str:
     return stage if part is None else f"{stage}:{part}"
 
 
-def build_graph(case: Case, *, contract: str, memory: bool = False) -> list[NodeSpec]:
+def retrieval_params(case: Case, retrieval: Retrieval | None) -> dict[str, Any]:
+    """The retrieve nodes' params: the enabled sources' identities and the cut-off date."""
+    if retrieval is None or not retrieval.sources:
+        return {}
+    return {"sources": retrieval.identity(), "before": retrieval.before_for(case)}
+
+
+def build_graph(
+    case: Case,
+    *,
+    contract: str,
+    memory: bool = False,
+    retrieval: Retrieval | None = None,
+    rejected: Mapping[str, Sequence[str]] | None = None,
+) -> list[NodeSpec]:
     """The nodes of ``case``'s graph: shared prefix, one chain per dimension, shared suffix.
 
-    With ``memory=True`` the ``recall:k`` nodes read the ``MEMORY_SOURCE`` source value."""
+    With ``memory=True`` the ``recall:k`` nodes read the ``MEMORY_SOURCE`` source value.
+    ``retrieval`` enables external sources for the retrieve nodes; ``rejected`` maps a
+    dimension to the evidence ids a reviewer rejected (excluded by its validate node)."""
+    retrieve_params = retrieval_params(case, retrieval)
     extract_keys = tuple(node_key("media", a.id) for a in case.media)
     media_keys = tuple(node_key("describe", a.id) for a in case.media)
     """Downstream stages read each asset's final evidence: extraction plus description."""
@@ -85,11 +108,13 @@ def build_graph(case: Case, *, contract: str, memory: bool = False) -> list[Node
                     Input("supplied", "bundle", ("supplied",)),
                     Input("media", media_keys),
                 ),
+                params=retrieve_params,
             ),
             NodeSpec(
                 node_key("validate", k),
                 validate.STAGE,
                 (Input("retrieved", node_key("retrieve", k)), subclaim),
+                params={"rejected": sorted(rejected[k])} if rejected and rejected.get(k) else {},
             ),
             NodeSpec(
                 node_key("argue", k),
@@ -114,6 +139,7 @@ def build_graph(case: Case, *, contract: str, memory: bool = False) -> list[Node
     dims = [d.value for d in Dimension]
     qbaf_keys = tuple(node_key("qbaf", k) for k in dims)
     argue_keys = tuple(node_key("argue", k) for k in dims)
+    validate_keys = tuple(node_key("validate", k) for k in dims)
     specs += [
         NodeSpec(
             "aggregate",
@@ -136,6 +162,7 @@ def build_graph(case: Case, *, contract: str, memory: bool = False) -> list[Node
                 Input("arguments", argue_keys),
                 Input("qbafs", qbaf_keys),
                 Input("verdict", "aggregate"),
+                Input("ranked", validate_keys),
             ),
         ),
     ]

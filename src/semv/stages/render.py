@@ -7,6 +7,7 @@ from semv.model import (
     Arguments,
     Bundle,
     MediaEvidence,
+    RankedEvidence,
     RenderedReport,
     SolvedQbaf,
     Stage,
@@ -26,9 +27,16 @@ async def render(
     arguments: list[Arguments],
     qbafs: list[SolvedQbaf],
     verdict: Verdict,
+    ranked: list[RankedEvidence],
 ) -> RenderedReport:
     by_claim = {s.id: k for k, s in subclaims.items()}
     evidence = bundle.supplied + tuple(e for m in media for e in m.evidence)
+    known = {e.id for e in evidence}
+    for r in ranked:  # retrieved items (corpus, web) that reached argumentation
+        for item in r.evidence:
+            if item.id not in known:
+                known.add(item.id)
+                evidence += (item,)
     report = ReportContext(
         case=bundle.case,
         verdict=verdict,

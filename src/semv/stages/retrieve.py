@@ -1,8 +1,16 @@
 """``retrieve:k`` (R): candidate evidence for one subclaim.
 
-Pools the current case's evidence (supplied and media-derived). External sources (local
-corpus, fact-check records, web search) plug in here through the retrieval module and use the
-plan's queries; a subclaim with nothing to look at gets a retrieval-gap uncertainty item.
+Pools the current case's evidence (supplied and media-derived) and, when sources are enabled
+for the run (``semv.retrieval.Retrieval`` under ``ctx.resources["retrieval"]``), sends the
+plan's queries to each of them: the local FTS5 corpus and web search APIs, live or replayed
+from the dated cache. Every query becomes a ``QueryRecord`` (the evidence graph's source
+record). With a cut-off date (``--before`` or the claim's date) evidence published after it
+is excluded and counted. A subclaim with nothing to look at, or whose queries failed, gets a
+retrieval-gap uncertainty item; nothing is ever invented to fill a gap.
+
+The node's params carry the sources' identities and the cut-off (see
+``Retrieval.identity``): they enter the fingerprint, so a cached node is reused only when its
+answers would be the same.
 """
 
 from __future__ import annotations
@@ -17,6 +25,7 @@ from semv.model import (
     UncertaintyCode,
     UncertaintyItem,
 )
+from semv.retrieval import Retrieval, search_plan
 
 
 async def retrieve(
@@ -27,17 +36,54 @@ async def retrieve(
     media: list[MediaEvidence],
 ) -> Retrieved:
     pool = supplied + tuple(e for m in media for e in m.evidence)
-    gaps: tuple[UncertaintyItem, ...] = ()
-    if not pool:
+    declared = tuple(ctx.params.get("sources", ()))
+    before = ctx.params.get("before")
+    retrieval = ctx.resources.get("retrieval")
+    if declared and not isinstance(retrieval, Retrieval):
+        raise ValueError("the node declares retrieval sources but the run provides none")
+    if not declared or not isinstance(retrieval, Retrieval):
+        gaps: tuple[UncertaintyItem, ...] = ()
+        if not pool:
+            gaps = (
+                UncertaintyItem(
+                    code=UncertaintyCode.RETRIEVAL_GAP,
+                    subject=plan.subclaim,
+                    detail="no supplied or media evidence to examine; no external source enabled",
+                    stages=(Stage.RETRIEVE,),
+                ),
+            )
+        return Retrieved(subclaim=plan.subclaim, evidence=pool, uncertainty=gaps)
+    external = await search_plan(retrieval, plan, before)
+    seen = {e.id for e in pool}
+    found = tuple(e for e in external.evidence if e.id not in seen)
+    gaps = external.uncertainty
+    if not pool and not found and not gaps:
         gaps = (
             UncertaintyItem(
                 code=UncertaintyCode.RETRIEVAL_GAP,
                 subject=plan.subclaim,
-                detail="no supplied or media evidence to examine; no external source enabled",
+                detail=f"no evidence: {len(external.queries)} queries to "
+                f"{len(retrieval.sources)} sources returned nothing"
+                + (f" published by {before}" if before else ""),
                 stages=(Stage.RETRIEVE,),
             ),
         )
-    return Retrieved(subclaim=plan.subclaim, evidence=pool, uncertainty=gaps)
+    return Retrieved(
+        subclaim=plan.subclaim,
+        evidence=pool + found,
+        uncertainty=gaps,
+        queries=external.queries,
+        before=before,
+        leakage_excluded=external.excluded,
+    )
 
 
-STAGE = StageDef(name="retrieve", version="1", fn=retrieve, output=Retrieved, symbol=Stage.RETRIEVE)
+STAGE = StageDef(
+    name="retrieve",
+    version="2",
+    fn=retrieve,
+    output=Retrieved,
+    reads=("retrieval",),
+    symbol=Stage.RETRIEVE,
+    code=("semv.retrieval",),
+)

@@ -66,7 +66,9 @@ class OfflineAgents:
         return decompose_case(request.case)
 
     async def plan(self, request: PlanInput) -> ResearchPlan:
-        return plan_subclaim(request.subclaim, request.memory, self.config)
+        return plan_subclaim(
+            request.subclaim, request.memory, self.config, request.case.context.language
+        )
 
     async def argue(self, request: ArgueInput) -> ArgueOutput:
         subclaim = request.subclaim

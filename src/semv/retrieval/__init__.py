@@ -1,0 +1,79 @@
+"""Module C retrieval (SEMV §4.3): evidence sources behind one protocol, the local FTS5
+corpus, web search adapters, guarded page fetching, the dated replay cache and the
+temporal-leakage guard."""
+
+from semv.retrieval._cache import CacheEntry, ReplayCache, cache_key
+from semv.retrieval._corpus import CorpusHit, IngestStats, LocalCorpus, fts_query
+from semv.retrieval._dates import iso_date, published_after
+from semv.retrieval._documents import Document, read_claimreview, read_documents
+from semv.retrieval._http import (
+    FetchRefused,
+    HttpClient,
+    HttpLimits,
+    HttpResponse,
+    RetrievalError,
+    check_url,
+)
+from semv.retrieval._priors import Prior, SourcePriors, load_priors
+from semv.retrieval._rerank import E5Reranker
+from semv.retrieval._runtime import (
+    ExternalResult,
+    Retrieval,
+    exclude_after,
+    open_retrieval,
+    reopen_retrieval,
+    search_plan,
+)
+from semv.retrieval._source import CorpusSource, EvidenceSource, evidence_id
+from semv.retrieval._web import (
+    API_NAMES,
+    BraveApi,
+    GdeltApi,
+    PageFetcher,
+    SearxngApi,
+    SerperApi,
+    WebSearchSource,
+    make_api,
+)
+
+__all__ = [
+    "API_NAMES",
+    "BraveApi",
+    "CacheEntry",
+    "CorpusHit",
+    "CorpusSource",
+    "Document",
+    "E5Reranker",
+    "EvidenceSource",
+    "ExternalResult",
+    "FetchRefused",
+    "GdeltApi",
+    "HttpClient",
+    "HttpLimits",
+    "HttpResponse",
+    "IngestStats",
+    "LocalCorpus",
+    "PageFetcher",
+    "Prior",
+    "ReplayCache",
+    "Retrieval",
+    "RetrievalError",
+    "SearxngApi",
+    "SerperApi",
+    "SourcePriors",
+    "WebSearchSource",
+    "cache_key",
+    "check_url",
+    "evidence_id",
+    "exclude_after",
+    "fts_query",
+    "iso_date",
+    "load_priors",
+    "make_api",
+    "open_retrieval",
+    "published_after",
+    "read_claimreview",
+    "read_documents",
+    "reopen_retrieval",
+    "search_plan",
+]

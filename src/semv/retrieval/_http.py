@@ -1,0 +1,221 @@
+"""HTTP for retrieval: SSRF guard, size and time limits, retries with backoff, redirects.
+
+- **SSRF guard**: only http(s); the host is resolved and every address must be public (not
+  private, loopback, link-local, multicast, reserved or unspecified) unless ``allow_private``.
+  Each redirect hop is checked again. (A DNS answer that changes between our check and the
+  connection — rebinding — is not prevented; run semv behind an egress proxy where that
+  matters.)
+- **Limits**: a body larger than ``max_bytes`` is refused while streaming; every request has a
+  connect/read timeout and an overall deadline.
+- **Retries**: HTTP 429 and 5xx and network errors are retried ``retries`` times with
+  exponential backoff (``Retry-After`` in seconds is honoured, capped at 30 s).
+- The final URL after redirects is recorded in the response.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urljoin, urlsplit
+
+import httpx
+
+from semv.errors import SemvError
+
+__all__ = ["FetchRefused", "HttpClient", "HttpLimits", "HttpResponse", "RetrievalError"]
+
+_RETRY_STATUS = frozenset({429, 500, 502, 503, 504})
+_MAX_RETRY_AFTER = 30.0
+USER_AGENT = "semv-retrieval/0.1 (+https://example.org/semv)"
+
+
+class RetrievalError(SemvError):
+    """A source could not answer (network, HTTP status, malformed response, replay miss)."""
+
+
+class FetchRefused(RetrievalError):
+    """A request the guard refuses: private address, bad scheme, too large, too many hops."""
+
+
+@dataclass(frozen=True)
+class HttpLimits:
+    max_bytes: int = 2_000_000
+    timeout_s: float = 10.0
+    retries: int = 3
+    backoff_s: float = 0.5
+    max_redirects: int = 5
+    allow_private: bool = False
+
+
+@dataclass(frozen=True)
+class HttpResponse:
+    status: int
+    url: str
+    """The final URL after redirects."""
+    body: str
+    content_type: str
+    retry_after: float | None = None
+    """Seconds from a ``Retry-After`` header (429/503), capped at 30 s."""
+
+
+def _blocked(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return (
+        ip.is_private
+        or ip.is_loopback
+        or ip.is_link_local
+        or ip.is_multicast
+        or ip.is_reserved
+        or ip.is_unspecified
+    )
+
+
+def check_url(url: str, *, allow_private: bool) -> None:
+    """Raise ``FetchRefused`` unless ``url`` is http(s) to a public address (or allowed)."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https"):
+        raise FetchRefused(f"{url}: only http and https URLs are fetched")
+    host = parts.hostname
+    if not host:
+        raise FetchRefused(f"{url}: no host")
+    if allow_private:
+        return
+    try:
+        literal = ipaddress.ip_address(host)
+        addresses = [literal]
+    except ValueError:
+        try:
+            infos = socket.getaddrinfo(host, parts.port or 443, proto=socket.IPPROTO_TCP)
+        except OSError as exc:
+            raise RetrievalError(f"{url}: cannot resolve {host}: {exc}") from exc
+        addresses = [ipaddress.ip_address(info[4][0]) for info in infos]
+    for ip in addresses:
+        if _blocked(ip):
+            raise FetchRefused(
+                f"{url}: refused: {host} resolves to non-public address {ip} "
+                "(private, loopback or link-local; set retrieval.allow_private to allow)"
+            )
+
+
+class HttpClient:
+    """A small synchronous client with the guard, limits and retries above."""
+
+    def __init__(
+        self,
+        limits: HttpLimits,
+        *,
+        transport: httpx.BaseTransport | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.limits = limits
+        self._sleep = sleep
+        self._client = httpx.Client(
+            timeout=httpx.Timeout(limits.timeout_s),
+            follow_redirects=False,
+            headers={"User-Agent": USER_AGENT},
+            transport=transport,
+            trust_env=False,
+        )
+
+    def close(self) -> None:
+        self._client.close()
+
+    def request(
+        self,
+        method: str,
+        url: str,
+        *,
+        params: Mapping[str, Any] | None = None,
+        json_body: Any = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> HttpResponse:
+        """Send with retries; raise ``RetrievalError`` when every attempt failed."""
+        delay = self.limits.backoff_s
+        last: str = "no attempt"
+        for attempt in range(self.limits.retries + 1):
+            if attempt:
+                self._sleep(delay)
+                delay *= 2
+            try:
+                response = self._once(method, url, params, json_body, headers)
+            except FetchRefused:
+                raise
+            except (httpx.TransportError, TimeoutError) as exc:
+                last = f"{type(exc).__name__}: {exc}"
+                continue
+            if response.status in _RETRY_STATUS:
+                last = f"HTTP {response.status}"
+                if response.retry_after is not None:
+                    delay = max(delay, response.retry_after)
+                continue
+            if response.status >= 400:
+                raise RetrievalError(f"{url}: HTTP {response.status}")
+            return response
+        raise RetrievalError(f"{url}: gave up after {self.limits.retries + 1} attempts ({last})")
+
+    def _once(
+        self,
+        method: str,
+        url: str,
+        params: Mapping[str, Any] | None,
+        json_body: Any,
+        headers: Mapping[str, str] | None,
+    ) -> HttpResponse:
+        deadline = time.monotonic() + self.limits.timeout_s * 3
+        current = url
+        for _hop in range(self.limits.max_redirects + 1):
+            check_url(current, allow_private=self.limits.allow_private)
+            request = self._client.build_request(
+                method, current, params=params, json=json_body, headers=dict(headers or {})
+            )
+            response = self._client.send(request, stream=True)
+            try:
+                if response.is_redirect:
+                    location = response.headers.get("location")
+                    if not location:
+                        raise RetrievalError(f"{current}: redirect without Location")
+                    current = urljoin(str(response.url), location)
+                    params, json_body, method = None, None, "GET"
+                    continue
+                declared = response.headers.get("content-length")
+                if declared and declared.isdigit() and int(declared) > self.limits.max_bytes:
+                    raise FetchRefused(
+                        f"{current}: response of {declared} bytes exceeds the "
+                        f"{self.limits.max_bytes}-byte limit"
+                    )
+                chunks: list[bytes] = []
+                size = 0
+                for chunk in response.iter_bytes():
+                    size += len(chunk)
+                    if size > self.limits.max_bytes:
+                        raise FetchRefused(
+                            f"{current}: response exceeds the {self.limits.max_bytes}-byte limit"
+                        )
+                    if time.monotonic() > deadline:
+                        raise TimeoutError(f"{current}: response took longer than the deadline")
+                    chunks.append(chunk)
+                body = b"".join(chunks).decode(response.encoding or "utf-8", errors="replace")
+                return HttpResponse(
+                    status=response.status_code,
+                    url=str(response.url),
+                    body=body,
+                    content_type=response.headers.get("content-type", ""),
+                    retry_after=_seconds(response.headers.get("retry-after")),
+                )
+            finally:
+                response.close()
+        raise FetchRefused(f"{url}: more than {self.limits.max_redirects} redirects")
+
+
+def _seconds(value: str | None) -> float | None:
+    if value is None:
+        return None
+    try:
+        return min(_MAX_RETRY_AFTER, max(0.0, float(value)))
+    except ValueError:
+        return None
