@@ -21,7 +21,7 @@ from rich.table import Column, Table
 from semv import __version__
 from semv._api import load_cases
 from semv.adapters import COSMOS_CONTRACT, get_adapter
-from semv.agents.offline import OfflineAgents
+from semv.agents.backends import build_agents, executor_concurrency, with_llm_overrides
 from semv.config import Settings, load_settings
 from semv.errors import InputError, SemvError
 from semv.eval import CaseOutcome, binary_report, evaluate
@@ -49,6 +49,18 @@ ConfigFile = Annotated[
     Path | None, typer.Option("--config", help="TOML file overriding configuration constants.")
 ]
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON only.")]
+BackendOpt = Annotated[
+    str | None,
+    typer.Option("--backend", help="Agent backend: offline or llm (default: config, offline)."),
+]
+LlmUrlOpt = Annotated[
+    str | None, typer.Option("--llm-url", help="OpenAI-compatible base URL (…/v1).")
+]
+LlmModelOpt = Annotated[str | None, typer.Option("--llm-model", help="Model name for all roles.")]
+ReplayFlag = Annotated[
+    bool,
+    typer.Option("--replay", help="LLM backend: answer from the response cache, no HTTP calls."),
+]
 
 
 def _fail(exc: SemvError) -> NoReturn:
@@ -86,13 +98,19 @@ def verify(
     limit: Annotated[int | None, typer.Option("--limit", min=1, help="At most N cases.")] = None,
     data_dir: DataDir = Path(".semv"),
     config: ConfigFile = None,
+    backend: BackendOpt = None,
+    llm_url: LlmUrlOpt = None,
+    llm_model: LlmModelOpt = None,
+    replay: ReplayFlag = False,
 ) -> None:
     """Verify a case: print the verdict and where the report is."""
     try:
-        settings = _settings(config)
+        settings = with_llm_overrides(
+            _settings(config), backend=backend, url=llm_url, model=llm_model
+        )
         contract, cases = load_cases(case, adapter=adapter, text_only=text_only, limit=limit)
-        agents = OfflineAgents(settings)
         store = Store(data_dir)
+        agents = build_agents(settings, store=store, replay=replay)
     except SemvError as exc:
         _fail(exc)
     try:
@@ -113,6 +131,7 @@ def verify(
                         contract=contract,
                         reports_dir=out_dir,
                         progress=tick,
+                        max_concurrency=executor_concurrency(settings),
                     )
                 )
             result = outcome.result
@@ -132,6 +151,16 @@ def verify(
             )
             out.print(f"  report: {result.report_paths.get('markdown')}", highlight=False)
             out.print(f"  html:   {result.report_paths.get('html')}", highlight=False)
+            if result.usage is not None:
+                u = result.usage
+                ratio = u.wall_s / u.critical_path_s if u.critical_path_s > 0 else 0.0
+                out.print(
+                    f"  model: {u.calls} calls ({u.cached} cached), "
+                    f"{u.prompt_tokens}+{u.completion_tokens} tokens, {u.retries} retries; "
+                    f"wall {u.wall_s:.2f}s, critical path {u.critical_path_s:.2f}s "
+                    f"(ratio {ratio:.2f})",
+                    highlight=False,
+                )
     except SemvError as exc:
         _fail(exc)
     finally:
@@ -248,18 +277,24 @@ def eval_cosmos(
     ] = None,
     data_dir: DataDir = Path(".semv"),
     config: ConfigFile = None,
+    backend: BackendOpt = None,
+    llm_url: LlmUrlOpt = None,
+    llm_model: LlmModelOpt = None,
+    replay: ReplayFlag = False,
 ) -> None:
     """Evaluate on COSMOS / OOKPIK caption pairs (OOC is the positive class)."""
     try:
-        settings = _settings(config)
+        settings = with_llm_overrides(
+            _settings(config), backend=backend, url=llm_url, model=llm_model
+        )
         cosmos = get_adapter("cosmos")
         if not file.is_file():
             raise InputError(f"{file}: no such file")
         cases = list(cosmos.load(file, text_only=text_only, limit=limit))
         if not cases:
             raise InputError(f"{file}: no rows")
-        agents = OfflineAgents(settings)
         store = Store(data_dir)
+        agents = build_agents(settings, store=store, replay=replay)
     except SemvError as exc:
         _fail(exc)
     try:
@@ -298,6 +333,12 @@ def eval_cosmos(
     table.add_row("confusion", f"TP {c['tp']} FP {c['fp']} TN {c['tn']} FN {c['fn']}")
     if m["failed"]:
         table.add_row("failed cases", str(m["failed"]))
+    if "cost" in m:
+        cost = m["cost"]
+        table.add_row(
+            "per case: wall / tok. / calls",
+            f"{cost['wall_s']:.2f} s / {cost['tokens']:.0f} / {cost['calls']:.1f}",
+        )
     out.print(table)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,13 +33,16 @@ from semv.model import (
     RunStatus,
     SolvedQbaf,
     TraceKind,
+    Usage,
     Verdict,
     result_evidence,
     result_uncertainty,
 )
 from semv.model import Bundle as BundleValue
+from semv.report._usage import with_usage
 from semv.stages import CASE_SOURCE, build_graph
 from semv.store import Store, content_hash, sha256_file, sha256_text
+from semv.usage import Ledger, bind_ledger
 
 __all__ = ["RunOutcome", "build_result", "run_case", "write_reports"]
 
@@ -169,8 +173,23 @@ async def run_case(
             max_concurrency=max_concurrency,
             progress=progress,
         )
-        nodes = await executor.run(build_graph(case, contract=contract), {CASE_SOURCE: case})
+        specs = build_graph(case, contract=contract)
+        ledger = Ledger()
+        started = time.perf_counter()
+        with bind_ledger(ledger):
+            nodes = await executor.run(specs, {CASE_SOURCE: case})
+        wall = time.perf_counter() - started
+        usage: Usage | None = None
+        if ledger.records or agents.name == "llm":
+            usage = ledger.usage(
+                backend=agents.identity.split("/settings:")[0],
+                wall_s=wall,
+                dependencies={s.key: s.dependencies for s in specs},
+                node_seconds={k: n.seconds for k, n in nodes.items() if not n.reused},
+            )
         report = _value(nodes, "render", RenderedReport)
+        if usage is not None:
+            report = with_usage(report, usage)
         base = reports_dir if reports_dir is not None else _default_reports(store)
         paths = write_reports(report, base / run_id)
         store.append_event(
@@ -190,6 +209,15 @@ async def run_case(
             },
         )
         result = build_result(run_id, nodes, paths, commit.hash)
+        if usage is not None:
+            extra = [
+                result_uncertainty(n)
+                for n in ledger.notes
+                if result_uncertainty(n) not in result.uncertainty
+            ]
+            result = result.model_copy(
+                update={"usage": usage, "uncertainty": (*result.uncertainty, *extra)}
+            )
         store.finish_run(
             run_id,
             RunStatus.COMMITTED,

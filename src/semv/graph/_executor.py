@@ -30,6 +30,7 @@ from semv.graph._invariants import check_node
 from semv.graph._spec import NodeSpec, StageContext, project
 from semv.model import TraceKind
 from semv.store import NodeRecord, Store, canonical_json, content_hash, sha256_text
+from semv.usage import bind_node
 
 logger = logging.getLogger(__name__)
 
@@ -185,7 +186,8 @@ class Executor:
         )
         async with self._limit:
             try:
-                value = await spec.stage.fn(ctx, **kwargs)
+                with bind_node(spec.key):  # model calls are accounted to this node
+                    value = await spec.stage.fn(ctx, **kwargs)
             except StageError:
                 raise
             except Exception as exc:

@@ -61,6 +61,7 @@ from semv.model._result import (
     result_evidence,
     result_uncertainty,
 )
+from semv.model._usage import RoleUsage, Usage
 
 __all__ = [
     "CONTEXT_DIMENSIONS",
@@ -105,6 +106,7 @@ __all__ = [
     "Retrieved",
     "ReviewAction",
     "ReviewMeta",
+    "RoleUsage",
     "RunStatus",
     "Scope",
     "SolvedQbaf",
@@ -119,6 +121,7 @@ __all__ = [
     "TraceKind",
     "UncertaintyCode",
     "UncertaintyItem",
+    "Usage",
     "Verdict",
     "result_evidence",
     "result_uncertainty",

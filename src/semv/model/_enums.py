@@ -156,6 +156,9 @@ class UncertaintyCode(StrEnum):
     MAJOR_CONFLICT = "major-factual-conflict"
     METADATA_CLAIM_CONFLICT = "metadata-claim-conflict"
     RETRIEVAL_GAP = "retrieval-gap"
+    MODEL_FALLBACK = "model-fallback"
+    """A model answer was unusable (after one repair) or the server unreachable: the role
+    fell back to the deterministic offline backend (or, for the verifier, failed closed)."""
 
 
 class TraceKind(StrEnum):

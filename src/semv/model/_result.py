@@ -10,6 +10,7 @@ from semv.model._base import Frozen
 from semv.model._enums import InternalLabel, Stage, Stance, TraceKind, UncertaintyCode
 from semv.model._evidence import Evidence, UncertaintyItem
 from semv.model._reasoning import SubclaimDecision
+from semv.model._usage import Usage
 
 
 class Verdict(Frozen):
@@ -79,6 +80,7 @@ class Result(Frozen):
     uncertainty: tuple[ResultUncertainty, ...]
     report_paths: dict[str, str]
     trace_head: str
+    usage: Usage | None = Field(None, description="Model calls, tokens, wall/critical path.")
 
 
 def result_evidence(item: Evidence) -> ResultEvidence:
