@@ -235,9 +235,10 @@ class LlmConfig(_Section):
     seed: int | None = Field(0, description="Sampling seed sent to servers that accept one.")
     response_format: str = Field(
         "json_schema",
-        pattern=r"^(json_schema|json_object|none)$",
-        description="json_schema when the server supports it, else json_object, else none "
-        "(the answer is still parsed and validated).",
+        pattern=r"^(json_schema|json_object_schema|json_object|none)$",
+        description="The first structured-output form to try; a server that rejects it is "
+        "downgraded json_schema → json_object_schema → json_object → none (the answer is "
+        "always parsed and validated).",
     )
     timeout_s: float = Field(60.0, gt=0, description="Timeout of one HTTP request.")
     retries: int = Field(3, ge=0, description="Retries on 429/5xx/connection errors/timeouts.")

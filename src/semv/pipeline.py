@@ -212,7 +212,7 @@ async def run_case(
         if usage is not None:
             extra = [
                 result_uncertainty(n)
-                for n in ledger.notes
+                for n in sorted(ledger.notes, key=lambda n: (n.subject, n.detail))
                 if result_uncertainty(n) not in result.uncertainty
             ]
             result = result.model_copy(

@@ -659,7 +659,7 @@ class LlmAgents:
             answer=VerifyAnswer,
             user=user,
             invocation=self._invocation(),
-            config_role="verify",
+            config_role=role,
         )
         if answer is None:
             return {

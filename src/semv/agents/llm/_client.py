@@ -4,8 +4,8 @@ hosted APIs).
 Retries with exponential backoff and full jitter on 429, 5xx, connection errors and timeouts
 (honouring ``Retry-After``); a semaphore bounds concurrent requests; cancelling the awaiting
 task cancels the request. Structured output: ``response_format`` ``json_schema`` when the server
-supports it; a server that rejects it (400/422 naming ``response_format``) is downgraded once to
-``json_object`` and then to no format, and the answer is validated by the caller either way.
+supports it; a server that rejects it (400/422/500 naming ``response_format``) is remembered and
+downgraded step by step (see ``_FORMATS``), and the answer is validated by the caller either way.
 """
 
 from __future__ import annotations
@@ -24,7 +24,9 @@ __all__ = ["ChatReply", "ChatRequest", "LlmClient", "LlmUnavailable"]
 logger = logging.getLogger(__name__)
 
 _RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
-_FORMATS = ("json_schema", "json_object", "none")
+_FORMATS = ("json_schema", "json_object_schema", "json_object", "none")
+"""Tried in this order: OpenAI-style ``json_schema``; ``json_object`` carrying the schema (the
+llama-cpp-python server's grammar-constrained form); plain JSON mode; nothing."""
 
 
 class LlmUnavailable(Exception):
@@ -92,12 +94,15 @@ class LlmClient:
         self._transport = transport
         self._format: dict[str, str] = {}  # per server URL: the format it accepted last
         self._default_format = response_format
-        self._clients: dict[int, tuple[httpx.AsyncClient, asyncio.Semaphore]] = {}
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._pool: tuple[httpx.AsyncClient, asyncio.Semaphore] | None = None
         self.requests = 0  # HTTP requests sent (every attempt), for tests and accounting
 
     def _client(self) -> tuple[httpx.AsyncClient, asyncio.Semaphore]:
+        """The pool of the running event loop (``asyncio.run`` per case makes a new loop; a
+        pool never crosses loops)."""
         loop = asyncio.get_running_loop()
-        entry = self._clients.get(id(loop))
+        entry = self._pool if self._loop is loop else None
         if entry is None or entry[0].is_closed:
             headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
             client = httpx.AsyncClient(
@@ -107,13 +112,13 @@ class LlmClient:
                 limits=httpx.Limits(max_connections=self.concurrency),
             )
             entry = (client, asyncio.Semaphore(self.concurrency))
-            self._clients[id(loop)] = entry
+            self._loop, self._pool = loop, entry
         return entry
 
     async def aclose(self) -> None:
-        clients, self._clients = self._clients, {}
-        for client, _ in clients.values():
-            await client.aclose()
+        pool, self._pool, self._loop = self._pool, None, None
+        if pool is not None:
+            await pool[0].aclose()
 
     def _backoff(self, attempt: int, retry_after: str | None) -> float:
         if retry_after:
@@ -139,6 +144,8 @@ class LlmClient:
                 "type": "json_schema",
                 "json_schema": {"name": req.schema_name, "schema": req.schema, "strict": True},
             }
+        elif fmt == "json_object_schema":
+            body["response_format"] = {"type": "json_object", "schema": req.schema}
         elif fmt == "json_object":
             body["response_format"] = {"type": "json_object"}
         return body
@@ -163,7 +170,8 @@ class LlmClient:
                     if status == 200:
                         return self._reply(response, attempt, time.perf_counter() - started)
                     text = response.text[:300]
-                    if status in (400, 422) and "response_format" in text and fmt != "none":
+                    rejects_format = status in (400, 422, 500) and "response_format" in text
+                    if rejects_format and fmt != "none":
                         downgraded = _FORMATS[_FORMATS.index(fmt) + 1]
                         logger.info("%s rejects %s output; using %s", req.url, fmt, downgraded)
                         self._format[req.url] = downgraded
