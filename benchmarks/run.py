@@ -159,6 +159,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     bench_qbaf(args.repeats)
     bench_verify(args.cases)
+    from llm_latency import bench_llm_latency  # benchmarks/ is on sys.path when run as a script
+
+    bench_llm_latency()
     return 0
 
 

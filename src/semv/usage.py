@@ -8,7 +8,9 @@ invocation is a set of logically independent *tasks* (proponent and opponent, fo
 a task's calls (attempt, repair, escalation) follow each other. The node's model time on the
 critical path is therefore Σ over its invocations of max over tasks of Σ task latencies, and
 the case's critical path is the longest path through the stage graph weighted by that plus
-each node's own compute.
+each node's own cost: its duration as the executor measured it (input hashing, the stage,
+invariant checks, store writes) minus the time it spent on the model. The gap between the
+wall time and this path is scheduling: nodes or calls that could have run together but did not.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 import contextvars
 import itertools
 import threading
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -58,6 +61,7 @@ class CallRecord:
     retries: int = 0
     cached: bool = False
     ok: bool = True
+    queued: float = 0.0  # seconds behind the client's concurrency limit before ``start``
 
 
 @dataclass
@@ -66,6 +70,8 @@ class Ledger:
 
     records: list[CallRecord] = field(default_factory=list)
     notes: list[UncertaintyItem] = field(default_factory=list)
+    node_seconds: dict[str, float] = field(default_factory=dict)
+    """Time inside each executed node's stage function (``bind_node``), queueing excluded."""
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _ids: Iterator[int] = field(default_factory=itertools.count)
 
@@ -113,12 +119,14 @@ class Ledger:
         return per_node
 
     def node_model_span(self) -> dict[str, float]:
-        """Per node: wall time from its first call's start to its last call's end."""
+        """Per node: wall time from its first call's queueing to its last call's end (the
+        time the node spent on the model, waiting included)."""
         bounds: dict[str, tuple[float, float]] = {}
         for rec in self.records:
             node = rec.node or ""
-            lo, hi = bounds.get(node, (rec.start, rec.start + rec.seconds))
-            bounds[node] = (min(lo, rec.start), max(hi, rec.start + rec.seconds))
+            first = rec.start - rec.queued
+            lo, hi = bounds.get(node, (first, rec.start + rec.seconds))
+            bounds[node] = (min(lo, first), max(hi, rec.start + rec.seconds))
         return {k: hi - lo for k, (lo, hi) in bounds.items()}
 
     def usage(
@@ -127,11 +135,17 @@ class Ledger:
         backend: str,
         wall_s: float,
         dependencies: Mapping[str, Sequence[str]],
-        node_seconds: Mapping[str, float],
+        node_seconds: Mapping[str, float] | None = None,
     ) -> Usage:
+        """``node_seconds``: each executed node's duration as the executor measured it
+        (bookkeeping included); the stage function's own duration is the floor."""
         model = self.node_model_time()
         span = self.node_model_span()
-        compute = {k: max(0.0, s - span.get(k, 0.0)) for k, s in node_seconds.items()}
+        measured = dict(self.node_seconds)
+        for key, seconds in (node_seconds or {}).items():
+            if key in measured:
+                measured[key] = max(measured[key], seconds)
+        compute = {k: max(0.0, s - span.get(k, 0.0)) for k, s in measured.items()}
         total = critical_path(
             dependencies, {k: model.get(k, 0.0) + compute.get(k, 0.0) for k in dependencies}
         )
@@ -182,8 +196,15 @@ def bind_ledger(ledger: Ledger) -> Iterator[Ledger]:
 
 @contextmanager
 def bind_node(key: str) -> Iterator[None]:
+    """Run a node's stage function: its model calls are accounted to ``key``, and its own
+    duration is recorded in the run's ledger (for the critical path)."""
     token = current_node.set(key)
+    started = time.perf_counter()
     try:
         yield
     finally:
         current_node.reset(token)
+        ledger = current_ledger.get()
+        if ledger is not None:
+            with ledger._lock:
+                ledger.node_seconds[key] = time.perf_counter() - started

@@ -184,7 +184,9 @@ class Executor:
         ctx = StageContext(
             node=spec.key, settings=self.settings, agents=self.agents, params=spec.params
         )
+        queued = time.perf_counter()
         async with self._limit:
+            waited = time.perf_counter() - queued  # a free slot is not the node's own time
             try:
                 with bind_node(spec.key):  # model calls are accounted to this node
                     value = await spec.stage.fn(ctx, **kwargs)
@@ -222,8 +224,9 @@ class Executor:
         digest = sha256_text(text)
         self.store.remember(fp, spec.stage.name, digest, text.encode("utf-8"))
         outcome = NodeOutcome(
-            spec.key, spec.stage.name, fp, digest, value, False, time.perf_counter() - started
-        )
+            spec.key, spec.stage.name, fp, digest, value, False,
+            time.perf_counter() - started - waited,
+        )  # fmt: skip
         self._commit(outcome, TraceKind.NODE_EXECUTED)
         return outcome
 

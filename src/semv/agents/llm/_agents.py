@@ -54,6 +54,7 @@ from semv.agents.llm._schemas import (
     VerifyAnswer,
 )
 from semv.agents.offline import OfflineAgents
+from semv.agents.offline._decompose import decompose_case
 from semv.config import LlmConfig, Settings
 from semv.errors import SemvError
 from semv.model import (
@@ -313,12 +314,12 @@ class LlmAgents:
         node = current_node.get()
         start = time.perf_counter()
         if self.cache is not None:
-            hit = self.cache.get(key)
+            hit = await asyncio.to_thread(self.cache.get, key)
             if hit is not None:
                 self._record(CallRecord(role, node, invocation, task, start, 0.0, cached=True))
                 return hit, None
             if self.replay:
-                failure = self.cache.get_failure(key)
+                failure = await asyncio.to_thread(self.cache.get_failure, key)
                 if failure is not None:
                     self._record(
                         CallRecord(role, node, invocation, task, start, 0.0, cached=True, ok=False)
@@ -333,12 +334,20 @@ class LlmAgents:
         except LlmUnavailable as exc:
             self._record(
                 CallRecord(
-                    role, node, invocation, task, start, exc.seconds, retries=exc.retries, ok=False
+                    role,
+                    node,
+                    invocation,
+                    task,
+                    start + exc.waited,
+                    exc.seconds,
+                    retries=exc.retries,
+                    ok=False,
+                    queued=exc.waited,
                 )
             )
             problem = f"server unavailable: {exc}"
             if self.cache is not None:
-                self.cache.put_failure(key, role, problem)
+                await asyncio.to_thread(self.cache.put_failure, key, role, problem)
             return None, problem
         self._record(
             CallRecord(
@@ -346,15 +355,16 @@ class LlmAgents:
                 node,
                 invocation,
                 task,
-                start,
+                start + reply.waited,
                 reply.seconds,
+                queued=reply.waited,
                 prompt_tokens=reply.prompt_tokens,
                 completion_tokens=reply.completion_tokens,
                 retries=reply.retries,
             )
         )
         if self.cache is not None:
-            self.cache.put(key, role, reply.content)
+            await asyncio.to_thread(self.cache.put, key, role, reply.content)
         return reply.content, None
 
     async def _ask(
@@ -435,7 +445,6 @@ class LlmAgents:
         """The model words each dimension's subclaim (statement, type, asserted, queries); the
         structured facts (dates, places, people) come from the offline extractors, which also
         answer any dimension the model leaves out or the whole role when it fails."""
-        base = await self.fallback.decompose(request)
         case = request.case
         context = "; ".join(
             f"{k}: {v}"
@@ -449,12 +458,16 @@ class LlmAgents:
             context=context,
             evidence=self._evidence_block(request.evidence),
         )
-        answer, problem = await self._ask(
-            role="decompose",
-            prompt="decompose",
-            answer=DecomposeAnswer,
-            user=user,
-            invocation=self._invocation(),
+        # the extractors (CPU) run in a thread while the model answers
+        (answer, problem), base = await asyncio.gather(
+            self._ask(
+                role="decompose",
+                prompt="decompose",
+                answer=DecomposeAnswer,
+                user=user,
+                invocation=self._invocation(),
+            ),
+            asyncio.to_thread(decompose_case, case),
         )
         if answer is None:
             logger.warning("decompose falls back to the offline backend: %s", problem)

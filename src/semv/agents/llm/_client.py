@@ -11,6 +11,7 @@ downgraded step by step (see ``_FORMATS``), and the answer is validated by the c
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import random
 import time
@@ -32,10 +33,11 @@ llama-cpp-python server's grammar-constrained form); plain JSON mode; nothing.""
 class LlmUnavailable(Exception):
     """The server could not answer (after retries): connection refused, timeouts, 5xx, 4xx."""
 
-    def __init__(self, message: str, *, retries: int, seconds: float) -> None:
+    def __init__(self, message: str, *, retries: int, seconds: float, waited: float = 0.0) -> None:
         super().__init__(message)
         self.retries = retries
         self.seconds = seconds
+        self.waited = waited
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,8 @@ class ChatReply:
     retries: int
     seconds: float
     finish_reason: str | None
+    waited: float = 0.0
+    """Seconds queued behind the concurrency limit before the first attempt (not latency)."""
 
 
 class LlmClient:
@@ -154,9 +158,11 @@ class LlmClient:
         """POST one chat completion; raise ``LlmUnavailable`` when it cannot be had."""
         client, limit = self._client()
         endpoint = req.url.rstrip("/") + "/chat/completions"
-        started = time.perf_counter()
+        queued = time.perf_counter()
         attempt = 0
         async with limit:
+            started = time.perf_counter()
+            waited = started - queued
             while True:
                 fmt = self._format.get(req.url, self._default_format)
                 retry_after: str | None = None
@@ -168,7 +174,8 @@ class LlmClient:
                 else:
                     status = response.status_code
                     if status == 200:
-                        return self._reply(response, attempt, time.perf_counter() - started)
+                        reply = self._reply(response, attempt, time.perf_counter() - started)
+                        return dataclasses.replace(reply, waited=waited)
                     text = response.text[:300]
                     rejects_format = status in (400, 422, 500) and "response_format" in text
                     if rejects_format and fmt != "none":
@@ -179,7 +186,10 @@ class LlmClient:
                     problem = f"HTTP {status}: {text}"
                     if status not in _RETRY_STATUS:
                         raise LlmUnavailable(
-                            problem, retries=attempt, seconds=time.perf_counter() - started
+                            problem,
+                            retries=attempt,
+                            seconds=time.perf_counter() - started,
+                            waited=waited,
                         )
                     retry_after = response.headers.get("retry-after")
                 if attempt >= self.retries:
@@ -187,6 +197,7 @@ class LlmClient:
                         f"{problem} (after {attempt} retries)",
                         retries=attempt,
                         seconds=time.perf_counter() - started,
+                        waited=waited,
                     )
                 delay = self._backoff(attempt, retry_after)
                 logger.info("%s: %s; retry %d in %.2fs", endpoint, problem, attempt + 1, delay)
