@@ -1,18 +1,16 @@
 """The LLM backend: every agent role over any OpenAI-compatible chat-completions server."""
 
-from semv.agents.llm._agents import (
+from semv.agents.llm._agents import LlmAgents, ReplayMiss, repair_evidence_id
+from semv.agents.llm._client import ChatReply, ChatRequest, LlmClient, LlmUnavailable
+from semv.agents.llm._contracts import (
     DescribeInput,
     ImageDescription,
     LessonCandidate,
-    LlmAgents,
     ReflectInput,
     ReflectOutput,
-    ReplayMiss,
     TraceArgument,
     TraceSubclaim,
-    repair_evidence_id,
 )
-from semv.agents.llm._client import ChatReply, ChatRequest, LlmClient, LlmUnavailable
 
 __all__ = [
     "ChatReply",

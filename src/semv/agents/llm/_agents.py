@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, ValidationError
 
 from semv._code import code_fingerprint
 from semv.agents._protocol import (
@@ -41,6 +41,13 @@ from semv.agents._protocol import (
 )
 from semv.agents.llm._cache import ResponseCache, request_key
 from semv.agents.llm._client import ChatRequest, LlmClient, LlmUnavailable
+from semv.agents.llm._contracts import (
+    DescribeInput,
+    ImageDescription,
+    LessonCandidate,
+    ReflectInput,
+    ReflectOutput,
+)
 from semv.agents.llm._prompts import prompt_version, prompts_digest, render, system_prompt
 from semv.agents.llm._schemas import (
     ArgueAnswer,
@@ -58,11 +65,9 @@ from semv.agents.offline._decompose import decompose_case
 from semv.config import LlmConfig, Settings
 from semv.errors import SemvError
 from semv.model import (
-    Asset,
     Claims,
     Dimension,
     Evidence,
-    Frozen,
     ResearchPlan,
     Stage,
     Stance,
@@ -72,17 +77,7 @@ from semv.model import (
 from semv.store import Store, content_hash
 from semv.usage import CallRecord, Ledger, current_ledger, current_node
 
-__all__ = [
-    "DescribeInput",
-    "ImageDescription",
-    "LessonCandidate",
-    "LlmAgents",
-    "ReflectInput",
-    "ReflectOutput",
-    "ReplayMiss",
-    "TraceArgument",
-    "TraceSubclaim",
-]
+__all__ = ["LlmAgents", "ReplayMiss", "repair_evidence_id"]
 
 logger = logging.getLogger(__name__)
 _A = TypeVar("_A", bound=BaseModel)
@@ -92,66 +87,6 @@ _ID_JUNK = re.compile(r"[\s\"'`\[\]()<>{}]")
 
 class ReplayMiss(SemvError):
     """``--replay`` needs a model answer that is not in the response cache."""
-
-
-# ---- roles owned by other modules (aligned by the integrator) ---------------------------------
-
-
-class DescribeInput(Frozen):
-    """Describe one image asset (VLM role). The image goes to the model as a data URL."""
-
-    asset: Asset
-    claim: str | None = Field(None, description="The claim shared with the image (untrusted).")
-
-
-class ImageDescription(Frozen):
-    asset_id: str
-    description: str = Field(description="What is visibly shown ('' when unavailable).")
-    visible_text: tuple[str, ...] = ()
-    objects: tuple[str, ...] = ()
-    uncertainty: tuple[UncertaintyItem, ...] = ()
-
-
-class TraceArgument(Frozen):
-    id: str
-    stance: Stance
-    text: str
-    evidence: tuple[str, ...]
-    verified: bool
-    strength: float
-
-
-class TraceSubclaim(Frozen):
-    id: str
-    dimension: Dimension
-    statement: str
-    decision: str
-    score: float
-    arguments: tuple[TraceArgument, ...]
-
-
-class ReflectInput(Frozen):
-    """A committed run and its revealed gold label → candidate lessons for memory."""
-
-    case_id: str
-    claim: str
-    predicted: str
-    gold: str
-    subclaims: tuple[TraceSubclaim, ...]
-    evidence: tuple[Evidence, ...] = ()
-    max_lessons: int = Field(3, ge=1)
-
-
-class LessonCandidate(Frozen):
-    text: str
-    dimension: Dimension
-    kind: str = Field(pattern=r"^(strategy|pitfall)$")
-    grounding: tuple[str, ...] = Field(description="Argument / evidence ids of the run.")
-
-
-class ReflectOutput(Frozen):
-    candidates: tuple[LessonCandidate, ...]
-    uncertainty: tuple[UncertaintyItem, ...] = ()
 
 
 # ---- the backend -----------------------------------------------------------------------------
