@@ -159,8 +159,13 @@ def test_verify_example_end_to_end_on_a_real_model(llama_server: str, tmp_path: 
                 assert 0.0 <= a.strength <= 1.0
     finally:
         store.close()
+    fallbacks = sum(u["code"] == "model-fallback" for u in result["uncertainty"])
+    roles = ", ".join(
+        f"{r} {u['calls']} calls/{u['failures']} failed" for r, u in usage["roles"].items()
+    )
+    print(f"\nreal model roles: {roles}; run-level model-fallback items: {fallbacks}")
     print(
-        f"\nreal model: {usage['calls']} calls, {usage['prompt_tokens']}+"
+        f"real model: {usage['calls']} calls, {usage['prompt_tokens']}+"
         f"{usage['completion_tokens']} tokens, {n_args} arguments, label {result['label']}, "
         f"wall {usage['wall_s']:.1f}s (process {seconds:.1f}s), "
         f"critical path {usage['critical_path_s']:.1f}s"
