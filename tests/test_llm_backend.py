@@ -203,6 +203,7 @@ def test_malformed_json_twice_falls_back_to_offline_for_that_role(data_dir: Path
     assert any(a.stance is Stance.ATTACK for a in when.arguments)
     usage = outcome.result.usage
     assert usage is not None and usage.roles["opponent"].failures == 0
+    assert usage.roles["opponent"].fallbacks == 6 and usage.roles["proponent"].fallbacks == 0
     assert_clean_report(outcome)
 
 
@@ -354,6 +355,7 @@ def test_timeouts_fall_back_after_retries(data_dir: Path) -> None:
     usage = outcome.result.usage
     assert usage is not None
     assert usage.roles["plan"].failures == 6 and usage.roles["plan"].retries == 6
+    assert usage.roles["plan"].fallbacks == 6
     plan_notes = [
         u for u in outcome.result.uncertainty if u.code == "model-fallback" and "plan" in u.detail
     ]

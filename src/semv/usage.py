@@ -70,6 +70,7 @@ class Ledger:
 
     records: list[CallRecord] = field(default_factory=list)
     notes: list[UncertaintyItem] = field(default_factory=list)
+    fallbacks: dict[str, int] = field(default_factory=dict)
     node_seconds: dict[str, float] = field(default_factory=dict)
     """Time inside each executed node's stage function (``bind_node``), queueing excluded."""
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -89,8 +90,14 @@ class Ledger:
             if item not in self.notes:
                 self.notes.append(item)
 
+    def fallback(self, role: str) -> None:
+        with self._lock:
+            self.fallbacks[role] = self.fallbacks.get(role, 0) + 1
+
     def roles(self) -> dict[str, RoleUsage]:
-        out: dict[str, RoleUsage] = {}
+        out: dict[str, RoleUsage] = {
+            role: RoleUsage(fallbacks=n) for role, n in self.fallbacks.items()
+        }
         for rec in self.records:
             cur = out.get(rec.role, RoleUsage())
             out[rec.role] = RoleUsage(
@@ -101,6 +108,7 @@ class Ledger:
                 latency_s=round(cur.latency_s + rec.seconds, 6),
                 retries=cur.retries + rec.retries,
                 failures=cur.failures + (0 if rec.ok else 1),
+                fallbacks=cur.fallbacks,
             )
         return dict(sorted(out.items()))
 

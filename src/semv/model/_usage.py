@@ -14,7 +14,12 @@ class RoleUsage(Frozen):
     completion_tokens: int = 0
     latency_s: float = Field(0.0, description="Σ latency of the role's requests.")
     retries: int = 0
-    failures: int = Field(0, description="Requests whose answer was unusable or missing.")
+    failures: int = Field(0, description="Requests without an answer (server unavailable).")
+    fallbacks: int = Field(
+        0,
+        description="Role invocations answered by the fallback (unusable after one repair, "
+        "or no answer).",
+    )
 
 
 class Usage(Frozen):

@@ -15,8 +15,8 @@ from semv.model import RenderedReport, Usage
 __all__ = ["usage_markdown", "with_usage"]
 
 
-def _rows(usage: Usage) -> list[tuple[str, str, str, str, str, str, str, str]]:
-    rows = [
+def _rows(usage: Usage) -> list[tuple[str, ...]]:
+    rows: list[tuple[str, ...]] = [
         (
             role,
             str(r.calls),
@@ -26,6 +26,7 @@ def _rows(usage: Usage) -> list[tuple[str, str, str, str, str, str, str, str]]:
             f"{r.latency_s:.2f}",
             str(r.retries),
             str(r.failures),
+            str(r.fallbacks),
         )
         for role, r in usage.roles.items()
     ]
@@ -39,6 +40,7 @@ def _rows(usage: Usage) -> list[tuple[str, str, str, str, str, str, str, str]]:
             f"{sum(r.latency_s for r in usage.roles.values()):.2f}",
             str(usage.retries),
             str(sum(r.failures for r in usage.roles.values())),
+            str(sum(r.fallbacks for r in usage.roles.values())),
         )
     )
     return rows

@@ -207,6 +207,12 @@ class LlmAgents:
         if ledger is not None:
             ledger.add(record)
 
+    def _fallback_counted(self, role: str) -> None:
+        self.ledger.fallback(role)
+        ledger = current_ledger.get()
+        if ledger is not None:
+            ledger.fallback(role)
+
     @staticmethod
     def _note(item: UncertaintyItem) -> None:
         ledger = current_ledger.get()
@@ -330,6 +336,7 @@ class LlmAgents:
                 task=task or role,
             )
             if content is None:
+                self._fallback_counted(role)
                 return None, problem  # the server is unavailable: no repair attempt
             parsed, problem = _parse(content, answer)
             if parsed is not None:
@@ -344,6 +351,7 @@ class LlmAgents:
                         "the corrected JSON object matching the schema.",
                     },
                 ]
+        self._fallback_counted(role)
         return None, f"unusable answer after one repair: {problem}"
 
     def _evidence_block(self, evidence: Sequence[Evidence]) -> list[dict[str, str]]:
