@@ -161,7 +161,7 @@ def test_verify_example_end_to_end_on_a_real_model(llama_server: str, tmp_path: 
         store.close()
     fallbacks = sum(u["code"] == "model-fallback" for u in result["uncertainty"])
     roles = ", ".join(
-        f"{r} {u['calls']} calls/{u['failures']} failed" for r, u in usage["roles"].items()
+        f"{r} {u['calls']} calls/{u['fallbacks']} fell back" for r, u in usage["roles"].items()
     )
     print(f"\nreal model roles: {roles}; run-level model-fallback items: {fallbacks}")
     print(
