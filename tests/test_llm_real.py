@@ -111,7 +111,8 @@ def test_verify_example_end_to_end_on_a_real_model(llama_server: str, tmp_path: 
     # one llama.cpp slot serves one request at a time: no point queueing more (timeouts)
     config.write_text(
         "[llm]\nconcurrency = 1\ntimeout_s = 900\nmax_tokens = 384\nmax_arguments = 2\n"
-        "evidence_chars = 600\n",
+        "evidence_chars = 600\n\n"
+        "[llm.roles.decompose]\nmax_tokens = 1024\n",  # six subclaims need more room
         encoding="utf-8",
     )
     data = tmp_path / "store"
