@@ -259,6 +259,9 @@ def main(argv: list[str] | None = None) -> int:
     from retrieval import bench as bench_retrieval  # benchmarks/retrieval.py
 
     bench_retrieval([10_000, 100_000], n_queries=200, rerank_queries=0)
+    from llm_latency import bench_llm_latency  # benchmarks/ is on sys.path when run as a script
+
+    bench_llm_latency()
     return 0
 
 

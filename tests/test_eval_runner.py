@@ -218,7 +218,7 @@ def test_ctrl_c_saves_finished_cases_and_says_how_to_resume(tmp_path: Path) -> N
             str(data),
             "--text-only",
             "--limit",
-            "30",
+            "145",
             "--out",
             str(out),
             "--data-dir",

@@ -118,7 +118,11 @@ def test_verify_live_then_replay_from_the_cli(
 
 def test_retrieval_options_fail_clearly(data_dir: Path, case_dir: Path) -> None:
     code, _out, err = semv("verify", str(case_dir), "--data-dir", str(data_dir), "--replay")
-    assert code == 2 and "need at least one --source" in err
+    assert code == 2 and "--replay needs --backend llm or a web --source" in err
+    code, _out, err = semv(
+        "verify", str(case_dir), "--data-dir", str(data_dir), "--before", "2020-01-01"
+    )
+    assert code == 2 and "--before needs at least one --source" in err
     code, _out, err = semv(
         "verify", str(case_dir), "--data-dir", str(data_dir), "--source", "altavista"
     )

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from semv.adapters import LoadedCase, detect_adapter, get_adapter
 from semv.agents import Agents
-from semv.agents.offline import OfflineAgents
+from semv.agents.backends import build_agents
 from semv.config import Settings, load_settings
 from semv.errors import InputError
 from semv.model import Case, Result
@@ -42,7 +42,6 @@ def verify(
 ) -> Result:
     """Verify one case (a ``Case`` or a path to a case folder/file) and return the result."""
     settings = settings or load_settings()
-    agents = agents or OfflineAgents(settings)
     if isinstance(case, Case):
         contract = get_adapter(case.adapter).contract
         target = case
@@ -51,6 +50,7 @@ def verify(
         target = loaded[0].case
     store = Store(Path(data_dir))
     try:
+        agents = agents or build_agents(settings, store=store)  # [agents] backend
         outcome = asyncio.run(
             run_case(
                 target,

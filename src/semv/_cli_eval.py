@@ -22,7 +22,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from semv.adapters import LoadedCase, adapter_names
-from semv.agents.offline import OfflineAgents
+from semv.agents.backends import build_agents
 from semv.config import Settings, load_settings
 from semv.errors import SemvError
 from semv.eval._harness import EvalPlan, finalize, load_plan_cases, open_results, run_plan
@@ -88,11 +88,15 @@ def _evaluate_once(
 ) -> dict[str, Any]:
     """Run (or resume) one condition into ``out_dir`` and score it; ``target`` is the --out
     folder the user named (``out_dir`` or a folder above it for --seeds/--sweep)."""
-    agents = OfflineAgents(settings)
-    log, previous = open_results(out_dir, plan, settings, agents, resume=resume)
+    store = Store(store_dir)
+    try:
+        agents = build_agents(settings, store=store)  # the [agents] backend of the config
+        log, previous = open_results(out_dir, plan, settings, agents, resume=resume)
+    except BaseException:
+        store.close()
+        raise
     wanted = {c.case.id for c in cases}
     done = {r["case_id"] for r in previous if r["case_id"] in wanted}
-    store = Store(store_dir)
     try:
         with _progress(quiet) as bar:
             progress_task = bar.add_task(label, total=len(cases), completed=len(done))

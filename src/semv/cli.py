@@ -21,6 +21,7 @@ from rich.table import Column, Table
 from semv import __version__
 from semv._api import load_cases
 from semv._cli_eval import register_eval_commands
+from semv.agents.backends import build_agents, executor_concurrency, with_llm_overrides
 from semv.agents.offline import OfflineAgents
 from semv.config import Settings, load_settings
 from semv.errors import InputError, SemvError
@@ -48,6 +49,22 @@ ConfigFile = Annotated[
     Path | None, typer.Option("--config", help="TOML file overriding configuration constants.")
 ]
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON only.")]
+BackendOpt = Annotated[
+    str | None,
+    typer.Option("--backend", help="Agent backend: offline or llm (default: config, offline)."),
+]
+LlmUrlOpt = Annotated[
+    str | None, typer.Option("--llm-url", help="OpenAI-compatible base URL (…/v1).")
+]
+LlmModelOpt = Annotated[str | None, typer.Option("--llm-model", help="Model name for all roles.")]
+ReplayFlag = Annotated[
+    bool,
+    typer.Option(
+        "--replay",
+        help="No requests: model answers from the response cache (--backend llm) and web "
+        "search answers from the dated retrieval cache (--source).",
+    ),
+]
 
 
 def _fail(exc: SemvError) -> NoReturn:
@@ -100,9 +117,6 @@ def verify(
         bool,
         typer.Option("--before-claim-date", help="Use each case's claimed date as --before."),
     ] = False,
-    replay: Annotated[
-        bool, typer.Option("--replay", help="Answer web queries from the dated cache only.")
-    ] = False,
     endpoint: Annotated[
         list[str] | None,
         typer.Option("--endpoint", help="NAME=URL: another endpoint for a web source."),
@@ -111,13 +125,18 @@ def verify(
         Path | None,
         typer.Option("--corpus-db", help="Data directory holding the corpus (default: store)."),
     ] = None,
+    backend: BackendOpt = None,
+    llm_url: LlmUrlOpt = None,
+    llm_model: LlmModelOpt = None,
+    replay: ReplayFlag = False,
 ) -> None:
     """Verify a case: print the verdict and where the report is."""
     retrieval = None
     try:
-        settings = _settings(config)
+        settings = with_llm_overrides(
+            _settings(config), backend=backend, url=llm_url, model=llm_model
+        )
         contract, cases = load_cases(case, adapter=adapter, text_only=text_only, limit=limit)
-        agents = OfflineAgents(settings)
         store = Store(data_dir)
         if source:
             from semv._cli_retrieval import open_sources
@@ -132,8 +151,14 @@ def verify(
                 endpoint=endpoint or [],
                 corpus_db=corpus_db,
             )
-        elif before or replay or before_claim_date:
-            raise InputError("--before/--replay need at least one --source")
+        elif before or before_claim_date:
+            raise InputError("--before needs at least one --source")
+        llm = settings.agents.backend != "offline"
+        if replay and not llm and not any(s != "corpus" for s in source or ()):
+            raise InputError("--replay needs --backend llm or a web --source to replay")
+        # --replay answers web queries from the dated cache and model calls from the
+        # response cache: one flag, one meaning (no request leaves the machine)
+        agents = build_agents(settings, store=store, replay=replay and llm)
     except SemvError as exc:
         _fail(exc)
     try:
@@ -155,6 +180,7 @@ def verify(
                         reports_dir=out_dir,
                         progress=tick,
                         retrieval=retrieval,
+                        max_concurrency=executor_concurrency(settings),
                     )
                 )
             result = outcome.result
@@ -174,6 +200,16 @@ def verify(
             )
             out.print(f"  report: {result.report_paths.get('markdown')}", highlight=False)
             out.print(f"  html:   {result.report_paths.get('html')}", highlight=False)
+            if result.usage is not None:
+                u = result.usage
+                ratio = u.wall_s / u.critical_path_s if u.critical_path_s > 0 else 0.0
+                out.print(
+                    f"  model: {u.calls} calls ({u.cached} cached), "
+                    f"{u.prompt_tokens}+{u.completion_tokens} tokens, {u.retries} retries; "
+                    f"wall {u.wall_s:.2f}s, critical path {u.critical_path_s:.2f}s "
+                    f"(ratio {ratio:.2f})",
+                    highlight=False,
+                )
     except SemvError as exc:
         _fail(exc)
     finally:
@@ -503,6 +539,10 @@ def contest(
     ] = None,
     data_dir: DataDir = Path(".semv"),
     config: ConfigFile = None,
+    backend: BackendOpt = None,
+    llm_url: LlmUrlOpt = None,
+    llm_model: LlmModelOpt = None,
+    replay: ReplayFlag = False,
 ) -> None:
     """Contest a run: apply a review batch and print the before/after diff (a new run)."""
     from semv.contest import Policy, ReviewBatch, batch_schema, load_batch, revise
@@ -539,8 +579,8 @@ def contest(
             chosen = Policy(policy) if policy is not None else None
         except ValueError as exc:
             raise InputError(f"--policy must be scoped, causal or global, not {policy}") from exc
-        agents = OfflineAgents(settings)
         store = Store(data_dir)
+        agents = build_agents(settings, store=store, replay=replay)
     except SemvError as exc:
         _fail(exc)
     try:

@@ -31,6 +31,7 @@ from pydantic_settings import (
 
 __all__ = [
     "AggregationConfig",
+    "BackendConfig",
     "ClashConfig",
     "ConfidenceConfig",
     "ContestConfig",
@@ -38,6 +39,8 @@ __all__ = [
     "EvalConfig",
     "EvidenceRankingConfig",
     "ForensicsConfig",
+    "LlmConfig",
+    "LlmRoleConfig",
     "MediaConfig",
     "MemoryConfig",
     "OfflineAgentConfig",
@@ -480,6 +483,72 @@ class RetrievalConfig(_Section):
     )
 
 
+class BackendConfig(_Section):
+    """Which implementation of the agent roles runs (``--backend``)."""
+
+    backend: str = Field(
+        "offline",
+        pattern=r"^(offline|llm)$",
+        description="offline: deterministic rules; llm: an OpenAI-compatible server ([llm]).",
+    )
+
+
+class LlmRoleConfig(_Section):
+    """Per-role overrides of the LLM backbone (unset fields inherit from ``LlmConfig``)."""
+
+    url: str | None = Field(None, description="Base URL of another OpenAI-compatible server.")
+    model: str | None = Field(None, description="Another model for this role.")
+    temperature: float | None = Field(None, ge=0.0, le=2.0)
+    max_tokens: int | None = Field(None, ge=1)
+
+
+class LlmConfig(_Section):
+    """The LLM backend (``--backend llm``): one OpenAI-compatible backbone for every agent role.
+
+    The papers serve one multimodal backbone locally (SEMV: vLLM, 32K context; the reference
+    code: temperature 0 and JSON output); any ``/v1/chat/completions`` server works. The API
+    key is read from the environment variable named by ``api_key_env`` and never stored.
+    """
+
+    url: str = Field("http://127.0.0.1:8000/v1", description="Base URL (…/v1).")
+    model: str = Field("qwen2.5-coder-0.5b-instruct", description="Model name sent to the server.")
+    api_key_env: str = Field("SEMV_LLM_API_KEY", description="Environment variable of the key.")
+    temperature: float = Field(0.0, ge=0.0, le=2.0, description="Sampling temperature.")
+    max_tokens: int = Field(768, ge=1, description="Completion token limit per call.")
+    seed: int | None = Field(0, description="Sampling seed sent to servers that accept one.")
+    response_format: str = Field(
+        "json_schema",
+        pattern=r"^(json_schema|json_object_schema|json_object|none)$",
+        description="The first structured-output form to try; a server that rejects it is "
+        "downgraded json_schema → json_object_schema → json_object → none (the answer is "
+        "always parsed and validated).",
+    )
+    timeout_s: float = Field(60.0, gt=0, description="Timeout of one HTTP request.")
+    retries: int = Field(3, ge=0, description="Retries on 429/5xx/connection errors/timeouts.")
+    backoff_s: float = Field(0.5, ge=0, description="First backoff; doubles per retry.")
+    backoff_max_s: float = Field(8.0, ge=0, description="Backoff ceiling (before jitter).")
+    concurrency: int = Field(8, ge=1, description="Concurrent requests to the server.")
+    vision: bool = Field(
+        False, description="The model accepts images (a VLM): the describe role sends them."
+    )
+    batch_argue: bool = Field(
+        False, description="Proponent and opponent in one call (default: two concurrent calls)."
+    )
+    evidence_chars: int = Field(1200, ge=100, description="Characters of each evidence item.")
+    max_arguments: int = Field(4, ge=1, description="Arguments per side and subclaim.")
+    escalate_model: str | None = Field(
+        None,
+        description="Stronger verifier for uncertain verifications (A-QBAF MV2026 §2.6.3); "
+        "none: no escalation.",
+    )
+    escalate_url: str | None = Field(None, description="Server of the stronger verifier.")
+    roles: dict[str, LlmRoleConfig] = Field(
+        default_factory=dict,
+        description="Per-role overrides: decompose, plan, argue, verify, judge_clash, "
+        "describe, reflect.",
+    )
+
+
 class Settings(BaseSettings):
     """All tunable constants of semv. Defaults are the paper's (Table S4)."""
 
@@ -506,6 +575,8 @@ class Settings(BaseSettings):
     media: MediaConfig = MediaConfig()
     eval: EvalConfig = EvalConfig()
     retrieval: RetrievalConfig = RetrievalConfig()
+    agents: BackendConfig = BackendConfig()
+    llm: LlmConfig = LlmConfig()
 
     @classmethod
     def settings_customise_sources(

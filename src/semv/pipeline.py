@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +36,7 @@ from semv.model import (
     RunStatus,
     SolvedQbaf,
     TraceKind,
+    Usage,
     Verdict,
     result_evidence,
     result_uncertainty,
@@ -42,8 +44,10 @@ from semv.model import (
 from semv.model import Bundle as BundleValue
 from semv.perception.artifacts import use_artifacts
 from semv.perception.paths import copy_maps, resolve_data_paths
+from semv.report._usage import with_usage
 from semv.stages import CASE_SOURCE, MEMORY_SOURCE, build_graph
 from semv.store import Store, content_hash, sha256_file, sha256_text
+from semv.usage import Ledger, bind_ledger
 
 if TYPE_CHECKING:
     from semv.retrieval import Retrieval
@@ -192,10 +196,23 @@ async def run_case(
         sources: dict[str, BaseModel] = {CASE_SOURCE: case}
         if memory is not None:
             sources[MEMORY_SOURCE] = memory
-        graph = build_graph(case, contract=contract, memory=memory is not None, retrieval=retrieval)
-        with use_artifacts(artifacts_root(store, reports_dir)):
-            nodes = await executor.run(graph, sources)
+        specs = build_graph(case, contract=contract, memory=memory is not None, retrieval=retrieval)
+        ledger = Ledger()
+        started = time.perf_counter()
+        with bind_ledger(ledger), use_artifacts(artifacts_root(store, reports_dir)):
+            nodes = await executor.run(specs, sources)
+        wall = time.perf_counter() - started
+        usage: Usage | None = None
+        if ledger.records or agents.name == "llm":
+            usage = ledger.usage(
+                backend=agents.identity.split("/settings:")[0],
+                wall_s=wall,
+                dependencies={s.key: s.dependencies for s in specs},
+                node_seconds={k: n.seconds for k, n in nodes.items() if not n.reused},
+            )
         report = _value(nodes, "render", RenderedReport)
+        if usage is not None:
+            report = with_usage(report, usage)
         base = reports_dir if reports_dir is not None else _default_reports(store)
         copy_maps([n.value for n in nodes.values()], settings, base / run_id)
         paths = write_reports(report, base / run_id)
@@ -216,6 +233,15 @@ async def run_case(
             },
         )
         result = build_result(run_id, nodes, paths, commit.hash)
+        if usage is not None:
+            extra = [
+                result_uncertainty(n)
+                for n in sorted(ledger.notes, key=lambda n: (n.subject, n.detail))
+                if result_uncertainty(n) not in result.uncertainty
+            ]
+            result = result.model_copy(
+                update={"usage": usage, "uncertainty": (*result.uncertainty, *extra)}
+            )
         store.finish_run(
             run_id,
             RunStatus.COMMITTED,

@@ -23,6 +23,7 @@ from semv.eval._metrics import (
     recall,
     wilson_interval,
 )
+from semv.model import Usage
 from semv.pipeline import run_case
 from semv.store import Store
 
@@ -41,6 +42,7 @@ class CaseOutcome:
     reused: int
     executed: int
     error: str | None = None
+    usage: Usage | None = None
 
 
 @dataclass(frozen=True)
@@ -89,6 +91,7 @@ async def evaluate(
                 gold=gold,
                 reused=run.reused,
                 executed=run.executed,
+                usage=run.result.usage,
             )
         outcomes.append(outcome)
         if on_case is not None:
@@ -123,4 +126,20 @@ def binary_report(outcomes: list[CaseOutcome], *, positive: str, bins: int = 10)
         "failed": sum(o.error is not None for o in outcomes),
         "unlabelled": sum(o.error is None and o.gold is None for o in outcomes),
     }
+    costed = [o.usage for o in outcomes if o.usage is not None]
+    if costed:
+        metrics["cost"] = cost_columns(costed)
     return EvalReport(metrics=metrics, outcomes=outcomes)
+
+
+def cost_columns(usages: list[Usage]) -> dict[str, float]:
+    """The paper's Wall / Tok. / Calls columns: means per case (seconds, tokens, requests)."""
+    n = len(usages)
+    return {
+        "cases": n,
+        "wall_s": sum(u.wall_s for u in usages) / n,
+        "critical_path_s": sum(u.critical_path_s for u in usages) / n,
+        "tokens": sum(u.prompt_tokens + u.completion_tokens for u in usages) / n,
+        "calls": sum(u.calls for u in usages) / n,
+        "cached": sum(u.cached for u in usages) / n,
+    }

@@ -30,6 +30,7 @@ from semv.graph._invariants import check_node
 from semv.graph._spec import NodeSpec, StageContext, project
 from semv.model import TraceKind
 from semv.store import NodeRecord, Store, canonical_json, content_hash, sha256_text
+from semv.usage import bind_node
 
 logger = logging.getLogger(__name__)
 
@@ -210,9 +211,12 @@ class Executor:
             params=spec.params,
             resources=self.resources,
         )
+        queued = time.perf_counter()
         async with self._limit:
+            waited = time.perf_counter() - queued  # a free slot is not the node's own time
             try:
-                value = await spec.stage.fn(ctx, **kwargs)
+                with bind_node(spec.key):  # model calls are accounted to this node
+                    value = await spec.stage.fn(ctx, **kwargs)
             except StageError:
                 raise
             except Exception as exc:
@@ -247,8 +251,9 @@ class Executor:
         digest = sha256_text(text)
         self.store.remember(fp, spec.stage.name, digest, text.encode("utf-8"))
         outcome = NodeOutcome(
-            spec.key, spec.stage.name, fp, digest, value, False, time.perf_counter() - started
-        )
+            spec.key, spec.stage.name, fp, digest, value, False,
+            time.perf_counter() - started - waited,
+        )  # fmt: skip
         self._commit(outcome, TraceKind.NODE_EXECUTED)
         return outcome
 

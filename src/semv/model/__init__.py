@@ -63,6 +63,7 @@ from semv.model._result import (
     result_evidence,
     result_uncertainty,
 )
+from semv.model._usage import RoleUsage, Usage
 
 __all__ = [
     "CONTEXT_DIMENSIONS",
@@ -109,6 +110,7 @@ __all__ = [
     "Retrieved",
     "ReviewAction",
     "ReviewMeta",
+    "RoleUsage",
     "RunStatus",
     "Scope",
     "SolvedQbaf",
@@ -123,6 +125,7 @@ __all__ = [
     "TraceKind",
     "UncertaintyCode",
     "UncertaintyItem",
+    "Usage",
     "Verdict",
     "result_evidence",
     "result_uncertainty",

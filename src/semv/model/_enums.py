@@ -167,6 +167,9 @@ class UncertaintyCode(StrEnum):
     MEDIA_TYPE_MISMATCH = "media-type-mismatch"
     MEDIA_TOO_SMALL = "media-too-small"
     MEDIA_REFUSED = "media-refused"
+    MODEL_FALLBACK = "model-fallback"
+    """A model answer was unusable (after one repair) or the server unreachable: the role
+    fell back to the deterministic offline backend (or, for the verifier, failed closed)."""
 
 
 class TraceKind(StrEnum):

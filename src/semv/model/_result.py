@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import Field, SerializerFunctionWrapHandler, model_serializer
 
 from semv.model._base import Frozen
 from semv.model._enums import InternalLabel, Stage, Stance, TraceKind, UncertaintyCode
 from semv.model._evidence import Evidence, UncertaintyItem
 from semv.model._reasoning import SubclaimDecision
+from semv.model._usage import Usage
 
 
 class Verdict(Frozen):
@@ -79,6 +80,18 @@ class Result(Frozen):
     uncertainty: tuple[ResultUncertainty, ...]
     report_paths: dict[str, str]
     trace_head: str
+    usage: Usage | None = Field(
+        None,
+        description="Model calls, tokens, wall and critical path (LLM backend only; the key is "
+        "absent otherwise, so the offline contract is unchanged).",
+    )
+
+    @model_serializer(mode="wrap")
+    def _usage_only_when_measured(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if isinstance(data, dict) and data.get("usage") is None:
+            data.pop("usage", None)
+        return data
 
 
 def result_evidence(item: Evidence) -> ResultEvidence:

@@ -1,0 +1,845 @@
+"""``LlmAgents``: every agent role over an OpenAI-compatible chat-completions server.
+
+Per role: render the versioned prompt (untrusted content delimited), look the request up in the
+response cache, else call the server; parse and validate the answer against the role's schema;
+on failure, one repair attempt (the error is shown to the model); still unusable (or the server
+unreachable after retries) → the deterministic offline backend answers that role, and a
+``model-fallback`` uncertainty item records it. The verifier is the exception: it fails closed
+(v_a = 0 with a code), never falls back to "verified". Every call is accounted (role, node,
+tokens, latency, retries) in the ``semv.usage`` ledger bound to the run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import logging
+import mimetypes
+import os
+import re
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from semv._code import code_fingerprint
+from semv.agents._protocol import (
+    ArgueInput,
+    ArgueOutput,
+    ArgumentDraft,
+    ClashInput,
+    ClashJudgement,
+    DecomposeInput,
+    DescribeInput,
+    Description,
+    PlanInput,
+    Verification,
+    VerifyInput,
+    VerifyOutput,
+)
+from semv.agents.llm._cache import ResponseCache, request_key
+from semv.agents.llm._client import ChatRequest, LlmClient, LlmUnavailable
+from semv.agents.llm._contracts import (
+    ImageDescribeInput,
+    ImageDescription,
+    LessonCandidate,
+    ReflectInput,
+    ReflectOutput,
+)
+from semv.agents.llm._prompts import prompt_version, prompts_digest, render, system_prompt
+from semv.agents.llm._schemas import (
+    ArgueAnswer,
+    ArgumentAnswer,
+    BatchedArgueAnswer,
+    DecomposeAnswer,
+    DescribeAnswer,
+    JudgeAnswer,
+    PlanAnswer,
+    ReflectAnswer,
+    VerifyAnswer,
+)
+from semv.agents.offline import OfflineAgents
+from semv.agents.offline._decompose import decompose_case
+from semv.config import LlmConfig, Settings
+from semv.errors import SemvError
+from semv.model import (
+    Claims,
+    Dimension,
+    Evidence,
+    ResearchPlan,
+    Stage,
+    Stance,
+    UncertaintyCode,
+    UncertaintyItem,
+)
+from semv.store import Store, content_hash
+from semv.usage import CallRecord, Ledger, current_ledger, current_node
+
+__all__ = ["LlmAgents", "ReplayMiss", "repair_evidence_id"]
+
+logger = logging.getLogger(__name__)
+_A = TypeVar("_A", bound=BaseModel)
+_FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
+_ID_JUNK = re.compile(r"[\s\"'`\[\]()<>{}]")
+
+
+class ReplayMiss(SemvError):
+    """``--replay`` needs a model answer that is not in the response cache."""
+
+
+# ---- the backend -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Target:
+    url: str
+    model: str
+    temperature: float
+    max_tokens: int
+
+
+@dataclass(frozen=True)
+class _Outcome:
+    answer: BaseModel | None
+    problem: str | None
+
+
+_DUTIES = {
+    "decompose": "You split a claim about shared media into scoped subclaims.",
+    "plan": "You plan how to verify one subclaim.",
+    "proponent": "You argue FOR the subclaim from the given evidence only.",
+    "opponent": "You argue AGAINST the subclaim from the given evidence only.",
+    "debaters": "You write arguments for and against the subclaim from the evidence only.",
+    "verify": "You check whether arguments are grounded in the evidence they cite.",
+    "escalate": "You are the senior verifier: check grounding of arguments a first verifier "
+    "could not verify.",
+    "judge_clash": "You judge which of two conflicting arguments is stronger.",
+    "describe": "You describe images for fact-checkers, factually and without speculation.",
+    "reflect": "You extract reusable verification lessons from a finished run.",
+}
+
+
+class LlmAgents:
+    """The ``Agents`` protocol over ``/v1/chat/completions``, with the offline backend as the
+    per-role fallback. ``store`` holds the response cache; ``replay`` forbids HTTP."""
+
+    name = "llm"
+    version = "1"
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        store: Store | None = None,
+        replay: bool = False,
+        fallback: OfflineAgents | None = None,
+        client: LlmClient | None = None,
+    ) -> None:
+        self.settings = settings
+        self.config: LlmConfig = settings.llm
+        self.fallback = fallback or OfflineAgents(settings)
+        self.cache = ResponseCache(store) if store is not None else None
+        self.replay = replay
+        if replay and self.cache is None:
+            raise ValueError("replay needs a store holding the response cache")
+        cfg = self.config
+        self.client = client or LlmClient(
+            api_key=os.environ.get(cfg.api_key_env) or None,
+            timeout_s=cfg.timeout_s,
+            retries=cfg.retries,
+            backoff_s=cfg.backoff_s,
+            backoff_max_s=cfg.backoff_max_s,
+            concurrency=cfg.concurrency,
+            response_format=cfg.response_format,
+        )
+        self.ledger = Ledger()  # every call of this backend's life (a run's goes to its own too)
+
+    # ---- identity ----------------------------------------------------------------------------
+
+    @property
+    def identity(self) -> str:
+        """Model, the settings that shape answers, the prompt versions, the code, and the
+        fallback's identity: a change of any of them never reuses an old node."""
+        cfg = self.config
+        shaping = cfg.model_dump(
+            mode="json",
+            exclude={"url", "api_key_env", "timeout_s", "retries", "backoff_s", "backoff_max_s"},
+        )
+        shaping.pop("concurrency", None)
+        return (
+            f"{self.name}/{self.version}/model:{cfg.model}"
+            f"/settings:{content_hash(shaping)[:16]}"
+            f"/prompts:{prompts_digest()[:16]}"
+            f"/code:{code_fingerprint(('semv.agents.llm',))[:16]}"
+            f"/fallback:{self.fallback.identity}"
+        )
+
+    # ---- plumbing ----------------------------------------------------------------------------
+
+    def _target(self, role: str) -> _Target:
+        cfg = self.config
+        override = cfg.roles.get(role)
+        if role == "escalate":
+            return _Target(
+                url=cfg.escalate_url or cfg.url,
+                model=cfg.escalate_model or cfg.model,
+                temperature=cfg.temperature,
+                max_tokens=cfg.max_tokens,
+            )
+        return _Target(
+            url=(override.url if override and override.url else cfg.url),
+            model=(override.model if override and override.model else cfg.model),
+            temperature=(
+                override.temperature
+                if override and override.temperature is not None
+                else cfg.temperature
+            ),
+            max_tokens=(
+                override.max_tokens if override and override.max_tokens else cfg.max_tokens
+            ),
+        )
+
+    def _record(self, record: CallRecord) -> None:
+        self.ledger.add(record)
+        ledger = current_ledger.get()
+        if ledger is not None:
+            ledger.add(record)
+
+    def _fallback_counted(self, role: str) -> None:
+        self.ledger.fallback(role)
+        ledger = current_ledger.get()
+        if ledger is not None:
+            ledger.fallback(role)
+
+    @staticmethod
+    def _note(item: UncertaintyItem) -> None:
+        ledger = current_ledger.get()
+        if ledger is not None:
+            ledger.note(item)
+
+    def _invocation(self) -> int:
+        ledger = current_ledger.get()
+        return (ledger or self.ledger).new_invocation()
+
+    async def _complete(
+        self,
+        *,
+        role: str,
+        config_role: str,
+        prompt: str,
+        messages: list[dict[str, Any]],
+        answer: type[BaseModel],
+        invocation: int,
+        task: str,
+    ) -> tuple[str | None, str | None]:
+        """One request (cache → server). Returns (content, problem)."""
+        target = self._target(config_role)
+        request = ChatRequest(
+            url=target.url,
+            model=target.model,
+            messages=messages,
+            temperature=target.temperature,
+            max_tokens=target.max_tokens,
+            seed=self.config.seed,
+            schema_name=answer.__name__,
+            schema=answer.model_json_schema(),
+        )
+        key = request_key(
+            model=target.model,
+            prompt_version=prompt_version(prompt),
+            messages=messages,
+            params=request.params(),
+        )
+        node = current_node.get()
+        start = time.perf_counter()
+        if self.cache is not None:
+            hit = await asyncio.to_thread(self.cache.get, key)
+            if hit is not None:
+                self._record(CallRecord(role, node, invocation, task, start, 0.0, cached=True))
+                return hit, None
+            if self.replay:
+                failure = await asyncio.to_thread(self.cache.get_failure, key)
+                if failure is not None:
+                    self._record(
+                        CallRecord(role, node, invocation, task, start, 0.0, cached=True, ok=False)
+                    )
+                    return None, failure
+                raise ReplayMiss(
+                    f"--replay: no cached answer for role {role} of model {target.model} "
+                    f"(node {node or '?'}); run once without --replay first"
+                )
+        try:
+            reply = await self.client.chat(request)
+        except LlmUnavailable as exc:
+            self._record(
+                CallRecord(
+                    role,
+                    node,
+                    invocation,
+                    task,
+                    start + exc.waited,
+                    exc.seconds,
+                    retries=exc.retries,
+                    ok=False,
+                    queued=exc.waited,
+                )
+            )
+            problem = f"server unavailable: {exc}"
+            if self.cache is not None:
+                await asyncio.to_thread(self.cache.put_failure, key, role, problem)
+            return None, problem
+        self._record(
+            CallRecord(
+                role,
+                node,
+                invocation,
+                task,
+                start + reply.waited,
+                reply.seconds,
+                queued=reply.waited,
+                prompt_tokens=reply.prompt_tokens,
+                completion_tokens=reply.completion_tokens,
+                retries=reply.retries,
+            )
+        )
+        if self.cache is not None:
+            await asyncio.to_thread(self.cache.put, key, role, reply.content)
+        return reply.content, None
+
+    async def _ask(
+        self,
+        *,
+        role: str,
+        prompt: str,
+        answer: type[_A],
+        user: str | list[dict[str, Any]],
+        invocation: int,
+        task: str | None = None,
+        config_role: str | None = None,
+    ) -> tuple[_A | None, str | None]:
+        """Ask, validate, repair once. Returns (answer, None) or (None, why it is unusable)."""
+        messages: list[dict[str, Any]] = [
+            {"role": "system", "content": system_prompt(role, _DUTIES[role], answer)},
+            {"role": "user", "content": user},
+        ]
+        problem: str | None = None
+        for attempt in range(2):
+            content, problem = await self._complete(
+                role=role,
+                config_role=config_role or role,
+                prompt=prompt,
+                messages=messages,
+                answer=answer,
+                invocation=invocation,
+                task=task or role,
+            )
+            if content is None:
+                self._fallback_counted(role)
+                return None, problem  # the server is unavailable: no repair attempt
+            parsed, problem = _parse(content, answer)
+            if parsed is not None:
+                return parsed, None
+            if attempt == 0:
+                messages = [
+                    *messages,
+                    {"role": "assistant", "content": content[:4000]},
+                    {
+                        "role": "user",
+                        "content": f"That answer is invalid: {problem}. Reply again with only "
+                        "the corrected JSON object matching the schema.",
+                    },
+                ]
+        self._fallback_counted(role)
+        return None, f"unusable answer after one repair: {problem}"
+
+    def _evidence_block(self, evidence: Sequence[Evidence]) -> list[dict[str, str]]:
+        limit = self.config.evidence_chars
+        out = []
+        for ev in evidence:
+            head = f"[{ev.source_type.value}; {ev.modality.value}; source {ev.source}"
+            head += f"; reliability {ev.reliability:.2f}"
+            if ev.published:
+                head += f"; published {ev.published}"
+            head += "]"
+            body = ev.content
+            if ev.title:
+                body = f"{ev.title}. {body}"
+            if ev.data:
+                flat = {k: v for k, v in ev.data.items() if not isinstance(v, dict | list)}
+                if flat:
+                    body += " " + json.dumps(flat, ensure_ascii=False, default=str)
+            out.append({"id": ev.id, "text": f"{head} {body}"[:limit]})
+        return out
+
+    @staticmethod
+    def _fallback_note(subject: str, role: str, problem: str, stage: Stage) -> UncertaintyItem:
+        return UncertaintyItem(
+            code=UncertaintyCode.MODEL_FALLBACK,
+            subject=subject,
+            detail=f"{role}: {problem}"[:500],
+            stages=(stage,),
+        )
+
+    # ---- roles -------------------------------------------------------------------------------
+
+    async def decompose(self, request: DecomposeInput) -> Claims:
+        """The model words each dimension's subclaim (statement, type, asserted, queries); the
+        structured facts (dates, places, people) come from the offline extractors, which also
+        answer any dimension the model leaves out or the whole role when it fails."""
+        case = request.case
+        context = "; ".join(
+            f"{k}: {v}"
+            for k, v in (("date", case.context.date), ("location", case.context.location))
+            if v
+        )
+        user = render(
+            "decompose",
+            dimensions=[d.value for d in Dimension],
+            claim=case.claim,
+            context=context,
+            evidence=self._evidence_block(request.evidence),
+        )
+        # the extractors (CPU) run in a thread while the model answers
+        (answer, problem), base = await asyncio.gather(
+            self._ask(
+                role="decompose",
+                prompt="decompose",
+                answer=DecomposeAnswer,
+                user=user,
+                invocation=self._invocation(),
+            ),
+            asyncio.to_thread(decompose_case, case),
+        )
+        if answer is None:
+            logger.warning("decompose falls back to the offline backend: %s", problem)
+            self._note(self._fallback_note(case.id, "decompose", str(problem), Stage.CLAIMS))
+            return base
+        given = {s.dimension.value: s for s in answer.subclaims}
+        subclaims = {}
+        for dim, sub in base.subclaims.items():
+            said = given.get(dim)
+            if said is None:
+                subclaims[dim] = sub
+                continue
+            queries = tuple(q.strip() for q in said.queries if q.strip())[:3] or sub.queries
+            subclaims[dim] = sub.model_copy(
+                update={
+                    "statement": said.statement.strip(),
+                    "claim_type": said.claim_type.strip()[:40],
+                    "asserted": said.asserted,
+                    "queries": queries,
+                }
+            )
+        return base.model_copy(update={"subclaims": subclaims})
+
+    async def plan(self, request: PlanInput) -> ResearchPlan:
+        sub = request.subclaim
+        user = render(
+            "plan",
+            dimension=sub.dimension.value,
+            claim=request.case.claim,
+            subclaim_id=sub.id,
+            statement=sub.statement,
+            memory=list(request.memory.records),
+        )
+        answer, problem = await self._ask(
+            role="plan",
+            prompt="plan",
+            answer=PlanAnswer,
+            user=user,
+            invocation=self._invocation(),
+        )
+        if answer is None:
+            logger.warning("plan %s falls back to the offline backend: %s", sub.id, problem)
+            self._note(self._fallback_note(sub.id, "plan", str(problem), Stage.RETRIEVE))
+            return await self.fallback.plan(request)
+        known = set(request.memory.records)
+
+        def clean(items: list[str]) -> tuple[str, ...]:
+            return tuple(dict.fromkeys(i.strip() for i in items if i.strip()))[:8]
+
+        return ResearchPlan(
+            subclaim=sub.id,
+            questions=clean(answer.questions),
+            queries=clean(answer.queries) or sub.queries,
+            source_types=clean(answer.source_types),
+            checks=clean(answer.checks),
+            memory_used=tuple(m for m in clean(answer.memory_used) if m in known),
+        )
+
+    async def argue(self, request: ArgueInput) -> ArgueOutput:
+        """Proponent and opponent as two concurrent calls (``batch_argue``: one call). A side
+        whose answer is unusable is argued by the offline rules instead."""
+        sub = request.subclaim
+        evidence = self._evidence_block(request.evidence)
+        common: dict[str, Any] = {
+            "dimension": sub.dimension.value,
+            "subclaim_id": sub.id,
+            "statement": sub.statement,
+            "claim": request.case.claim,
+            "evidence": evidence,
+            "max_arguments": self.config.max_arguments,
+            "example_id": request.evidence[0].id if request.evidence else "ev:1",
+        }
+        invocation = self._invocation()
+        ids = [e.id for e in request.evidence]
+        drafts: list[ArgumentDraft] = []
+        notes: list[UncertaintyItem] = []
+        failed: list[Stance] = []
+        if self.config.batch_argue:
+            both, problem = await self._ask(
+                role="debaters",
+                prompt="argue",
+                answer=BatchedArgueAnswer,
+                user=render("argue", side="both", **common),
+                invocation=invocation,
+                config_role="argue",
+            )
+            if both is None:
+                failed = [Stance.SUPPORT, Stance.ATTACK]
+                notes.append(self._fallback_note(sub.id, "argue", str(problem), Stage.ARGUE))
+            else:
+                for stance in (Stance.SUPPORT, Stance.ATTACK):
+                    chosen = [a for a in both.arguments if a.stance == stance.value]
+                    drafts += self._drafts(stance, chosen, ids, request.memory.records)
+        else:
+            sides = (("proponent", Stance.SUPPORT), ("opponent", Stance.ATTACK))
+            answers = await asyncio.gather(
+                *(
+                    self._ask(
+                        role=role,
+                        prompt="argue",
+                        answer=ArgueAnswer,
+                        user=render("argue", side=stance.value, **common),
+                        invocation=invocation,
+                        task=role,
+                        config_role="argue",
+                    )
+                    for role, stance in sides
+                )
+            )
+            for (role, stance), (answer, problem) in zip(sides, answers, strict=True):
+                if answer is None:
+                    failed.append(stance)
+                    notes.append(self._fallback_note(sub.id, role, str(problem), Stage.ARGUE))
+                else:
+                    drafts += self._drafts(stance, answer.arguments, ids, request.memory.records)
+        if failed:
+            offline = await self.fallback.argue(request)
+            drafts += [d for d in offline.drafts if d.stance in failed]
+            notes += list(offline.uncertainty)
+        return ArgueOutput(drafts=tuple(drafts), uncertainty=tuple(notes))
+
+    def _drafts(
+        self,
+        stance: Stance,
+        answers: Sequence[ArgumentAnswer],
+        ids: Sequence[str],
+        memory: Sequence[str],
+    ) -> list[ArgumentDraft]:
+        out = []
+        for ans in answers[: self.config.max_arguments]:
+            text = " ".join(ans.text.split())
+            if not text:
+                continue
+            cited = tuple(dict.fromkeys(repair_evidence_id(i, ids) for i in ans.evidence))
+            out.append(
+                ArgumentDraft(
+                    stance=stance,
+                    text=text,
+                    evidence=cited,
+                    key_facts=tuple(k.strip() for k in ans.key_facts if k.strip())[:6],
+                    memory=tuple(m for m in memory if m in text),
+                )
+            )
+        return out
+
+    async def verify(self, request: VerifyInput) -> VerifyOutput:
+        """Batched per subclaim; fail closed. A draft citing an id outside the given evidence is
+        unverified without asking; a draft the model gives no verdict for is unverified with
+        ``unverified-argument``; an unusable answer makes every draft unverified with
+        ``model-fallback``. With ``escalate_model`` set, drafts the backbone did not verify go to
+        the stronger verifier for one final judgment (A-QBAF MV2026 §2.6.3)."""
+        ids = {e.id for e in request.evidence}
+        results: list[Verification | None] = []
+        ask: list[int] = []
+        for n, draft in enumerate(request.drafts):
+            if not draft.evidence or any(i not in ids for i in draft.evidence):
+                results.append(
+                    Verification(
+                        verified=False,
+                        reason="cites evidence that is not in this case",
+                        uncertainty=(UncertaintyCode.UNRESOLVED_EVIDENCE,),
+                    )
+                )
+            else:
+                results.append(None)
+                ask.append(n)
+        if ask:
+            verdicts = await self._verify_batch(request, ask, role="verify")
+            escalate: list[int] = []
+            for n in ask:
+                results[n] = verdicts[n]
+                if not verdicts[n].verified and self.config.escalate_model:
+                    escalate.append(n)
+            if escalate:
+                second = await self._verify_batch(request, escalate, role="escalate")
+                for n in escalate:
+                    results[n] = second[n]
+        return VerifyOutput(results=tuple(r for r in results if r is not None))
+
+    async def _verify_batch(
+        self, request: VerifyInput, indices: list[int], *, role: str
+    ) -> dict[int, Verification]:
+        sub = request.subclaim
+        user = render(
+            "verify",
+            dimension=sub.dimension.value,
+            subclaim_id=sub.id,
+            statement=sub.statement,
+            drafts=[
+                {
+                    "stance": request.drafts[n].stance.value,
+                    "evidence": request.drafts[n].evidence,
+                    "text": request.drafts[n].text,
+                }
+                for n in indices
+            ],
+            evidence=self._evidence_block(request.evidence),
+        )
+        answer, problem = await self._ask(
+            role=role,
+            prompt="verify",
+            answer=VerifyAnswer,
+            user=user,
+            invocation=self._invocation(),
+            config_role=role,
+        )
+        if answer is None:
+            return {
+                n: Verification(
+                    verified=False,
+                    reason=f"verifier answer unusable ({problem})"[:300],
+                    uncertainty=(
+                        UncertaintyCode.UNVERIFIED_ARGUMENT,
+                        UncertaintyCode.MODEL_FALLBACK,
+                    ),
+                )
+                for n in indices
+            }
+        by_position: dict[int, Verification] = {}
+        for verdict in answer.results:
+            if verdict.index < len(indices) and verdict.index not in by_position:
+                by_position[verdict.index] = Verification(
+                    verified=verdict.verified,
+                    reason=(verdict.reason.strip() or "no reason given")[:300],
+                    uncertainty=() if verdict.verified else (UncertaintyCode.UNVERIFIED_ARGUMENT,),
+                )
+        out: dict[int, Verification] = {}
+        for position, n in enumerate(indices):
+            out[n] = by_position.get(
+                position,
+                Verification(
+                    verified=False,
+                    reason="the verifier returned no verdict for this argument",
+                    uncertainty=(UncertaintyCode.UNVERIFIED_ARGUMENT,),
+                ),
+            )
+        return out
+
+    async def judge_clash(self, request: ClashInput) -> ClashJudgement:
+        sub = request.subclaim
+        user = render(
+            "judge_clash",
+            dimension=sub.dimension.value,
+            subclaim_id=sub.id,
+            statement=sub.statement,
+            support=request.support,
+            attack=request.attack,
+            evidence=self._evidence_block(request.evidence),
+        )
+        answer, problem = await self._ask(
+            role="judge_clash",
+            prompt="judge_clash",
+            answer=JudgeAnswer,
+            user=user,
+            invocation=self._invocation(),
+        )
+        if answer is None:
+            self._note(self._fallback_note(sub.id, "judge_clash", str(problem), Stage.QBAF))
+            offline = await self.fallback.judge_clash(request)
+            return offline.model_copy(
+                update={"reason": f"{offline.reason} (offline judge; model: {problem})"[:300]}
+            )
+        return ClashJudgement(
+            support_win_rate=answer.support_win_rate,
+            reason=(answer.reason.strip() or "no reason given")[:300],
+        )
+
+    async def describe(self, request: DescribeInput) -> Description:
+        """The protocol's describe role: the offline structured observation (OCR, EXIF,
+        colours), plus what the model sees in the image when it is a VLM (``llm.vision``).
+        A failed VLM call leaves the offline observation and says why."""
+        base = await self.fallback.describe(request)
+        if not self.config.vision or not request.images:
+            return base
+        image = request.asset.model_copy(update={"path": request.images[0]})
+        seen = await self.describe_image(ImageDescribeInput(asset=image))
+        observations = dict(base.observations)
+        if not seen.description:
+            observations["vlm_unavailable"] = "; ".join(u.detail for u in seen.uncertainty)
+            return base.model_copy(update={"observations": observations})
+        observations["vlm"] = {
+            "description": seen.description,
+            "visible_text": list(seen.visible_text),
+            "objects": list(seen.objects),
+        }
+        return base.model_copy(
+            update={
+                "text": f"{base.text} Model-described: {seen.description}",
+                "observations": observations,
+            }
+        )
+
+    async def describe_image(self, request: ImageDescribeInput) -> ImageDescription:
+        """VLM role: the image as a data URL next to the (delimited) claim."""
+        asset = request.asset
+        try:
+            data = Path(asset.path).read_bytes()
+        except OSError as exc:
+            return ImageDescription(
+                asset_id=asset.id,
+                description="",
+                uncertainty=(
+                    UncertaintyItem(
+                        code=UncertaintyCode.MEDIA_UNREADABLE,
+                        subject=asset.id,
+                        detail=f"{asset.path}: {exc}",
+                        stages=(Stage.RETRIEVE,),
+                    ),
+                ),
+            )
+        mime = mimetypes.guess_type(asset.path)[0] or "image/jpeg"
+        url = f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
+        content: list[dict[str, Any]] = [
+            {"type": "text", "text": render("describe", claim=request.claim or "")},
+            {"type": "image_url", "image_url": {"url": url}},
+        ]
+        answer, problem = await self._ask(
+            role="describe",
+            prompt="describe",
+            answer=DescribeAnswer,
+            user=content,
+            invocation=self._invocation(),
+        )
+        if answer is None:
+            return ImageDescription(
+                asset_id=asset.id,
+                description="",
+                uncertainty=(
+                    self._fallback_note(asset.id, "describe", str(problem), Stage.RETRIEVE),
+                ),
+            )
+        return ImageDescription(
+            asset_id=asset.id,
+            description=" ".join(answer.description.split()),
+            visible_text=tuple(t.strip() for t in answer.visible_text if t.strip()),
+            objects=tuple(o.strip() for o in answer.objects if o.strip()),
+        )
+
+    async def reflect(self, request: ReflectInput) -> ReflectOutput:
+        """Memory candidates from a finished run and its gold label; a lesson must be grounded
+        in ids of this run (unknown ids are dropped, an ungrounded lesson is discarded)."""
+        known = {a.id for s in request.subclaims for a in s.arguments}
+        known |= {e.id for e in request.evidence}
+        lines = []
+        for s in request.subclaims:
+            lines.append(
+                f"{s.id} [{s.dimension.value}] {s.statement} -> {s.decision} ({s.score:.2f})"
+            )
+            for a in s.arguments:
+                lines.append(
+                    f"  {a.id} {a.stance.value} w={a.strength:.2f} "
+                    f"{'verified' if a.verified else 'unverified'} cites "
+                    f"{','.join(a.evidence)}: {a.text}"
+                )
+        for ev in request.evidence:
+            lines.append(f"{ev.id} ({ev.source_type.value}, {ev.source}): {ev.content[:300]}")
+        user = render(
+            "reflect",
+            max_lessons=request.max_lessons,
+            dimensions=[d.value for d in Dimension],
+            gold=request.gold,
+            predicted=request.predicted,
+            case_id=request.case_id,
+            summary="\n".join(lines)[: self.config.evidence_chars * 4],
+        )
+        answer, problem = await self._ask(
+            role="reflect",
+            prompt="reflect",
+            answer=ReflectAnswer,
+            user=user,
+            invocation=self._invocation(),
+        )
+        if answer is None:
+            return ReflectOutput(
+                candidates=(),
+                uncertainty=(
+                    self._fallback_note(request.case_id, "reflect", str(problem), Stage.AGGREGATE),
+                ),
+            )
+        candidates = []
+        for lesson in answer.lessons[: request.max_lessons]:
+            grounding = tuple(
+                dict.fromkeys(g.strip() for g in lesson.grounding if g.strip() in known)
+            )
+            if grounding and lesson.text.strip():
+                candidates.append(
+                    LessonCandidate(
+                        text=" ".join(lesson.text.split()),
+                        dimension=lesson.dimension,
+                        kind=lesson.kind,
+                        grounding=grounding,
+                    )
+                )
+        return ReflectOutput(candidates=tuple(candidates))
+
+    async def aclose(self) -> None:
+        await self.client.aclose()
+
+
+def repair_evidence_id(raw: str, ids: Sequence[str]) -> str:
+    """Map a sloppy citation onto a current-case id when exactly one matches after normalising
+    case, quotes, brackets, whitespace and a missing ``ev:`` prefix; otherwise return it as is
+    (the argue stage then drops it and the argument may fail admissibility)."""
+    if raw in ids:
+        return raw
+    cleaned = _ID_JUNK.sub("", raw).lower()
+    if not cleaned:
+        return raw
+    wanted = cleaned if cleaned.startswith("ev:") else f"ev:{cleaned}"
+    matches = [i for i in ids if i.lower() == wanted]
+    return matches[0] if len(matches) == 1 else raw
+
+
+def _parse(content: str, answer: type[_A]) -> tuple[_A | None, str | None]:
+    text = content.strip()
+    fenced = _FENCE.match(text)
+    if fenced:
+        text = fenced.group(1)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return None, f"not JSON ({exc.msg} at char {exc.pos})"
+    try:
+        return answer.model_validate(data), None
+    except ValidationError as exc:
+        errors = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or '(root)'}: {e['msg']}"
+            for e in exc.errors()[:5]
+        )
+        return None, f"schema violation: {errors}"

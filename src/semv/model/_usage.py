@@ -1,0 +1,40 @@
+"""Model-call accounting of one run (the paper's Wall / Tok. / Calls columns)."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from semv.model._base import Frozen
+
+
+class RoleUsage(Frozen):
+    calls: int = Field(0, description="HTTP requests answered (cache hits excluded).")
+    cached: int = Field(0, description="Answers taken from the response cache.")
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latency_s: float = Field(0.0, description="Σ latency of the role's requests.")
+    retries: int = 0
+    failures: int = Field(0, description="Requests without an answer (server unavailable).")
+    fallbacks: int = Field(
+        0,
+        description="Role invocations answered by the fallback (unusable after one repair, "
+        "or no answer).",
+    )
+
+
+class Usage(Frozen):
+    """Calls, tokens, latency and retries of one case, per role, with wall and critical path."""
+
+    backend: str
+    calls: int
+    cached: int
+    prompt_tokens: int
+    completion_tokens: int
+    retries: int
+    wall_s: float = Field(description="Measured wall time of the run.")
+    critical_path_s: float = Field(
+        description="Longest path through the stage graph given the per-call latencies and "
+        "each node's own compute (the wall time with unlimited parallelism)."
+    )
+    model_critical_path_s: float = Field(description="The model-call share of that path.")
+    roles: dict[str, RoleUsage]
