@@ -208,6 +208,10 @@ def test_resume_after_a_killed_run_equals_an_uninterrupted_run(tmp_path: Path) -
     assert {r["case_id"]: r["prediction"] for r in records} == by_case
 
 
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_saves_finished_cases_and_says_how_to_resume(tmp_path: Path) -> None:
     data = shared_data("ookpik-dev", "dev_data.json")
     out = tmp_path / "out"
@@ -228,6 +232,9 @@ def test_ctrl_c_saves_finished_cases_and_says_how_to_resume(tmp_path: Path) -> N
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # a shell that starts the test run in the background (no job control) leaves SIGINT
+        # ignored, and an ignored signal survives exec: give the child the default handler
+        preexec_fn=_default_sigint,
     )
     results = out / "results.jsonl"
     deadline = time.monotonic() + 240
