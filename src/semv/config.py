@@ -340,6 +340,13 @@ class MemoryConfig(_Section):
     reflect_weak_provenance: float = Field(
         0.15, description="Offline reflector: c_κ reduction when the driver lacks provenance."
     )
+    reflect_llm_unresolved: float = Field(
+        0.25,
+        ge=0,
+        le=1,
+        description="LLM reflector: c_κ reduction for a lesson that also cited ids outside the "
+        "trace (those ids are dropped; the gate then decides on the rest).",
+    )
 
 
 class ReviewDetectionConfig(_Section):

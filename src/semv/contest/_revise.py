@@ -349,7 +349,35 @@ async def revise(
         result=result,
     )
     store.commit_revision(run_id, revision.model_dump_json(exclude={"result", "review"}))
+    if memory is not None:
+        _log_contested_memory(store, memory, parent, plan.subclaims)
     return revision
+
+
+def _log_contested_memory(
+    store: Store, memory: BaseModel, parent: RunState, subclaims: Sequence[str]
+) -> int:
+    """Usage events ``contested`` for the memory records the parent run used in the subclaims
+    this revision reopened: each record cited (M(a)) by one of the parent's arguments there.
+
+    Usage events are keyed by (bank, run, record, kind) and live outside the snapshot, so
+    this is allowed on a frozen bank and leaves M^L and its hash unchanged; they are logged
+    under the parent run, the run that used the records."""
+    from semv.memory import ActiveMemory, MemoryStore, log_contested
+
+    if not isinstance(memory, ActiveMemory):
+        return 0
+    dims = {s.removeprefix("claim:") for s in subclaims}
+    contested = [
+        arg
+        for key in sorted(parent.nodes)
+        if key.startswith("argue:") and key.removeprefix("argue:") in dims
+        for arg in parent.value(key, Arguments).arguments
+        if arg.memory
+    ]
+    if not contested:
+        return 0
+    return log_contested(MemoryStore(store, memory.bank), parent.run_id, contested)
 
 
 def _with_reviewer_evidence(result: Result, items: Sequence[Evidence]) -> Result:

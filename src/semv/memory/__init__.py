@@ -53,6 +53,7 @@ if TYPE_CHECKING:
         table7,
         to_candidate,
     )
+    from semv.memory._reflect_llm import LlmReflector
     from semv.memory._transfer import AblationRow, TransferReport, ablations, transfer
 
 # The learning and transfer runs sit above the pipeline (which runs the ``recall:k`` stage
@@ -70,6 +71,7 @@ _LAZY = {
     "TransferReport": "semv.memory._transfer",
     "ablations": "semv.memory._transfer",
     "transfer": "semv.memory._transfer",
+    "LlmReflector": "semv.memory._reflect_llm",
 }
 
 
@@ -94,6 +96,7 @@ __all__ = [
     "Diagnosis",
     "GateResult",
     "LearnReport",
+    "LlmReflector",
     "MemoryFrozen",
     "MemoryIndex",
     "MemoryStore",

@@ -16,12 +16,17 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from semv.adapters import LoadedCase, get_adapter
+from semv.agents import Agents
+from semv.agents.backends import build_agents, with_llm_overrides
+from semv.agents.llm import LlmAgents
 from semv.agents.offline import OfflineAgents
 from semv.config import Settings, load_settings
 from semv.errors import InputError, SemvError
 from semv.memory._consolidate import Policy
 from semv.memory._learn import learn, split_cases
 from semv.memory._model import Status
+from semv.memory._reflect import OfflineReflector, Reflector
+from semv.memory._reflect_llm import LlmReflector
 from semv.memory._store import MemoryStore
 from semv.memory._transfer import TransferReport, ablations, transfer
 from semv.store import Store
@@ -105,6 +110,20 @@ def learn_command(
     json_out: JsonFlag = False,
     data_dir: DataDir = Path(".semv"),
     config: ConfigFile = None,
+    backend: Annotated[
+        str | None,
+        typer.Option(
+            "--backend",
+            help="Agents and reflector: offline or llm (default: config, offline). With llm "
+            "the model reflects; the offline reflector stands in when it fails.",
+        ),
+    ] = None,
+    llm_url: Annotated[
+        str | None, typer.Option("--llm-url", help="OpenAI-compatible base URL (…/v1).")
+    ] = None,
+    llm_model: Annotated[
+        str | None, typer.Option("--llm-model", help="Model name for all roles.")
+    ] = None,
 ) -> None:
     """Learning run: verify cases in a fixed order, commit, reveal gold, reflect, gate, stage,
     consolidate every 25 cases; print the consolidation metrics of Table 7."""
@@ -114,12 +133,15 @@ def learn_command(
                 "--part eval: the evaluation part can never be learned from (Eq. 26); "
                 "use --part learn, or --part all for a dataset that is entirely a learning set"
             )
-        settings = load_settings(config)
+        settings = with_llm_overrides(
+            load_settings(config), backend=backend, url=llm_url, model=llm_model
+        )
         contract, learn_part, _ = _cases(
             dataset, adapter, text_only=text_only, part=part, seed=seed, fraction=fraction
         )
         cases = learn_part[:limit] if limit else learn_part
         store = Store(data_dir)
+        agents, reflector = _learning_agents(settings, store)
     except SemvError as exc:
         _fail(exc)
     try:
@@ -130,9 +152,10 @@ def learn_command(
                     cases,
                     store=store,
                     settings=settings,
-                    agents=OfflineAgents(settings),
+                    agents=agents,
                     contract=contract,
                     bank=bank,
+                    reflector=reflector,
                     policy=policy,
                     on_case=lambda _c: bar.advance(task),
                 )
@@ -164,6 +187,15 @@ def learn_command(
         f"{doc['accuracy_during_learning'] or 0:.3f}; long-term {doc['long_term']}; "
         f"hash {doc['long_term_hash']}"
     )
+
+
+def _learning_agents(settings: Settings, store: Store) -> tuple[Agents, Reflector]:
+    """The configured backend's agents and the reflector that goes with them: the LLM
+    backend reflects with :class:`LlmReflector` (offline reflector as its fallback)."""
+    agents = build_agents(settings, store=store)
+    if isinstance(agents, LlmAgents):
+        return agents, LlmReflector(agents, settings)
+    return agents, OfflineReflector(settings)
 
 
 @memory_app.command("freeze")

@@ -156,6 +156,7 @@ class LearnReport:
     consolidations: list[ConsolidationCounts] = field(default_factory=list)
     long_term: dict[str, int] = field(default_factory=dict)
     long_term_hash: str = ""
+    reflect_fallbacks: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -169,6 +170,7 @@ class LearnReport:
             "long_term": self.long_term,
             "long_term_hash": self.long_term_hash,
             "consolidations": len(self.consolidations),
+            "reflect_fallbacks": self.reflect_fallbacks,
         }
 
 
@@ -261,11 +263,27 @@ async def learn(
             trace = load_trace(store, committed.run_id)
             log_usage(ms, trace, correct)
             out = await reflector.reflect(ReflectInput(trace=trace, task=contract, gold=gold))
+            if out.reflector is not None:  # a fallback reflected instead: say so in the trace
+                report.reflect_fallbacks += 1
+                ms.trace(
+                    "reflect.fallback",
+                    trace.run_id,
+                    {
+                        "reflector": reflector.name,
+                        "instead": out.reflector,
+                        "notes": [n.model_dump(mode="json") for n in out.notes],
+                    },
+                )
             count = ms.register_case()
             evidence_ids, argument_ids = trace.evidence_ids(), trace.argument_ids()
             for draft in out.drafts:
                 cand = to_candidate(
-                    ms, trace, draft, task=contract, supervision="gold", reflector=reflector.name
+                    ms,
+                    trace,
+                    draft,
+                    task=contract,
+                    supervision="gold",
+                    reflector=out.reflector or reflector.name,
                 )
                 report.candidates += 1
                 if policy is Policy.UNRESTRICTED:

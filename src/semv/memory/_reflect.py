@@ -22,7 +22,15 @@ from semv.agents.offline._similarity import similarity
 from semv.config import Settings
 from semv.memory._model import Action, Diagnosis, MemoryType
 from semv.memory._trace import CaseTrace
-from semv.model import Dimension, Evidence, Frozen, InternalLabel, Stance, UncertaintyCode
+from semv.model import (
+    Dimension,
+    Evidence,
+    Frozen,
+    InternalLabel,
+    Stance,
+    UncertaintyCode,
+    UncertaintyItem,
+)
 
 __all__ = [
     "CandidateDraft",
@@ -67,6 +75,12 @@ class CandidateDraft(Frozen):
 
 class ReflectOutput(Frozen):
     drafts: tuple[CandidateDraft, ...] = ()
+    reflector: str | None = Field(
+        None, description="Who produced the drafts when not the reflector asked (a fallback)."
+    )
+    notes: tuple[UncertaintyItem, ...] = Field(
+        (), description="What went wrong on the way (e.g. a model fallback); never a lesson."
+    )
 
 
 @runtime_checkable

@@ -794,9 +794,8 @@ class LlmAgents:
             )
         candidates = []
         for lesson in answer.lessons[: request.max_lessons]:
-            grounding = tuple(
-                dict.fromkeys(g.strip() for g in lesson.grounding if g.strip() in known)
-            )
+            cited = tuple(dict.fromkeys(g.strip() for g in lesson.grounding if g.strip()))
+            grounding = tuple(g for g in cited if g in known)
             if grounding and lesson.text.strip():
                 candidates.append(
                     LessonCandidate(
@@ -804,6 +803,7 @@ class LlmAgents:
                         dimension=lesson.dimension,
                         kind=lesson.kind,
                         grounding=grounding,
+                        unresolved=tuple(g for g in cited if g not in known),
                     )
                 )
         return ReflectOutput(candidates=tuple(candidates))

@@ -69,6 +69,9 @@ class LessonCandidate(Frozen):
     dimension: Dimension
     kind: str = Field(pattern=r"^(strategy|pitfall)$")
     grounding: tuple[str, ...] = Field(description="Argument / evidence ids of the run.")
+    unresolved: tuple[str, ...] = Field(
+        (), description="Ids the model cited that are not in the run (dropped from grounding)."
+    )
 
 
 class ReflectOutput(Frozen):
