@@ -235,3 +235,34 @@ def test_an_installed_or_upgraded_tool_recomputes_the_stage() -> None:
     installed = fingerprint(with_tool("exiftool 12.57"), {"x": "h"}, Settings(), agents)
     upgraded = fingerprint(with_tool("exiftool 13.25"), {"x": "h"}, Settings(), agents)
     assert len({missing, installed, upgraded}) == 3
+
+
+async def explode(ctx: StageContext, *, x: Num) -> Num:
+    raise RuntimeError("boom")
+
+
+def test_reused_nodes_before_a_failure_are_recorded_and_the_trace_verifies(
+    data_dir: Path,
+) -> None:
+    from semv.errors import StageError
+    from semv.model import RunStatus
+
+    store = Store(data_dir)
+    run(store, 34)  # warm the cache: every node below but the failing one is reused
+    run_id = store.create_run(case_id="t", adapter="test", settings_hash="s", agents="a")
+    store.append_event(run_id, TraceKind.RUN_STARTED)
+    specs = [
+        *graph(),
+        NodeSpec("fail", StageDef("explode", "1", explode, Num), (Input("x", "total"),)),
+    ]
+    ex = Executor(store, Settings(), ScriptedAgents(), run_id=run_id)
+    with pytest.raises(StageError):
+        asyncio.run(ex.run(specs, {"seed": Num(value=34)}))
+    store.append_event(run_id, TraceKind.RUN_FAILED)
+    store.finish_run(run_id, RunStatus.FAILED)
+    kinds = [(e.kind, e.node) for e in store.trace(run_id)]
+    reused = {n for k, n in kinds if k is TraceKind.NODE_REUSED}
+    assert reused == {"pair", "double:left", "double:right", "total"}
+    assert kinds.index((TraceKind.NODE_FAILED, "fail")) == 5  # after the four reused nodes
+    assert {n.key for n in store.run_nodes(run_id)} == reused
+    assert store.verify_trace(run_id).ok

@@ -86,3 +86,51 @@ def test_sqlite_runs_in_wal_mode(data_dir: Path) -> None:
     engine = create_engine(f"sqlite:///{data_dir / 'semv.db'}")
     with engine.connect() as conn:
         assert conn.execute(text("PRAGMA journal_mode")).scalar() == "wal"
+
+
+def test_batched_node_commit_extends_the_chain_like_single_appends(data_dir: Path) -> None:
+    from semv.store import NodeRecord
+
+    store = Store(data_dir)
+    store.remember("f" * 64, "s", "h" * 64, b"{}")
+    run_id = _run(store)
+    store.append_event(run_id, TraceKind.RUN_STARTED)
+    nodes = [NodeRecord(f"n{i}", "s", "f" * 64, "h" * 64, True, 0.0) for i in range(3)]
+    at = "2026-01-01T00:00:00.000000+00:00"
+    batch = [(n, TraceKind.NODE_REUSED, {"i": i}, at) for i, n in enumerate(nodes)]
+    events = store.record_nodes(run_id, batch)
+    store.append_event(run_id, TraceKind.RUN_COMMITTED)
+    store.finish_run(run_id, RunStatus.COMMITTED)
+    assert [e.seq for e in events] == [1, 2, 3]
+    assert store.trace(run_id)[1:4] == events
+    assert store.verify_trace(run_id).ok
+    assert [n.key for n in store.run_nodes(run_id)] == ["n0", "n1", "n2"]
+
+
+def test_batched_node_commit_is_all_or_nothing(data_dir: Path) -> None:
+    from semv.store import NodeRecord
+
+    store = Store(data_dir)
+    store.remember("f" * 64, "s", "h" * 64, b"{}")
+    run_id = _run(store)
+    head = store.append_event(run_id, TraceKind.RUN_STARTED)
+    good = NodeRecord("a", "s", "f" * 64, "h" * 64, True, 0.0)
+    dup = NodeRecord("a", "s", "f" * 64, "h" * 64, True, 0.0)  # primary-key clash
+    at = "2026-01-01T00:00:00.000000+00:00"
+    with pytest.raises(StoreError):
+        store.record_nodes(
+            run_id, [(good, TraceKind.NODE_REUSED, {}, at), (dup, TraceKind.NODE_REUSED, {}, at)]
+        )
+    assert store.run_nodes(run_id) == []
+    assert [e.seq for e in store.trace(run_id)] == [0]
+    after = store.append_event(run_id, TraceKind.RUN_FAILED)  # the head did not move
+    assert after.seq == 1 and after.prev_hash == head.hash
+    assert store.verify_trace(run_id).ok
+
+
+def test_blobs_in_one_query_and_cache_hit_with_content(data_dir: Path) -> None:
+    store = Store(data_dir)
+    store.remember("f" * 64, "s", "h" * 64, b'{"a":1}')
+    assert store.get_blobs(["h" * 64, "x" * 64]) == {"h" * 64: b'{"a":1}'}
+    assert store.cached_blob("f" * 64) == ("h" * 64, b'{"a":1}')
+    assert store.cached_blob("g" * 64) is None

@@ -29,7 +29,14 @@ from semv.errors import InvariantViolation, StageError
 from semv.graph._invariants import check_node
 from semv.graph._spec import NodeSpec, StageContext, project
 from semv.model import TraceKind
-from semv.store import NodeRecord, Store, canonical_json, content_hash, sha256_text
+from semv.store import (
+    NodeRecord,
+    Store,
+    canonical_json,
+    content_hash,
+    sha256_text,
+    utc_now,
+)
 from semv.usage import bind_node
 
 logger = logging.getLogger(__name__)
@@ -136,12 +143,21 @@ class Executor:
         self.run_id = run_id
         self._limit = asyncio.Semaphore(max_concurrency)
         self._progress = progress
+        # node records + trace events not yet written: reused nodes are batched and written
+        # in one transaction with the next executed node's, or when the run() ends
+        self._pending: list[tuple[NodeRecord, TraceKind, dict[str, Any], str]] = []
+        self._blobs: dict[str, bytes] = {}  # the parent's outputs, read in one query
+        self._hashes: dict[str, str] = {}  # node key -> content hash of its output
 
     async def run(
         self, specs: Sequence[NodeSpec], sources: Mapping[str, BaseModel]
     ) -> dict[str, NodeOutcome]:
         validate_graph(specs, sources)
         by_key = {s.key: s for s in specs}
+        self._hashes = {}
+        self._blobs = self.store.get_blobs(
+            h for k, (_, h) in self.reuse.items() if k in by_key and k not in self.force
+        )
         values: dict[str, BaseModel] = dict(sources)
         done: dict[str, asyncio.Future[NodeOutcome]] = {}
         loop = asyncio.get_running_loop()
@@ -173,6 +189,9 @@ class Executor:
                 if fut.done() and not fut.cancelled():
                     fut.exception()  # mark retrieved
             raise
+        finally:
+            self._flush()  # a failed run's trace still holds every node that finished
+            self._blobs = {}
         return {key: fut.result() for key, fut in done.items()}
 
     async def _evaluate(self, spec: NodeSpec, values: Mapping[str, BaseModel]) -> NodeOutcome:
@@ -182,24 +201,29 @@ class Executor:
             if inp.many:
                 parts = [project(values[k], inp.path) for k in inp.keys]
                 kwargs[inp.name] = parts
-                hashes[inp.name] = [content_hash(p) for p in parts]
+                hashes[inp.name] = [
+                    self._known_hash(k, inp.path) or content_hash(p)
+                    for k, p in zip(inp.keys, parts, strict=True)
+                ]
             else:
                 part = project(values[inp.keys[0]], inp.path)
                 kwargs[inp.name] = part
-                hashes[inp.name] = content_hash(part)
+                hashes[inp.name] = self._known_hash(inp.keys[0], inp.path) or content_hash(part)
         fp = fingerprint(spec, hashes, self.settings, self.agents)
         started = time.perf_counter()
-        cached = None
+        cached: tuple[str, bytes] | None = None
         if spec.key not in self.force:
             parent = self.reuse.get(spec.key)
-            cached = parent[1] if parent is not None and parent[0] == fp else None
+            if parent is not None and parent[0] == fp:
+                blob = self._blobs.pop(parent[1], None)
+                cached = (parent[1], blob if blob is not None else self.store.get_blob(parent[1]))
             if cached is None and self.cache:
-                cached = self.store.cached_output(fp)
+                cached = self.store.cached_blob(fp)
         if cached is not None:
-            raw = self.store.get_blob(cached)
+            digest, raw = cached
             value = spec.stage.output.model_validate_json(raw)
             outcome = NodeOutcome(
-                spec.key, spec.stage.name, fp, cached, value, True, time.perf_counter() - started
+                spec.key, spec.stage.name, fp, digest, value, True, time.perf_counter() - started
             )
             self._commit(outcome, TraceKind.NODE_REUSED)
             return outcome
@@ -220,6 +244,7 @@ class Executor:
             except StageError:
                 raise
             except Exception as exc:
+                self._flush()
                 self.store.append_event(
                     self.run_id,
                     TraceKind.NODE_FAILED,
@@ -236,6 +261,7 @@ class Executor:
         violations = check_node(spec, value, values, strength=self.settings.strength)
         if violations:
             invariant, detail = violations[0]
+            self._flush()
             self.store.append_event(
                 self.run_id,
                 TraceKind.NODE_REJECTED,
@@ -257,27 +283,40 @@ class Executor:
         self._commit(outcome, TraceKind.NODE_EXECUTED)
         return outcome
 
+    def _known_hash(self, key: str, path: tuple[str | int, ...]) -> str | None:
+        """The content hash of a whole node output is its output hash (computed when it was
+        executed, the blob's address when reused): no need to serialise the value again."""
+        return None if path else self._hashes.get(key)
+
     def _commit(self, outcome: NodeOutcome, kind: TraceKind) -> None:
-        self.store.record_node(
-            self.run_id,
-            NodeRecord(
-                key=outcome.key,
-                stage=outcome.stage,
-                fingerprint=outcome.fingerprint,
-                output_hash=outcome.output_hash,
-                reused=outcome.reused,
-                seconds=round(outcome.seconds, 6),
-            ),
+        """Queue the node's record and trace event; an executed node writes the queue (its
+        own and the reused nodes' before it) in one transaction right away."""
+        self._hashes[outcome.key] = outcome.output_hash
+        self._pending.append(
+            (
+                NodeRecord(
+                    key=outcome.key,
+                    stage=outcome.stage,
+                    fingerprint=outcome.fingerprint,
+                    output_hash=outcome.output_hash,
+                    reused=outcome.reused,
+                    seconds=round(outcome.seconds, 6),
+                ),
+                kind,
+                {
+                    "stage": outcome.stage,
+                    "fingerprint": outcome.fingerprint,
+                    "output": outcome.output_hash,
+                },
+                utc_now(),
+            )
         )
-        self.store.append_event(
-            self.run_id,
-            kind,
-            node=outcome.key,
-            payload={
-                "stage": outcome.stage,
-                "fingerprint": outcome.fingerprint,
-                "output": outcome.output_hash,
-            },
-        )
+        if not outcome.reused:
+            self._flush()
         if self._progress is not None:
             self._progress(outcome.key, outcome.reused)
+
+    def _flush(self) -> None:
+        """Write the queued node records and their hash-chained events (one transaction)."""
+        pending, self._pending = self._pending, []
+        self.store.record_nodes(self.run_id, pending)

@@ -11,7 +11,7 @@ import json
 import logging
 import secrets
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -205,14 +205,29 @@ class Store:
         Both are content-addressed, so a concurrent writer (another ``semv`` process on the same
         data directory) that got there first wrote exactly the same row: that is not an error.
         """
+        cache_row = {
+            "fingerprint": fingerprint,
+            "stage": stage,
+            "output_hash": output_hash,
+            "created_at": utc_now(),
+        }
+        try:  # both rows in one transaction (the usual case: nobody else is writing them)
+            with self._engine.begin() as conn:
+                has_blob = select(t.blobs.c.hash).where(t.blobs.c.hash == output_hash)
+                if conn.execute(has_blob).first() is None:
+                    conn.execute(insert(t.blobs).values(hash=output_hash, content=content))
+                has_fp = select(t.node_cache.c.fingerprint).where(
+                    t.node_cache.c.fingerprint == fingerprint
+                )
+                if conn.execute(has_fp).first() is None:
+                    conn.execute(insert(t.node_cache).values(**cache_row))
+            return
+        except IntegrityError:
+            pass  # a concurrent writer got there first: retry row by row below
+        except SQLAlchemyError as exc:
+            raise StoreError(f"store operation failed: {exc}") from exc
         self._insert_once(t.blobs, hash=output_hash, content=content)
-        self._insert_once(
-            t.node_cache,
-            fingerprint=fingerprint,
-            stage=stage,
-            output_hash=output_hash,
-            created_at=utc_now(),
-        )
+        self._insert_once(t.node_cache, **cache_row)
 
     def _insert_once(self, table: Table, **values: Any) -> None:
         key = next(iter(table.primary_key.columns))
@@ -455,6 +470,90 @@ class Store:
         if row is None:
             raise StoreError(f"run {run_id} has no node {key}")
         return self.get_blob(str(row[0])).decode("utf-8")
+
+    # ---- batched node commits and reads (the executor's hot path) ------------------------
+
+    def record_nodes(
+        self,
+        run_id: str,
+        entries: Sequence[tuple[NodeRecord, TraceKind, dict[str, Any], str]],
+    ) -> list[TraceEvent]:
+        """Record several nodes and their trace events ``(record, kind, payload, at)`` in ONE
+        transaction: every row is written or none is. The events extend the hash chain in
+        the given order exactly as that many ``append_event`` calls would (same seq, prev_hash
+        and hash; ``at`` is when the node finished); the in-memory head moves only after the
+        transaction committed."""
+        if not entries:
+            return []
+        seq, prev = self._heads.get(run_id) or self._load_head(run_id)
+        events: list[TraceEvent] = []
+        node_rows: list[dict[str, Any]] = []
+        trace_rows: list[dict[str, Any]] = []
+        for node, kind, payload, at in entries:
+            seq += 1
+            body: dict[str, Any] = {
+                "run_id": run_id,
+                "seq": seq,
+                "kind": kind.value,
+                "node": node.key,
+                "payload": payload,
+                "at": at,
+                "prev_hash": prev,
+            }
+            digest = event_hash(body)
+            node_rows.append(
+                {
+                    "run_id": run_id,
+                    "key": node.key,
+                    "stage": node.stage,
+                    "fingerprint": node.fingerprint,
+                    "output_hash": node.output_hash,
+                    "reused": int(node.reused),
+                    "seconds": node.seconds,
+                }
+            )
+            trace_rows.append(
+                {
+                    "run_id": run_id,
+                    "seq": seq,
+                    "kind": body["kind"],
+                    "node": node.key,
+                    "payload": canonical_json(payload),
+                    "at": at,
+                    "prev_hash": prev,
+                    "hash": digest,
+                }
+            )
+            events.append(TraceEvent(hash=digest, **body))
+            prev = digest
+        with self._tx() as conn:
+            conn.execute(insert(t.nodes), node_rows)
+            conn.execute(insert(t.trace), trace_rows)
+        self._heads[run_id] = (seq, prev)
+        return events
+
+    def get_blobs(self, digests: Iterable[str]) -> dict[str, bytes]:
+        """The blobs among ``digests`` that the store holds, in one query per 500 hashes."""
+        wanted = sorted(set(digests))
+        found: dict[str, bytes] = {}
+        with self._tx() as conn:
+            for i in range(0, len(wanted), 500):
+                chunk = wanted[i : i + 500]
+                rows = conn.execute(
+                    select(t.blobs.c.hash, t.blobs.c.content).where(t.blobs.c.hash.in_(chunk))
+                ).all()
+                found.update((str(r[0]), bytes(r[1])) for r in rows)
+        return found
+
+    def cached_blob(self, fingerprint: str) -> tuple[str, bytes] | None:
+        """``cached_output`` and ``get_blob`` in one query: (output hash, content) or None."""
+        with self._tx() as conn:
+            row = conn.execute(
+                select(t.node_cache.c.output_hash, t.blobs.c.content)
+                .join(t.blobs, t.blobs.c.hash == t.node_cache.c.output_hash)
+                .where(t.node_cache.c.fingerprint == fingerprint)
+            ).first()
+        return None if row is None else (str(row[0]), bytes(row[1]))
 
     # ---- revisions (Module E) ------------------------------------------------------------
 
