@@ -72,7 +72,15 @@ def test_scoped_rejection_touches_only_the_when_chain(first_pass: tuple[Path, st
     root, run = first_pass
     rev = _revise(root, run, [REJECT_WHEN])
     assert rev.plan.restart.value == "A" and rev.plan.subclaims == ("when",)
-    assert set(rev.locality.executed) == {"argue:when", "qbaf:when", "aggregate", "render"}
+    # escalate:when follows qbaf:when (A-QBAF §2.6.3; a pass-through offline, but its inputs
+    # changed, so it is part of the when chain's rerun like qbaf:when)
+    assert set(rev.locality.executed) == {
+        "argue:when",
+        "qbaf:when",
+        "escalate:when",
+        "aggregate",
+        "render",
+    }
     assert rev.locality.value == 1.0 and rev.locality.changed_outside == ()
     store = Store(root / "store")
     parent = {n.key: n for n in store.run_nodes(run)}

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -33,9 +34,11 @@ from semv.model import (
     Asset,
     Case,
     Dimension,
+    Escalated,
     Evidence,
     MemoryView,
     Modality,
+    SolvedQbaf,
     SourceType,
     Stance,
     Subclaim,
@@ -48,8 +51,8 @@ from tests.llm_server import (
     Reply,
     ScriptedServer,
     competent,
-    competent_script,
     is_repair,
+    user_text,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -649,20 +652,117 @@ def test_per_role_override_sends_another_model(data_dir: Path) -> None:
     assert ("plan", "scripted") in models
 
 
-def test_escalation_sends_unverified_arguments_to_the_stronger_verifier(data_dir: Path) -> None:
+_STANCES = re.compile(r"^\[(\d+)\] stance=(\w+)", re.M)
+
+
+def _verifier(*, decided: str, supports_only: bool) -> Any:
+    """A script whose backbone verifier leaves every subclaim undecided (it verifies nothing,
+    so support and attack cancel near ψ = 0.5) except ``decided`` (support verified, attack
+    not: ψ leaves the band); the stronger verifier verifies supports only (``supports_only``)
+    or everything."""
+
     def script(role: str, body: dict[str, Any], _n: int) -> Reply:
         answer = competent(role, body)
-        if role == "verify":
+        if role in ("verify", "escalate"):
+            text = user_text(body)
+            stances = dict(_STANCES.findall(text))
+            dim = re.search(r"^Subclaim \((\w+)\):", text, re.M)
             for r in answer["results"]:
-                r["verified"] = False
+                sup = stances.get(str(r["index"])) == "sup"
+                if role == "verify":
+                    r["verified"] = sup and dim is not None and dim.group(1) == decided
+                else:
+                    r["verified"] = sup or not supports_only
         return Reply(json.dumps(answer))
+
+    return script
+
+
+def _escalations(outcome: RunOutcome) -> dict[str, Escalated]:
+    return {
+        k.partition(":")[2]: n.value
+        for k, n in outcome.nodes.items()
+        if k.startswith("escalate:") and isinstance(n.value, Escalated)
+    }
+
+
+def test_uncertain_subclaims_escalate_to_the_stronger_verifier(data_dir: Path) -> None:
+    with ScriptedServer(_verifier(decided="what", supports_only=True)) as server:
+        outcome = run(llm_settings(server.url, escalate_model="senior"), data_dir)
+        sent = list(zip(server.roles, server.requests, strict=True))
+    band = Settings().escalation
+    nodes = _escalations(outcome)
+    assert set(nodes) == {d.value for d in Dimension}
+    # the decided subclaim: its backbone score is outside [0.45, 0.55], nothing escalates
+    what = nodes["what"]
+    assert what.escalation is None
+    assert not band.low <= what.solved.decision.score <= band.high
+    assert what.solved == outcome.nodes["qbaf:what"].value
+    # every other subclaim was uncertain and escalated; the senior verifier moved it out
+    escalated = {k: v for k, v in nodes.items() if v.escalation is not None}
+    assert set(escalated) == set(nodes) - {"what"}
+    for dim, node in escalated.items():
+        rec = node.escalation
+        assert rec is not None and rec.status == "escalated" and rec.verifier == "senior"
+        before = outcome.nodes[f"qbaf:{dim}"].value
+        assert isinstance(before, SolvedQbaf)
+        assert rec.score_before == before.decision.score
+        assert band.low <= rec.score_before <= band.high
+        assert rec.score_after == node.solved.decision.score > band.high
+        assert rec.changed and all(":sup:" in a for a in rec.changed)
+        assert UncertaintyCode.ESCALATED in node.solved.decision.uncertainty
+    # the escalation requests went to the stronger model, one per escalated subclaim
+    escalate_models = [b["model"] for r, b in sent if r == "escalate"]
+    assert escalate_models == ["senior"] * len(escalated)
+    assert {b["model"] for r, b in sent if r != "escalate"} == {"scripted"}
+    # the result and the accounting follow the escalated nodes
+    by_dim = {s.dimension: s for s in outcome.result.subclaims}
+    for dim, node in escalated.items():
+        assert by_dim[dim].score == node.solved.decision.score
+        assert [a.verified for a in by_dim[dim].arguments] == [
+            a.verified for a in node.arguments.arguments
+        ]
+    usage = outcome.result.usage
+    assert usage is not None
+    assert usage.roles["escalate"].calls == len(escalated)
+
+
+def test_no_stronger_verifier_passes_through(data_dir: Path) -> None:
+    with ScriptedServer(_verifier(decided="what", supports_only=True)) as server:
+        outcome = run(llm_settings(server.url), data_dir)
+        roles = list(server.roles)
+    assert "escalate" not in roles
+    for dim, node in _escalations(outcome).items():
+        assert node.escalation is None
+        assert node.solved == outcome.nodes[f"qbaf:{dim}"].value
+        assert node.arguments == outcome.nodes[f"argue:{dim}"].value
+
+
+def test_a_failing_stronger_verifier_keeps_the_original_qbaf(data_dir: Path) -> None:
+    inner = _verifier(decided="what", supports_only=True)
+
+    def script(role: str, body: dict[str, Any], n: int) -> Reply:
+        if role == "escalate":
+            return Reply("this is not json {")
+        return inner(role, body, n)  # type: ignore[no-any-return]
 
     with ScriptedServer(script) as server:
         outcome = run(llm_settings(server.url, escalate_model="senior"), data_dir)
-        escalations = [
-            b for b, r in zip(server.requests, server.roles, strict=True) if r == "escalate"
+        escalate_calls = [
+            b["model"]
+            for r, b in zip(server.roles, server.requests, strict=True)
+            if r == "escalate"
         ]
-    assert escalations and all(b["model"] == "senior" for b in escalations)
-    args = [a for s in outcome.result.subclaims for a in s.arguments]
-    assert args and all(a.verified for a in args)  # the senior verifier's judgment is final
-    _ = competent_script
+    assert escalate_calls and set(escalate_calls) == {"senior"}  # asked (answer + repair)
+    failed = {k: v for k, v in _escalations(outcome).items() if v.escalation is not None}
+    assert set(failed) == {d.value for d in Dimension} - {"what"}
+    for dim, node in failed.items():
+        assert node.escalation is not None and node.escalation.status == "failed"
+        before = outcome.nodes[f"qbaf:{dim}"].value
+        assert isinstance(before, SolvedQbaf)
+        assert node.solved.decision.score == before.decision.score
+        assert node.solved.qbaf == before.qbaf
+        assert node.arguments == outcome.nodes[f"argue:{dim}"].value
+        assert UncertaintyCode.ESCALATION_FAILED in node.solved.decision.uncertainty
+    assert "escalation-failed" in codes(outcome)
+    assert outcome.result.label  # the run committed with a report

@@ -545,8 +545,8 @@ class LlmConfig(_Section):
     max_arguments: int = Field(4, ge=1, description="Arguments per side and subclaim.")
     escalate_model: str | None = Field(
         None,
-        description="Stronger verifier for uncertain verifications (A-QBAF MV2026 §2.6.3); "
-        "none: no escalation.",
+        description="Stronger verifier for uncertain subclaims (A-QBAF MV2026 §2.6.3; the "
+        "trigger is [escalation]); none: no escalation.",
     )
     escalate_url: str | None = Field(None, description="Server of the stronger verifier.")
     roles: dict[str, LlmRoleConfig] = Field(
@@ -554,6 +554,21 @@ class LlmConfig(_Section):
         description="Per-role overrides: decompose, plan, argue, verify, judge_clash, "
         "describe, reflect.",
     )
+
+
+class EscalationConfig(_Section):
+    """Uncertainty-aware escalation (A-QBAF MV2026 §2.6.3): a subclaim whose solved score
+    σ(c_k) lies in [low, high] is uncertain and, when a stronger verifier is configured, its
+    arguments are re-verified by it once and its QBAF re-solved (``escalate:k``)."""
+
+    low: float = Field(0.45, gt=0.0, lt=1.0, description="Lower end of the escalation band.")
+    high: float = Field(0.55, gt=0.0, lt=1.0, description="Upper end of the escalation band.")
+
+    @model_validator(mode="after")
+    def _ordered(self) -> EscalationConfig:
+        if not self.low <= self.high:
+            raise ValueError("escalation band must satisfy low <= high")
+        return self
 
 
 class Settings(BaseSettings):
@@ -584,6 +599,7 @@ class Settings(BaseSettings):
     retrieval: RetrievalConfig = RetrievalConfig()
     agents: BackendConfig = BackendConfig()
     llm: LlmConfig = LlmConfig()
+    escalation: EscalationConfig = EscalationConfig()
 
     @classmethod
     def settings_customise_sources(

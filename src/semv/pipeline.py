@@ -26,6 +26,7 @@ from semv.model import (
     Arguments,
     Case,
     Claims,
+    Escalated,
     Evidence,
     MediaEvidence,
     RankedEvidence,
@@ -99,8 +100,12 @@ def build_result(
     verdict = _value(nodes, "aggregate", Verdict)
     subclaims: list[ResultSubclaim] = []
     for dim, sub in claims.subclaims.items():
-        args = _value(nodes, f"argue:{dim}", Arguments)
-        solved = _value(nodes, f"qbaf:{dim}", SolvedQbaf)
+        if f"escalate:{dim}" in nodes:  # the subclaim's final arguments and QBAF
+            final = _value(nodes, f"escalate:{dim}", Escalated)
+            args, solved = final.arguments, final.solved
+        else:  # a graph without escalation nodes (runs committed before they existed)
+            args = _value(nodes, f"argue:{dim}", Arguments)
+            solved = _value(nodes, f"qbaf:{dim}", SolvedQbaf)
         subclaims.append(
             ResultSubclaim(
                 id=sub.id,

@@ -1,5 +1,6 @@
 """Agent roles (the ``Agents`` protocol) and their backends."""
 
+from semv.agents._escalation import StrongerVerifier, stronger_verifier
 from semv.agents._protocol import (
     Agents,
     ArgueInput,
@@ -27,7 +28,9 @@ __all__ = [
     "DescribeInput",
     "Description",
     "PlanInput",
+    "StrongerVerifier",
     "Verification",
     "VerifyInput",
     "VerifyOutput",
+    "stronger_verifier",
 ]

@@ -32,6 +32,7 @@ _NODE_STAGE: Final = {
     "validate": Stage.VALIDATE,
     "argue": Stage.ARGUE,
     "qbaf": Stage.QBAF,
+    "escalate": Stage.QBAF,
     "aggregate": Stage.AGGREGATE,
     "render": Stage.RENDER,
 }

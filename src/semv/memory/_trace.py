@@ -10,6 +10,7 @@ from semv.model import (
     Bundle,
     Case,
     Claims,
+    Escalated,
     Evidence,
     Frozen,
     MediaEvidence,
@@ -77,6 +78,7 @@ def load_trace(store: Store, run_id: str) -> CaseTrace:
         for e in MediaEvidence.model_validate_json(node(n.key)).evidence
     ]
     claims = Claims.model_validate_json(node("claims"))
+    keys = {n.key for n in store.run_nodes(run.run_id)}
     ranked: dict[str, RankedEvidence] = {}
     arguments: dict[str, Arguments] = {}
     solved: dict[str, SolvedQbaf] = {}
@@ -84,8 +86,12 @@ def load_trace(store: Store, run_id: str) -> CaseTrace:
     plans: dict[str, ResearchPlan] = {}
     for dim in claims.subclaims:
         ranked[dim] = RankedEvidence.model_validate_json(node(f"validate:{dim}"))
-        arguments[dim] = Arguments.model_validate_json(node(f"argue:{dim}"))
-        solved[dim] = SolvedQbaf.model_validate_json(node(f"qbaf:{dim}"))
+        if f"escalate:{dim}" in keys:  # final arguments and QBAF (A-QBAF §2.6.3)
+            final = Escalated.model_validate_json(node(f"escalate:{dim}"))
+            arguments[dim], solved[dim] = final.arguments, final.solved
+        else:
+            arguments[dim] = Arguments.model_validate_json(node(f"argue:{dim}"))
+            solved[dim] = SolvedQbaf.model_validate_json(node(f"qbaf:{dim}"))
         recalled[dim] = MemoryView.model_validate_json(node(f"recall:{dim}"))
         plans[dim] = ResearchPlan.model_validate_json(node(f"plan:{dim}"))
     trace = CaseTrace(

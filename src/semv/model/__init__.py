@@ -20,6 +20,7 @@ from semv.model._enums import (
     TraceKind,
     UncertaintyCode,
 )
+from semv.model._escalation import Escalated, EscalationRecord
 from semv.model._evidence import Evidence, MediaLocation, Provenance, UncertaintyItem
 from semv.model._nodes import (
     Arguments,
@@ -83,6 +84,8 @@ __all__ = [
     "CosmosLabel",
     "Dimension",
     "Edit",
+    "Escalated",
+    "EscalationRecord",
     "Evidence",
     "Frozen",
     "InternalLabel",

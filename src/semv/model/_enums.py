@@ -170,6 +170,11 @@ class UncertaintyCode(StrEnum):
     MODEL_FALLBACK = "model-fallback"
     """A model answer was unusable (after one repair) or the server unreachable: the role
     fell back to the deterministic offline backend (or, for the verifier, failed closed)."""
+    ESCALATED = "escalated"
+    """The subclaim's score lay in the escalation band (A-QBAF §2.6.3): a stronger verifier
+    re-verified its arguments once and the QBAF was re-solved."""
+    ESCALATION_FAILED = "escalation-failed"
+    """The stronger verifier's answer was unusable: the subclaim keeps its original QBAF."""
 
 
 class TraceKind(StrEnum):

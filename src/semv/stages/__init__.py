@@ -3,7 +3,7 @@
 ::
 
     case ─► bundle ─► media:<asset> ─► claims ─┬─► recall:k ─► plan:k ─► retrieve:k ─►
-        validate:k ─► argue:k ─► qbaf:k ─┬─► aggregate ─► render
+        validate:k ─► argue:k ─► qbaf:k ─► escalate:k ─┬─► aggregate ─► render
     (one independent chain per subclaim k)
 """
 

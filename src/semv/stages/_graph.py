@@ -13,6 +13,7 @@ from semv.stages import (
     bundle,
     claims,
     describe,
+    escalate,
     media,
     plan,
     qbaf,
@@ -135,10 +136,22 @@ def build_graph(
                     Input("ranked", node_key("validate", k)),
                 ),
             ),
+            NodeSpec(
+                node_key("escalate", k),
+                escalate.STAGE,
+                (
+                    subclaim,
+                    Input("arguments", node_key("argue", k)),
+                    Input("ranked", node_key("validate", k)),
+                    Input("solved", node_key("qbaf", k)),
+                ),
+            ),
         ]
     dims = [d.value for d in Dimension]
-    qbaf_keys = tuple(node_key("qbaf", k) for k in dims)
-    argue_keys = tuple(node_key("argue", k) for k in dims)
+    escalate_keys = tuple(node_key("escalate", k) for k in dims)
+    """Downstream stages read each subclaim's final arguments and QBAF: after escalation."""
+    qbafs = Input("qbafs", escalate_keys, ("solved",))
+    final_arguments = Input("arguments", escalate_keys, ("arguments",))
     validate_keys = tuple(node_key("validate", k) for k in dims)
     specs += [
         NodeSpec(
@@ -146,8 +159,8 @@ def build_graph(
             aggregate.STAGE,
             (
                 Input("subclaims", "claims", ("subclaims",)),
-                Input("qbafs", qbaf_keys),
-                Input("arguments", argue_keys),
+                qbafs,
+                final_arguments,
                 Input("media", media_keys),
             ),
             params={"contract": contract},
@@ -159,8 +172,8 @@ def build_graph(
                 Input("bundle", "bundle"),
                 Input("media", media_keys),
                 Input("subclaims", "claims", ("subclaims",)),
-                Input("arguments", argue_keys),
-                Input("qbafs", qbaf_keys),
+                final_arguments,
+                qbafs,
                 Input("verdict", "aggregate"),
                 Input("ranked", validate_keys),
             ),

@@ -115,8 +115,8 @@ _DUTIES = {
     "opponent": "You argue AGAINST the subclaim from the given evidence only.",
     "debaters": "You write arguments for and against the subclaim from the evidence only.",
     "verify": "You check whether arguments are grounded in the evidence they cite.",
-    "escalate": "You are the senior verifier: check grounding of arguments a first verifier "
-    "could not verify.",
+    "escalate": "You are the senior verifier: give the final judgment on whether arguments "
+    "about an undecided subclaim are grounded in the evidence they cite.",
     "judge_clash": "You judge which of two conflicting arguments is stronger.",
     "describe": "You describe images for fact-checkers, factually and without speculation.",
     "reflect": "You extract reusable verification lessons from a finished run.",
@@ -562,8 +562,21 @@ class LlmAgents:
         """Batched per subclaim; fail closed. A draft citing an id outside the given evidence is
         unverified without asking; a draft the model gives no verdict for is unverified with
         ``unverified-argument``; an unusable answer makes every draft unverified with
-        ``model-fallback``. With ``escalate_model`` set, drafts the backbone did not verify go to
-        the stronger verifier for one final judgment (A-QBAF MV2026 §2.6.3)."""
+        ``model-fallback``."""
+        return await self._verify(request, role="verify")
+
+    @property
+    def stronger_verifier(self) -> str | None:
+        """``llm.escalate_model``: the stronger verifier of A-QBAF MV2026 §2.6.3 (the
+        ``escalate:k`` stage calls it for subclaims whose score lies in the band)."""
+        return self.config.escalate_model
+
+    async def escalate_verify(self, request: VerifyInput) -> VerifyOutput:
+        """One final judgment by the stronger verifier (role ``escalate``), fail closed like
+        ``verify``."""
+        return await self._verify(request, role="escalate")
+
+    async def _verify(self, request: VerifyInput, *, role: str) -> VerifyOutput:
         ids = {e.id for e in request.evidence}
         results: list[Verification | None] = []
         ask: list[int] = []
@@ -580,16 +593,9 @@ class LlmAgents:
                 results.append(None)
                 ask.append(n)
         if ask:
-            verdicts = await self._verify_batch(request, ask, role="verify")
-            escalate: list[int] = []
+            verdicts = await self._verify_batch(request, ask, role=role)
             for n in ask:
                 results[n] = verdicts[n]
-                if not verdicts[n].verified and self.config.escalate_model:
-                    escalate.append(n)
-            if escalate:
-                second = await self._verify_batch(request, escalate, role="escalate")
-                for n in escalate:
-                    results[n] = second[n]
         return VerifyOutput(results=tuple(r for r in results if r is not None))
 
     async def _verify_batch(
