@@ -118,7 +118,10 @@ def test_verify_example_end_to_end_on_a_real_model(llama_server: str, tmp_path: 
     data = tmp_path / "store"
     started = time.perf_counter()
     done = _semv(
-        "verify", str(EXAMPLE), "--backend", "llm", "--llm-url", llama_server,
+        # --text-only: the photo's media evidence (EXIF, forensic maps, visual features) makes
+        # every prompt ~4x longer (80k instead of 21k prompt tokens, 18 min instead of ~5 on
+        # 2 cores); media with the LLM backend is covered against the scripted server
+        "verify", str(EXAMPLE), "--text-only", "--backend", "llm", "--llm-url", llama_server,
         "--llm-model", "qwen2.5-coder-0.5b-instruct", "--config", str(config),
         "--data-dir", str(data), "--json",
     )  # fmt: skip
@@ -176,7 +179,8 @@ def test_verify_example_end_to_end_on_a_real_model(llama_server: str, tmp_path: 
     with sqlite3.connect(data / "semv.db") as db:
         db.execute("DELETE FROM node_cache WHERE stage NOT LIKE 'llm:%'")
     again = _semv(
-        "verify", str(EXAMPLE), "--backend", "llm", "--llm-url", "http://127.0.0.1:9/v1",
+        "verify", str(EXAMPLE), "--text-only", "--backend", "llm",
+        "--llm-url", "http://127.0.0.1:9/v1",
         "--llm-model", "qwen2.5-coder-0.5b-instruct", "--config", str(config),
         "--data-dir", str(data), "--json", "--replay",
     )  # fmt: skip
