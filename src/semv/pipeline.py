@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
@@ -36,6 +36,7 @@ from semv.model import (
     ResultSubclaim,
     RunStatus,
     SolvedQbaf,
+    TraceEvent,
     TraceKind,
     Usage,
     Verdict,
@@ -53,7 +54,15 @@ from semv.usage import Ledger, bind_ledger
 if TYPE_CHECKING:
     from semv.retrieval import Retrieval
 
-__all__ = ["RunOutcome", "build_result", "run_case", "write_reports"]
+__all__ = [
+    "RunOutcome",
+    "append_commit",
+    "build_result",
+    "publish_reports",
+    "record_failure",
+    "run_case",
+    "write_reports",
+]
 
 ProgressFn = Callable[[str, bool], None]
 _T = TypeVar("_T")
@@ -218,25 +227,9 @@ async def run_case(
         report = _value(nodes, "render", RenderedReport)
         if usage is not None:
             report = with_usage(report, usage)
-        base = reports_dir if reports_dir is not None else _default_reports(store)
-        copy_maps([n.value for n in nodes.values()], settings, base / run_id)
-        paths = write_reports(report, base / run_id)
-        store.append_event(
-            run_id,
-            TraceKind.REPORT_WRITTEN,
-            node="render",
-            payload={fmt: {"path": p, "sha256": sha256_file(p)} for fmt, p in paths.items()},
-        )
+        paths = publish_reports(store, run_id, report, nodes.values(), settings, reports_dir)
         verdict = _value(nodes, "aggregate", Verdict)
-        commit = store.append_event(
-            run_id,
-            TraceKind.RUN_COMMITTED,
-            payload={
-                "label": verdict.label,
-                "internal_label": verdict.internal_label.value,
-                "confidence": verdict.confidence,
-            },
-        )
+        commit = append_commit(store, run_id, verdict)
         result = build_result(run_id, nodes, paths, commit.hash)
         if usage is not None:
             extra = [
@@ -255,12 +248,7 @@ async def run_case(
             result_json=result.model_dump_json(),
         )
     except BaseException as exc:
-        message = str(exc) if isinstance(exc, SemvError) else f"{type(exc).__name__}: {exc}"
-        try:
-            store.append_event(run_id, TraceKind.RUN_FAILED, payload={"error": message})
-            store.finish_run(run_id, RunStatus.FAILED, error=message)
-        except SemvError:
-            pass
+        record_failure(store, run_id, exc)
         raise
     executed = sum(not n.reused for n in nodes.values())
     return RunOutcome(
@@ -282,10 +270,52 @@ def artifacts_root(store: Store, reports_dir: Path | None) -> Path:
     return Path(tempfile.gettempdir()) / "semv-artifacts"
 
 
-def _default_reports(store: Store) -> Path:
-    if store.data_dir is None:
-        raise SemvError("no reports directory: pass reports_dir for a store given by URL")
-    return store.data_dir / "reports"
+def publish_reports(
+    store: Store,
+    run_id: str,
+    report: RenderedReport,
+    nodes: Iterable[NodeOutcome],
+    settings: Settings,
+    reports_dir: Path | None,
+) -> dict[str, str]:
+    """Write ``report`` (and the forensic maps its evidence cites) to
+    ``reports_dir/<run_id>/`` (default: the store's ``reports/``) and trace the files' hashes."""
+    if reports_dir is None:
+        if store.data_dir is None:
+            raise SemvError("no reports directory: pass reports_dir for a store given by URL")
+        reports_dir = store.data_dir / "reports"
+    copy_maps([n.value for n in nodes], settings, reports_dir / run_id)
+    paths = write_reports(report, reports_dir / run_id)
+    store.append_event(
+        run_id,
+        TraceKind.REPORT_WRITTEN,
+        node="render",
+        payload={fmt: {"path": p, "sha256": sha256_file(p)} for fmt, p in paths.items()},
+    )
+    return paths
+
+
+def append_commit(store: Store, run_id: str, verdict: Verdict) -> TraceEvent:
+    """The ``run.committed`` event: appended only after the reports are written."""
+    return store.append_event(
+        run_id,
+        TraceKind.RUN_COMMITTED,
+        payload={
+            "label": verdict.label,
+            "internal_label": verdict.internal_label.value,
+            "confidence": verdict.confidence,
+        },
+    )
+
+
+def record_failure(store: Store, run_id: str, exc: BaseException) -> None:
+    """Mark ``run_id`` failed with ``exc``'s message (best effort: the caller re-raises)."""
+    message = str(exc) if isinstance(exc, SemvError) else f"{type(exc).__name__}: {exc}"
+    try:
+        store.append_event(run_id, TraceKind.RUN_FAILED, payload={"error": message})
+        store.finish_run(run_id, RunStatus.FAILED, error=message)
+    except SemvError:
+        pass
 
 
 def _value(nodes: dict[str, NodeOutcome], key: str, kind: type[_T]) -> _T:

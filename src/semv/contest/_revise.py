@@ -32,7 +32,7 @@ from semv.contest._review import ReviewState, apply_batch
 from semv.contest._routing import Action, RevisionPlan, plan_batch
 from semv.contest._stages import reviewed_graph, reviewer_evidence
 from semv.contest._state import RunState, load_state
-from semv.errors import ContestError, SemvError
+from semv.errors import ContestError
 from semv.graph import Executor
 from semv.model import (
     Arguments,
@@ -47,11 +47,17 @@ from semv.model import (
     result_evidence,
 )
 from semv.perception.artifacts import use_artifacts
-from semv.perception.paths import copy_maps, resolve_data_paths
-from semv.pipeline import artifacts_root, build_result, write_reports
+from semv.perception.paths import resolve_data_paths
+from semv.pipeline import (
+    append_commit,
+    artifacts_root,
+    build_result,
+    publish_reports,
+    record_failure,
+)
 from semv.retrieval import Retrieval, reopen_retrieval
 from semv.stages import CASE_SOURCE, MEMORY_SOURCE, build_graph
-from semv.store import Store, canonical_json, content_hash, sha256_file, sha256_text
+from semv.store import Store, canonical_json, content_hash, sha256_text
 
 __all__ = ["TRACE_ELEMENTS", "Revision", "SiblingRevision", "revise", "trace_elements"]
 
@@ -248,15 +254,7 @@ async def revise(
         verdict = nodes["aggregate"].value
         if not isinstance(report, RenderedReport) or not isinstance(verdict, Verdict):
             raise ContestError("the revised graph produced no report")
-        base = reports_dir if reports_dir is not None else _reports(store)
-        copy_maps([n.value for n in nodes.values()], settings, base / run_id)
-        paths = write_reports(report, base / run_id)
-        store.append_event(
-            run_id,
-            TraceKind.REPORT_WRITTEN,
-            node="render",
-            payload={fmt: {"path": p, "sha256": sha256_file(p)} for fmt, p in paths.items()},
-        )
+        paths = publish_reports(store, run_id, report, nodes.values(), settings, reports_dir)
         after = {k: (n.fingerprint, n.output_hash) for k, n in nodes.items()}
         executed = [k for k, n in nodes.items() if not n.reused]
         loc = locality(parent.reuse_map(), after, scope, executed)
@@ -303,15 +301,7 @@ async def revise(
                 },
             },
         )
-        commit = store.append_event(
-            run_id,
-            TraceKind.RUN_COMMITTED,
-            payload={
-                "label": verdict.label,
-                "internal_label": verdict.internal_label.value,
-                "confidence": verdict.confidence,
-            },
-        )
+        commit = append_commit(store, run_id, verdict)
         result = _with_reviewer_evidence(
             build_result(run_id, dict(nodes), paths, commit.hash), reviewer_evidence(review)
         )
@@ -323,12 +313,7 @@ async def revise(
             result_json=result.model_dump_json(),
         )
     except BaseException as exc:
-        message = str(exc) if isinstance(exc, SemvError) else f"{type(exc).__name__}: {exc}"
-        try:
-            store.append_event(run_id, TraceKind.RUN_FAILED, payload={"error": message})
-            store.finish_run(run_id, RunStatus.FAILED, error=message)
-        except SemvError:
-            pass
+        record_failure(store, run_id, exc)
         raise
     finally:
         if opened is not None:
@@ -399,9 +384,3 @@ def trace_elements(store: Store, run_id: str) -> dict[str, bool]:
 def _started_payload(store: Store, run_id: str) -> dict[str, Any]:
     started = next((e for e in store.trace(run_id) if e.kind is TraceKind.RUN_STARTED), None)
     return dict(started.payload) if started is not None else {}
-
-
-def _reports(store: Store) -> Path:
-    if store.data_dir is None:
-        raise SemvError("no reports directory: pass reports_dir for a store given by URL")
-    return store.data_dir / "reports"
