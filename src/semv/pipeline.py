@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import tempfile
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -21,7 +21,7 @@ from semv import __version__
 from semv.agents import Agents
 from semv.config import Settings
 from semv.errors import SemvError
-from semv.graph import Executor, NodeOutcome
+from semv.graph import Executor, NodeOutcome, NodeSpec
 from semv.model import (
     Case,
     RenderedReport,
@@ -51,6 +51,8 @@ __all__ = [
     "publish_reports",
     "record_failure",
     "run_case",
+    "run_usage",
+    "with_run_usage",
     "write_reports",
 ]
 
@@ -154,14 +156,7 @@ async def run_case(
         with bind_ledger(ledger), use_artifacts(artifacts_root(store, reports_dir)):
             nodes = await executor.run(specs, sources)
         wall = time.perf_counter() - started
-        usage: Usage | None = None
-        if ledger.records or agents.name == "llm":
-            usage = ledger.usage(
-                backend=agents.identity.split("/settings:")[0],
-                wall_s=wall,
-                dependencies={s.key: s.dependencies for s in specs},
-                node_seconds={k: n.seconds for k, n in nodes.items() if not n.reused},
-            )
+        usage = run_usage(ledger, agents, wall, specs, nodes)
         report = node_value(nodes, chosen.render_node, RenderedReport)
         if usage is not None:
             report = with_usage(report, usage)
@@ -171,15 +166,7 @@ async def run_case(
         result = chosen.result(run_id, nodes, paths, commit.hash)
         if chosen.name != DEFAULT_PROCEDURE:
             result = result.model_copy(update={"procedure": chosen.name})
-        if usage is not None:
-            extra = [
-                result_uncertainty(n)
-                for n in sorted(ledger.notes, key=lambda n: (n.subject, n.detail))
-                if result_uncertainty(n) not in result.uncertainty
-            ]
-            result = result.model_copy(
-                update={"usage": usage, "uncertainty": (*result.uncertainty, *extra)}
-            )
+        result = with_run_usage(result, usage, ledger)
         store.finish_run(
             run_id,
             RunStatus.COMMITTED,
@@ -198,6 +185,37 @@ async def run_case(
         reused=len(nodes) - executed,
         nodes=nodes,
     )
+
+
+def run_usage(
+    ledger: Ledger,
+    agents: Agents,
+    wall: float,
+    specs: Sequence[NodeSpec],
+    nodes: Mapping[str, NodeOutcome],
+) -> Usage | None:
+    """The run's model usage (calls, tokens, wall, critical path): measured whenever a model
+    was called or the backend is an LLM; None for a run of the offline backend."""
+    if not ledger.records and agents.name != "llm":
+        return None
+    return ledger.usage(
+        backend=agents.identity.split("/settings:")[0],
+        wall_s=wall,
+        dependencies={s.key: s.dependencies for s in specs},
+        node_seconds={k: n.seconds for k, n in nodes.items() if not n.reused},
+    )
+
+
+def with_run_usage(result: Result, usage: Usage | None, ledger: Ledger) -> Result:
+    """``result`` with its usage and the ledger's notes (model fallbacks) as uncertainty."""
+    if usage is None:
+        return result
+    extra = [
+        result_uncertainty(n)
+        for n in sorted(ledger.notes, key=lambda n: (n.subject, n.detail))
+        if result_uncertainty(n) not in result.uncertainty
+    ]
+    return result.model_copy(update={"usage": usage, "uncertainty": (*result.uncertainty, *extra)})
 
 
 def artifacts_root(store: Store, reports_dir: Path | None) -> Path:

@@ -53,11 +53,15 @@ from semv.pipeline import (
     artifacts_root,
     publish_reports,
     record_failure,
+    run_usage,
+    with_run_usage,
 )
 from semv.procedures import DEFAULT_PROCEDURE
+from semv.report._usage import with_usage
 from semv.retrieval import Retrieval, reopen_retrieval
 from semv.stages import CASE_SOURCE, MEMORY_SOURCE
 from semv.store import Store, canonical_json, content_hash, sha256_text
+from semv.usage import Ledger, bind_ledger
 
 __all__ = ["TRACE_ELEMENTS", "Revision", "SiblingRevision", "revise", "trace_elements"]
 
@@ -255,12 +259,17 @@ async def revise(
         sources: dict[str, BaseModel] = {CASE_SOURCE: case}
         if memory is not None:
             sources[MEMORY_SOURCE] = memory
-        with use_artifacts(artifacts_root(store, reports_dir)):
+        ledger = Ledger()
+        run_started = time.perf_counter()
+        with bind_ledger(ledger), use_artifacts(artifacts_root(store, reports_dir)):
             nodes = await executor.run(specs, sources)
+        usage = run_usage(ledger, agents, time.perf_counter() - run_started, specs, nodes)
         report = nodes[parent.procedure.render_node].value
         verdict = nodes[parent.procedure.verdict_node].value
         if not isinstance(report, RenderedReport) or not isinstance(verdict, Verdict):
             raise ContestError("the revised graph produced no report")
+        if usage is not None:  # the revision's own model calls (reused nodes cost none)
+            report = with_usage(report, usage)
         paths = publish_reports(store, run_id, report, nodes.values(), settings, reports_dir)
         after = {k: (n.fingerprint, n.output_hash) for k, n in nodes.items()}
         executed = [k for k, n in nodes.items() if not n.reused]
@@ -309,9 +318,13 @@ async def revise(
             },
         )
         commit = append_commit(store, run_id, verdict)
-        result = _with_reviewer_evidence(
-            parent.procedure.result(run_id, dict(nodes), paths, commit.hash),
-            reviewer_evidence(review),
+        result = with_run_usage(
+            _with_reviewer_evidence(
+                parent.procedure.result(run_id, dict(nodes), paths, commit.hash),
+                reviewer_evidence(review),
+            ),
+            usage,
+            ledger,
         )
         if parent.procedure.name != DEFAULT_PROCEDURE:
             result = result.model_copy(update={"procedure": parent.procedure.name})
