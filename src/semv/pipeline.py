@@ -131,7 +131,11 @@ async def run_case(
             "agents": agents.identity,
             "settings_hash": settings_hash,
             **({"procedure": chosen.name} if chosen.name != DEFAULT_PROCEDURE else {}),
-            **({"memory": content_hash(memory)} if memory is not None else {}),
+            **(
+                {"memory": content_hash(memory), "memory_source": memory.model_dump(mode="json")}
+                if memory is not None
+                else {}
+            ),
             **({"retrieval": retrieval.spec} if retrieval is not None else {}),
         },
     )

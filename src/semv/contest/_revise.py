@@ -32,7 +32,7 @@ from semv.contest._review import ReviewState, apply_batch
 from semv.contest._routing import Action, RevisionPlan, plan_batch
 from semv.contest._stages import reviewed_graph, reviewer_evidence
 from semv.contest._state import RunState, load_state
-from semv.errors import ContestError
+from semv.errors import ContestError, SemvError
 from semv.graph import Executor
 from semv.model import (
     Arguments,
@@ -182,7 +182,10 @@ async def revise(
     review = apply_batch(parent.review, actions, view, plan)
     case = parent.case
     opened: Retrieval | None = None
-    recorded = _started_payload(store, parent.run_id).get("retrieval")
+    parent_started = _started_payload(store, parent.run_id)
+    if memory is None and "memory" in parent_started:
+        memory = _parent_memory(store, parent.run_id, parent_started, settings)
+    recorded = parent_started.get("retrieval")
     if retrieval is None and isinstance(recorded, dict):
         as_of = parent.record.finished_at or parent.record.created_at
         retrieval = opened = reopen_retrieval(settings, store.url, recorded, as_of)
@@ -402,6 +405,28 @@ def trace_elements(store: Store, run_id: str) -> dict[str, bool]:
     event = next((e for e in store.trace(run_id) if e.kind is TraceKind.CONTEST_REVISED), None)
     payload = event.payload if event is not None else {}
     return {k: bool(payload.get(k)) for k in TRACE_ELEMENTS}
+
+
+def _parent_memory(
+    store: Store, run_id: str, started: dict[str, Any], settings: Settings
+) -> BaseModel:
+    """The long-term memory the memory-on parent ``run_id`` recalled from, rebuilt from its
+    bank: a revision must see the same memory, or every recall node would change."""
+    from semv.memory import ActiveMemory, memory_as_of
+
+    source = started.get("memory_source")
+    if not isinstance(source, dict):
+        raise ContestError(
+            f"run {run_id} used long-term memory but its trace does not say which bank and "
+            "state; pass the memory to revise()"
+        )
+    recorded = ActiveMemory.model_validate(source)
+    try:
+        return memory_as_of(
+            store, recorded.bank, recorded.hash, settings.memory, frozen=recorded.frozen
+        )
+    except SemvError as exc:
+        raise ContestError(f"run {run_id} cannot be revised with its memory: {exc}") from exc
 
 
 def _started_payload(store: Store, run_id: str) -> dict[str, Any]:

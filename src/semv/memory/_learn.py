@@ -15,13 +15,13 @@ from semv.adapters import LoadedCase
 from semv.agents import Agents
 from semv.agents.offline._similarity import similarity
 from semv.config import MemoryConfig, Settings
-from semv.errors import StageError
+from semv.errors import InputError, StageError
 from semv.memory._consolidate import ConsolidationCounts, Policy, consolidate
 from semv.memory._gate import REJECTED, UNDER_REVIEW, VERIFIED, verify_candidate
 from semv.memory._model import Candidate, Status, UsageKind
 from semv.memory._reflect import CandidateDraft, OfflineReflector, ReflectInput, Reflector
 from semv.memory._retrieve import ActiveMemory
-from semv.memory._store import LONG_TERM, MemoryStore
+from semv.memory._store import LONG_TERM, MemoryStore, snapshot_hash
 from semv.memory._trace import CaseTrace, load_trace
 from semv.model import Argument
 from semv.pipeline import run_case
@@ -65,6 +65,27 @@ def active_memory(ms: MemoryStore, config: MemoryConfig) -> ActiveMemory:
     state = ms.state()
     digest = ms.long_term_hash()
     return ActiveMemory.of(ms.bank, digest, records, config, frozen=state.frozen is not None)
+
+
+def memory_as_of(
+    store: Store, bank: str, digest: str, config: MemoryConfig, *, frozen: bool
+) -> ActiveMemory:
+    """The long-term memory a past run recalled from (bank ``bank``, M^L hash ``digest``):
+    the bank's current long-term memory if its hash is still ``digest``, else the stored
+    snapshot with that hash. ``InputError`` when neither exists (the memory has moved on and
+    was never frozen at that state)."""
+    ms = MemoryStore(store, bank)
+    records = ms.records(*LONG_TERM)
+    if snapshot_hash(records) != digest:
+        try:
+            _, records = ms.snapshot_records(digest)
+        except InputError as exc:
+            raise InputError(
+                f"memory bank {bank!r} at {digest[:12]} is neither the current long-term "
+                "memory nor a stored snapshot (freeze the memory before it changes to keep "
+                "such runs contestable)"
+            ) from exc
+    return ActiveMemory.of(bank, digest, records, config, frozen=frozen)
 
 
 def source_fingerprint(trace: CaseTrace, draft: CandidateDraft) -> str:
