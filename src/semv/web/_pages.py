@@ -1,0 +1,191 @@
+"""The reviewer pages: the case list, a run's case page (report sections, argument graphs,
+evidence cards, contest controls, revision diff and history) and the login form.
+
+Pages are server-rendered with Jinja2 (autoescaping on: every case and evidence text is
+escaped); ``static/semv.js`` adds the review-batch panel, which posts to the REST API.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+from urllib.parse import quote
+
+from fastapi import APIRouter, Depends, Form, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
+from semv.errors import RunNotFound
+from semv.report import ReportView
+from semv.report._view import DimensionSection, EvidenceRef
+from semv.web import _views as views
+from semv.web._auth import CSRF_COOKIE, SESSION_COOKIE, check_csrf, csrf_token
+from semv.web._state import WebState, web_state
+from semv.web._svg import graph_svg
+
+__all__ = ["router"]
+
+router = APIRouter(include_in_schema=False)
+State = Annotated[WebState, Depends(web_state)]
+
+SECTIONS = ("where", "when", "who", "why", "forensic_analysis", "other_evidence")
+STAGE_NAMES = {
+    "C": "claims",
+    "R": "retrieval",
+    "V": "validation",
+    "A": "argumentation",
+    "Q": "QBAF",
+    "F": "aggregation",
+    "O": "output",
+}
+
+
+def _render(request: Request, web: WebState, name: str, status: int = 200, **ctx: Any) -> Response:
+    token, new = csrf_token(request)
+    ctx.update(
+        csrf=token,
+        auth_enabled=web.auth.enabled,
+        can_write=web.auth.can_write(request),
+        reviewer_fixed=web.auth.session_name(request)[1],
+    )
+    response = web.templates.TemplateResponse(request, name, ctx, status_code=status)
+    if new:
+        response.set_cookie(CSRF_COOKIE, token, httponly=False, samesite="strict", path="/")
+    return response
+
+
+@router.get("/", response_class=HTMLResponse)
+def index(request: Request, web: State) -> Response:
+    runs = web.store.list_runs(200)
+    return _render(
+        request,
+        web,
+        "index.html.j2",
+        runs=runs,
+        jobs=web.workers.jobs(),
+        max_upload_mb=web.settings.web.max_upload_mb,
+    )
+
+
+def _evidence_index(view: ReportView) -> dict[str, EvidenceRef]:
+    """Every evidence item the report shows, by id (first full reference wins)."""
+    found: dict[str, EvidenceRef] = {}
+
+    def add(refs: tuple[EvidenceRef, ...]) -> None:
+        for ref in refs:
+            if ref.found and ref.id not in found:
+                found[ref.id] = ref
+
+    for media in view.case_summary.media:
+        add(media.evidence)
+    add(view.source.supplied)
+    for key in SECTIONS:
+        section: DimensionSection = getattr(view, key)
+        for arg in (*section.support, *section.attack):
+            add(arg.evidence)
+        add(section.evidence)
+    return found
+
+
+def _section_evidence(
+    section: DimensionSection, graph: views.ArgumentGraph | None, index: dict[str, EvidenceRef]
+) -> list[EvidenceRef]:
+    ids: list[str] = []
+    for arg in (*section.support, *section.attack):
+        ids.extend(e.id for e in arg.evidence)
+    if graph is not None:
+        for a in graph.arguments:
+            ids.extend(a.evidence)
+    ids.extend(e.id for e in section.evidence)
+    out = []
+    for i in dict.fromkeys(ids):
+        ref = index.get(i)
+        out.append(ref if ref is not None else EvidenceRef(id=i, found=False))
+    return out
+
+
+@router.get("/runs/{run}", response_class=HTMLResponse)
+def run_page(run: str, request: Request, web: State) -> Response:
+    try:
+        record = web.store.get_run(run)
+    except RunNotFound as exc:
+        return _render(request, web, "error.html.j2", status=404, message=str(exc))
+    hist = views.history(web.store, record.run_id)
+    revision = views.revision_outcome(web.store, record.run_id)
+    if record.result_json is None:
+        return _render(
+            request, web, "pending.html.j2", record=record, history=hist, revision=revision
+        )
+    view, contestation = views.report_view(web.store, record.run_id)
+    graphs = {g.dimension: g for g in views.argument_graphs(web.store, record.run_id)}
+    index = _evidence_index(view)
+    sections = []
+    for key in SECTIONS:
+        section: DimensionSection = getattr(view, key)
+        graph = graphs.get(section.dimension)
+        sections.append(
+            {
+                "key": key,
+                "section": section,
+                "graph": graph,
+                "svg": graph_svg(graph) if graph is not None else None,
+                "evidence": _section_evidence(section, graph, index),
+            }
+        )
+    result = views.result_payload(web.store, record.run_id)
+    return _render(
+        request,
+        web,
+        "run.html.j2",
+        record=record,
+        view=view,
+        sections=sections,
+        contestation=contestation,
+        history=hist,
+        revision=revision,
+        result=result,
+        known_revisions=json.dumps([r.run_id for r in hist.children]),
+        policy=web.settings.contest.policy,
+        stage_names=STAGE_NAMES,
+    )
+
+
+@router.get("/login", response_class=HTMLResponse)
+def login_page(request: Request, web: State, next: str = "/") -> Response:
+    return _render(request, web, "login.html.j2", next=_local(next), error=None)
+
+
+def _local(target: str) -> str:
+    """Only same-site paths as redirect targets."""
+    return target if target.startswith("/") and not target.startswith("//") else "/"
+
+
+@router.post("/login", response_class=HTMLResponse)
+def login(
+    request: Request,
+    web: State,
+    token: Annotated[str, Form()],
+    csrf_token: Annotated[str, Form()],
+    next: Annotated[str, Form()] = "/",
+) -> Response:
+    check_csrf(request, csrf_token)
+    session = web.auth.login(token)
+    if session is None:
+        return _render(
+            request, web, "login.html.j2", status=401, next=_local(next), error="unknown token"
+        )
+    response = RedirectResponse(_local(next), status_code=303)
+    response.set_cookie(SESSION_COOKIE, session, httponly=True, samesite="strict", path="/")
+    return response
+
+
+@router.post("/logout")
+def logout(request: Request, web: State, csrf_token: Annotated[str, Form()]) -> RedirectResponse:
+    check_csrf(request, csrf_token)
+    web.auth.logout(request.cookies.get(SESSION_COOKIE, ""))
+    response = RedirectResponse("/", status_code=303)
+    response.delete_cookie(SESSION_COOKIE, path="/")
+    return response
+
+
+def login_link(path: str) -> str:
+    return "/login?next=" + quote(path, safe="/")
