@@ -77,8 +77,8 @@ def unpack_zip(archive: Path, dest: Path, limits: WebConfig, *, where: str) -> N
         written = 0
         for info in members:
             rel = safe_member_path(info.filename, where=where)
-            mode = info.external_attr >> 16
-            if mode and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+            kind = stat.S_IFMT(info.external_attr >> 16)  # 0: the archiver stored no type
+            if kind not in (0, stat.S_IFREG, stat.S_IFDIR):
                 raise InputError(
                     f"{where}: member {info.filename!r} is a link or special file (refused)"
                 )
