@@ -71,8 +71,11 @@ def page(browser: Any) -> Iterator[Any]:
 def _cli_contest(data_dir: Path, run_id: str, target: str, reason: str) -> dict[str, Any]:
     """What ``semv contest`` computes for the same action on the same run."""
     out = subprocess.run(
-        [sys.executable, "-m", "semv", "contest", run_id, "--reject", target, "--reason", reason]
-        + ["--json", "--data-dir", str(data_dir)],
+        [
+            sys.executable,
+            *("-m", "semv", "contest", run_id, "--reject", target, "--reason", reason),
+            *("--json", "--data-dir", str(data_dir)),
+        ],
         env=dict(os.environ, PYTHONPATH=str(ROOT / "src")),
         capture_output=True,
         text=True,
