@@ -180,10 +180,11 @@ def list_runs(
     return rows[:limit]
 
 
-@router.get("/runs/{run}", tags=["runs"])
-def get_result(run: str, web: State) -> dict[str, Any]:
-    """The JSON result contract (``semv verify --json``) of a committed run."""
-    return views.result_payload(web.store, run)
+@router.get("/runs/{run}", tags=["runs"], response_model=None)
+def get_result(run: str, web: State) -> Response:
+    """The JSON result contract (``semv verify --json``) of a committed run (the stored
+    document as it is, without re-encoding)."""
+    return Response(views.result_text(web.store, run), media_type="application/json")
 
 
 @router.get("/runs/{run}/summary", tags=["runs"])

@@ -131,7 +131,6 @@ def run_page(run: str, request: Request, web: State) -> Response:
                 "evidence": _section_evidence(section, graph, index),
             }
         )
-    result = views.result_payload(web.store, record.run_id)
     return _render(
         request,
         web,
@@ -142,7 +141,6 @@ def run_page(run: str, request: Request, web: State) -> Response:
         contestation=contestation,
         history=hist,
         revision=revision,
-        result=result,
         known_revisions=json.dumps([r.run_id for r in hist.children]),
         policy=web.settings.contest.policy,
         stage_names=STAGE_NAMES,

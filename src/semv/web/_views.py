@@ -39,7 +39,7 @@ __all__ = [
     "node_graph",
     "report_text",
     "report_view",
-    "result_payload",
+    "result_text",
     "revision_outcome",
     "run_summary",
     "trace_payload",
@@ -76,10 +76,9 @@ def _committed(store: Store, run: str) -> RunRecord:
     return record
 
 
-def result_payload(store: Store, run: str) -> dict[str, Any]:
-    """The JSON result contract of a committed run (as ``semv verify --json`` prints it)."""
-    data: dict[str, Any] = json.loads(_committed(store, run).result_json or "{}")
-    return data
+def result_text(store: Store, run: str) -> str:
+    """The stored JSON result of a committed run."""
+    return _committed(store, run).result_json or "{}"
 
 
 def _node(store: Store, run_id: str, key: str, kind: type[BaseModel]) -> Any:
