@@ -146,6 +146,8 @@ def test_media_and_files(client: TestClient, run_id: str) -> None:
     assert maps, "the example's forensic maps are listed"
     png = client.get(f"/api/runs/{run_id}/files/{maps[0]}")
     assert png.status_code == 200 and png.content.startswith(b"\x89PNG")
+    # the HTML report's own relative links (maps/<sha>.png) resolve under /api/runs/<run>/
+    assert client.get(f"/api/runs/{run_id}/{maps[0]}").content == png.content
     for bad in ("../../semv.db", "maps/../../../semv.db", "%2e%2e/semv.db"):
         assert client.get(f"/api/runs/{run_id}/files/{bad}").status_code in (400, 404)
     assert client.get(f"/api/runs/{run_id}/media/asset:9").status_code == 404
@@ -377,7 +379,7 @@ def test_add_with_minimal_reviewer_evidence(client: TestClient, run_id: str) -> 
 # ---- auth and CSRF ---------------------------------------------------------------------------
 
 
-def test_writes_need_a_token_when_auth_is_on(data_dir: Path, run_id: str) -> None:
+def test_writes_need_a_token_when_auth_is_on(data_dir: Path, run_id: str, tmp_path: Path) -> None:
     with TestClient(create_app(data_dir, tokens=["alice:s3cret", "plain-token"])) as c:
         assert c.get(f"/api/runs/{run_id}").status_code == 200  # reads stay open
         headers = _csrf(c)
@@ -395,6 +397,13 @@ def test_writes_need_a_token_when_auth_is_on(data_dir: Path, run_id: str) -> Non
             f"/api/runs/{run_id}/contest", json=batch, headers={"Authorization": "Bearer s3cret"}
         )
         assert r.status_code == 201, r.text
+        case = hostile_case(tmp_path / "case")
+        up = c.post(
+            "/api/cases",
+            files={"files": ("case.yaml", (case / "case.yaml").read_bytes())},
+            headers={"Authorization": "Bearer s3cret", "X-Reviewer": "mallory"},
+        )
+        assert up.status_code == 202 and up.json()["jobs"][0]["submitted_by"] == "alice"
         events = c.get(f"/api/runs/{r.json()['run_id']}/trace").json()["events"]
         applied = next(e for e in events if e["kind"] == TraceKind.CONTEST_APPLIED.value)
         assert applied["payload"]["batch"][0]["meta"]["reviewer"] == "alice"  # not "mallory"

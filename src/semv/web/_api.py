@@ -71,11 +71,12 @@ async def _save(upload: UploadFile, target: Path, budget: list[int], limit: int)
 async def submit_case(request: Request, web: State) -> dict[str, Any]:
     """Submit a case: multipart with one ``.zip`` of the case folder, or the folder's files
     (each part's file name is its path inside the folder). Optional fields ``adapter`` and
-    ``text_only``. Validated as ``semv verify`` validates; 202 with one job per case."""
+    ``text_only``; the submitter is the token's reviewer (or ``X-Reviewer``). Validated as
+    ``semv verify`` validates; 202 with one job per case."""
     limits = web.settings.web
     limit = int(limits.max_upload_mb * 1024 * 1024)
+    writer = web.auth.writer(request)  # before reading the body: refused writes cost nothing
     form = await request.form(max_files=limits.max_files, max_fields=20)
-    writer = web.auth.writer(request, _field(form.get("reviewer")))
     adapter = _field(form.get("adapter")) or None
     text_only = (_field(form.get("text_only")) or "").lower() in ("1", "true", "on", "yes")
     files = [v for _, v in form.multi_items() if isinstance(v, UploadFile)]
@@ -106,7 +107,9 @@ async def submit_case(request: Request, web: State) -> dict[str, Any]:
         raise
     finally:
         await form.close()
-    jobs = web.workers.submit(uploaded.cases, uploaded.contract, uploaded.upload_id)
+    jobs = web.workers.submit(
+        uploaded.cases, uploaded.contract, uploaded.upload_id, submitted_by=writer.reviewer
+    )
     return {
         "upload_id": uploaded.upload_id,
         "submitted_by": writer.reviewer,
@@ -241,6 +244,12 @@ def get_history(run: str, web: State) -> dict[str, Any]:
     data["run"] = views.run_summary(record)
     data["revision"] = views.revision_outcome(web.store, record.run_id)
     return data
+
+
+@router.get("/runs/{run}/maps/{name}", include_in_schema=False, response_model=None)
+def get_report_map(run: str, name: str, web: State) -> FileResponse:
+    """``maps/<sha256>.png`` relative to ``/api/runs/{run}/report`` (the report's own links)."""
+    return get_run_file(run, f"maps/{name}", web)
 
 
 @router.get("/runs/{run}/files/{name:path}", tags=["runs"], response_model=None)

@@ -48,6 +48,7 @@ class Job:
     job_id: str
     case_id: str
     upload_id: str
+    submitted_by: str
     status: str  # queued | running | committed | failed
     total: int
     done: int = 0
@@ -103,7 +104,14 @@ class Workers:
 
     # ---- verification jobs ----------------------------------------------------------------
 
-    def submit(self, loaded: Sequence[LoadedCase], contract: str, upload_id: str) -> list[Job]:
+    def submit(
+        self,
+        loaded: Sequence[LoadedCase],
+        contract: str,
+        upload_id: str,
+        *,
+        submitted_by: str = "reviewer",
+    ) -> list[Job]:
         """Queue one job per case; returns at once."""
         jobs = []
         for item in loaded:
@@ -111,6 +119,7 @@ class Workers:
                 job_id="j" + secrets.token_hex(8),
                 case_id=item.case.id,
                 upload_id=upload_id,
+                submitted_by=submitted_by,
                 status="queued",
                 total=len(build_graph(item.case, contract=contract)),
                 created_at=utc_now(),

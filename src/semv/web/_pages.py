@@ -7,7 +7,6 @@ escaped); ``static/semv.js`` adds the review-batch panel, which posts to the RES
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any
 from urllib.parse import quote
 
@@ -141,7 +140,6 @@ def run_page(run: str, request: Request, web: State) -> Response:
         contestation=contestation,
         history=hist,
         revision=revision,
-        known_revisions=json.dumps([r.run_id for r in hist.children]),
         policy=web.settings.contest.policy,
         stage_names=STAGE_NAMES,
     )
