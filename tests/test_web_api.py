@@ -238,6 +238,25 @@ def test_oversized_uploads_are_refused(tmp_path: Path) -> None:
             "/api/cases", files={"files": ("b.zip", bomb, "application/zip")}, headers=headers
         )
         assert r.status_code == 413 and "max_unpacked_mb" in r.json()["detail"]
+        # refused by its declared length before anything is read, and while it streams
+        declared = c.post(
+            "/api/cases",
+            files={"files": ("big.bin", b"\0" * 200_000)},
+            headers=headers,
+        )
+        assert declared.status_code == 413 and "max_upload_mb" in declared.json()["detail"]
+
+        def chunks() -> Iterator[bytes]:
+            yield b"--xx\r\nContent-Disposition: form-data; name=files; filename=a.zip\r\n\r\n"
+            for _ in range(20):
+                yield b"\0" * 10_000
+
+        streamed = c.post(
+            "/api/cases",
+            content=chunks(),
+            headers=headers | {"content-type": "multipart/form-data; boundary=xx"},
+        )
+        assert streamed.status_code == 413 and "max_upload_mb" in streamed.json()["detail"]
         assert c.get("/api/runs").json() == []
         assert [p for p in (tmp_path / "store" / "uploads").iterdir()] == []
 
@@ -350,6 +369,10 @@ def test_contest_errors(client: TestClient, run_id: str) -> None:
         headers=headers | {"content-type": "application/json"},
     )
     assert r.status_code == 400 and "not valid JSON" in r.json()["detail"]
+    r = client.post(
+        f"/api/runs/{run_id}/contest?policy=bogus", json=_batch("arg:when:att:1"), headers=headers
+    )
+    assert r.status_code == 422 and "policy" in r.json()["detail"]
     wrong_base = _batch("arg:when:att:1") | {"base_run": "r0000"}
     r = client.post(f"/api/runs/{run_id}/contest", json=wrong_base, headers=headers)
     assert r.status_code == 409 and "r0000" in r.json()["detail"]
@@ -414,8 +437,10 @@ def test_writes_need_a_token_when_auth_is_on(data_dir: Path, run_id: str, tmp_pa
         form["csrf_token"] = headers["X-CSRF-Token"]
         r = c.post("/login", data=form | {"token": "bad"}, follow_redirects=False)
         assert r.status_code == 401
-        r = c.post("/login", data=form, follow_redirects=False)
-        assert r.status_code == 303 and "semv_session" in r.cookies
+        r = c.post("/login", data=form | {"next": "//evil.example"}, follow_redirects=False)
+        assert r.status_code == 303 and r.headers["location"] == "/"  # no open redirect
+        r = c.post("/login", data=form | {"next": f"/runs/{run_id}"}, follow_redirects=False)
+        assert r.headers["location"] == f"/runs/{run_id}" and "semv_session" in r.cookies
         r = c.post(f"/api/runs/{run_id}/contest", json=batch)
         assert r.status_code == 403 and "CSRF" in r.json()["detail"]
         r = c.post(f"/api/runs/{run_id}/contest", json=batch, headers=headers)

@@ -358,7 +358,11 @@ async def contest_run(run: str, request: Request, web: State) -> dict[str, Any]:
             f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()
         )
         raise HTTPException(422, f"review batch: {problems}") from exc
-    policy = Policy(request.query_params["policy"]) if "policy" in request.query_params else None
+    chosen = request.query_params.get("policy")
+    try:
+        policy = Policy(chosen) if chosen is not None else None
+    except ValueError as exc:
+        raise HTTPException(422, f"policy must be scoped, causal or global, not {chosen}") from exc
     revision = await web.workers.contest(run, _stamp(batch, writer.reviewer, writer.fixed), policy)
     return revision_json(revision)
 

@@ -152,7 +152,8 @@ def login_page(request: Request, web: State, next: str = "/") -> Response:
 
 def _local(target: str) -> str:
     """Only same-site paths as redirect targets."""
-    return target if target.startswith("/") and not target.startswith("//") else "/"
+    safe = target.startswith("/") and not target.startswith("//") and "\\" not in target
+    return target if safe else "/"
 
 
 @router.post("/login", response_class=HTMLResponse)

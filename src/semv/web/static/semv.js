@@ -149,6 +149,7 @@
         form.elements.target.value = target;
         form.elements.kind.value = kind;
         form.elements.text.value = button.dataset.text || "";
+        form.elements.cites.value = button.dataset.cites || "";
         document.getElementById("action-title").textContent = op + " " + target;
         show(".f-text", op === "edit" || op === "add");
         show(".f-stance", (op === "edit" && kind === "argument") || op === "add");
