@@ -488,3 +488,23 @@ def test_upload_of_a_case_with_media_keeps_the_files(client: TestClient, tmp_pat
     assert r.status_code == 202, r.text
     upload = r.json()["upload_id"]
     assert (client.app.state.web.uploads / upload / "photo.jpg").read_bytes() == _PHOTO  # type: ignore[attr-defined]
+
+
+def test_run_without_an_mv2026_report_gets_a_page_from_its_result(
+    client: TestClient, run_id: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another procedure's report has its own layout: the page falls back to the result."""
+    from semv.errors import StoreError
+    from semv.web import _views
+
+    def other_layout(_store: Store, _run: str) -> Any:
+        raise StoreError("not an MV2026 report")
+
+    monkeypatch.setattr(_views, "report_view", other_layout)
+    page = client.get(f"/runs/{run_id}").text
+    result = client.get(f"/api/runs/{run_id}").json()
+    assert 'id="plain-view"' in page and 'id="review-panel"' in page
+    for sub in result["subclaims"]:
+        for arg in sub["arguments"]:
+            assert f'data-arg="{arg["id"]}"' in page
+    assert all(f'data-evidence="{e["id"]}"' in page for e in result["evidence"])

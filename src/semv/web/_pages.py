@@ -7,15 +7,20 @@ escaped); ``static/semv.js`` adds the review-batch panel, which posts to the RES
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any
 from urllib.parse import quote
 
 from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from pydantic import ValidationError
 
-from semv.errors import RunNotFound
+from semv.errors import RunNotFound, StoreError
+from semv.model import Provenance
 from semv.report import ReportView
-from semv.report._view import DimensionSection, EvidenceRef
+from semv.report._build import _provenance, safe_link
+from semv.report._view import DimensionSection, EvidenceRef, NoteView
+from semv.store import RunRecord
 from semv.web import _views as views
 from semv.web._auth import CSRF_COOKIE, SESSION_COOKIE, check_csrf, csrf_token
 from semv.web._state import WebState, web_state
@@ -114,7 +119,10 @@ def run_page(run: str, request: Request, web: State) -> Response:
         return _render(
             request, web, "pending.html.j2", record=record, history=hist, revision=revision
         )
-    view, contestation = views.report_view(web.store, record.run_id)
+    try:
+        view, contestation = views.report_view(web.store, record.run_id)
+    except (ValidationError, StoreError, ValueError):
+        return _plain_page(request, web, record, hist, revision)
     graphs = {g.dimension: g for g in views.argument_graphs(web.store, record.run_id)}
     index = _evidence_index(view)
     sections = []
@@ -138,6 +146,52 @@ def run_page(run: str, request: Request, web: State) -> Response:
         view=view,
         sections=sections,
         contestation=contestation,
+        history=hist,
+        revision=revision,
+        policy=web.settings.contest.policy,
+        stage_names=STAGE_NAMES,
+    )
+
+
+def _plain_page(
+    request: Request,
+    web: WebState,
+    record: RunRecord,
+    hist: views.History,
+    revision: dict[str, Any] | None,
+) -> Response:
+    """A committed run whose report is not in the MV2026 layout (another procedure's): the
+    page is built from its JSON result contract, with the same controls."""
+    result = json.loads(views.result_text(web.store, record.run_id))
+    evidence = [
+        EvidenceRef(
+            id=e["id"],
+            found=True,
+            source=e.get("source"),
+            source_type=e.get("source_type"),
+            url=e.get("url"),
+            link=safe_link(e.get("url")),
+            published=e.get("published"),
+            reliability=e.get("reliability"),
+            content=e.get("content"),
+            provenance=_provenance(Provenance.model_validate(e["provenance"]))
+            if e.get("provenance")
+            else None,
+        )
+        for e in result.get("evidence", [])
+    ]
+    notes = [
+        NoteView(code=u["code"], subject=u["subject"], detail=u["detail"])
+        for u in result.get("uncertainty", [])
+    ]
+    return _render(
+        request,
+        web,
+        "result.html.j2",
+        record=record,
+        result=result,
+        evidence=evidence,
+        notes=notes,
         history=hist,
         revision=revision,
         policy=web.settings.contest.policy,

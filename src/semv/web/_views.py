@@ -186,6 +186,8 @@ def argument_graphs(store: Store, run: str) -> list[ArgumentGraph]:
     """Every subclaim's final arguments and solved QBAF (``escalate:k``, else ``qbaf:k``)."""
     record = _committed(store, run)
     keys = {n.key for n in store.run_nodes(record.run_id)}
+    if "claims" not in keys:  # a procedure without SEMV's subclaim chains
+        return []
     claims: Claims = _node(store, record.run_id, "claims", Claims)
     graphs = []
     for k, sub in claims.subclaims.items():
