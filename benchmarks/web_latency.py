@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from tests.web_helpers import EXAMPLE, serve  # noqa: E402
 
-console = Console()
+console = Console(width=120)
 TOKEN = "bench-token"
 
 
@@ -90,13 +90,16 @@ def bench_web(clients: int = 20, requests: int = 200, contests: int = 60) -> Non
             table = Table(
                 title=f"web API latency: {clients} concurrent clients on loopback, offline backend"
             )
-            for col in ("endpoint", "requests", "p50 ms", "p95 ms", "max ms", "req/s", "errors"):
+            columns = ("endpoint", "requests", "1 client p50 ms", "p50 ms", "p95 ms", "max ms")
+            for col in (*columns, "req/s", "errors"):
                 table.add_column(col, justify="left" if col == "endpoint" else "right")
             for name, method, path, body, n in endpoints:
+                alone, _, _ = asyncio.run(_load(base, method, path, body, max(5, n // 10), 1))
                 lat, wall, failures = asyncio.run(_load(base, method, path, body, n, clients))
                 table.add_row(
                     name,
                     str(n),
+                    f"{statistics.median(alone) * 1000:.1f}",
                     f"{statistics.median(lat) * 1000:.1f}",
                     f"{_quantile(lat, 0.95) * 1000:.1f}",
                     f"{max(lat) * 1000:.1f}",
@@ -105,7 +108,8 @@ def bench_web(clients: int = 20, requests: int = 200, contests: int = 60) -> Non
                 )
     console.print(table)
     console.print(
-        "contest requests are revisions run one at a time on the contest worker thread "
+        "1 client p50: the same endpoint with one sequential client (service time). Contest "
+        "requests are real revisions, run one at a time on the contest worker thread "
         "(web.contest_workers = 1): their latency under load is mostly queueing."
     )
 
