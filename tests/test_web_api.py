@@ -508,3 +508,29 @@ def test_run_without_an_mv2026_report_gets_a_page_from_its_result(
         for arg in sub["arguments"]:
             assert f'data-arg="{arg["id"]}"' in page
     assert all(f'data-evidence="{e["id"]}"' in page for e in result["evidence"])
+
+
+def test_dataset_file_upload_queues_one_job_per_case(client: TestClient) -> None:
+    rows = [
+        {
+            "img_local_path": f"images/{n}.jpg",
+            "caption1": f"Flooding in Paris on {n} March 2024.",
+            "caption2": f"A protest in Lyon on {n} June 2019.",
+            "context_label": n % 2,
+        }
+        for n in (1, 2)
+    ]
+    lines = "\n".join(json.dumps(r) for r in rows).encode()
+    r = client.post(
+        "/api/cases",
+        files={"files": ("dev_data.json", lines)},
+        data={"text_only": "true"},
+        headers=_csrf(client),
+    )
+    assert r.status_code == 202, r.text
+    jobs = r.json()["jobs"]
+    assert [j["case_id"] for j in jobs] == ["dev_data:1", "dev_data:2"]
+    done = [wait_job(client, j["job_id"]) for j in jobs]
+    assert [d["status"] for d in done] == ["committed", "committed"]
+    adapters = {client.get(f"/api/runs/{d['run_id']}/summary").json()["adapter"] for d in done}
+    assert adapters == {"cosmos"}

@@ -20,6 +20,7 @@ from pathlib import Path, PurePosixPath
 
 from semv._api import load_cases
 from semv.adapters import LoadedCase
+from semv.adapters._generic import find_case_file
 from semv.config import WebConfig
 from semv.errors import InputError
 
@@ -113,6 +114,17 @@ def _case_root(folder: Path) -> Path:
     return folder
 
 
+_DATASET_SUFFIXES = (".json", ".jsonl", ".csv")
+
+
+def _target(root: Path) -> Path:
+    """What the adapters read: the folder, or the one dataset file (COSMOS JSON lines, a
+    VERITE CSV, ...) at its top when the folder is not a case folder."""
+    files = [p for p in root.iterdir() if p.is_file() and not p.name.startswith(".")]
+    single = len(files) == 1 and files[0].suffix.lower() in _DATASET_SUFFIXES
+    return files[0] if single and find_case_file(root) is None else root
+
+
 def _check_contained(cases: Iterable[LoadedCase], root: Path, where: str) -> None:
     base = root.resolve()
     for loaded in cases:
@@ -140,7 +152,7 @@ def accept_case(
         if any(p.is_symlink() for p in root.rglob("*")):
             raise InputError(f"{where}: the case contains a symbolic link (refused)")
         try:
-            contract, cases = load_cases(root, adapter=adapter, text_only=text_only)
+            contract, cases = load_cases(_target(root), adapter=adapter, text_only=text_only)
         except InputError as exc:
             # name the uploaded file, not the staging folder it was unpacked to
             raise InputError(str(exc).replace(str(root), where)) from exc
@@ -153,5 +165,5 @@ def accept_case(
     staged.rename(final)
     folder = final / root.relative_to(staged)
     # the cases were read from the staging path: read them again from their final place
-    contract, cases = load_cases(folder, adapter=adapter, text_only=text_only)
+    contract, cases = load_cases(_target(folder), adapter=adapter, text_only=text_only)
     return Uploaded(upload_id=upload_id, folder=folder, contract=contract, cases=cases)
