@@ -262,6 +262,9 @@ def main(argv: list[str] | None = None) -> int:
     from llm_latency import bench_llm_latency  # benchmarks/ is on sys.path when run as a script
 
     bench_llm_latency()
+    from web_latency import bench_web  # benchmarks/web_latency.py
+
+    bench_web()
     return 0
 
 

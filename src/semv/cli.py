@@ -756,3 +756,68 @@ def main() -> None:
     except KeyboardInterrupt:
         err.print("interrupted")
         sys.exit(130)
+
+
+# ---- serve (semv.web: reviewer UI and REST API) ----------------------------------------------
+
+
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option("--host", help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", min=0, max=65535, help="TCP port.")] = 8000,
+    auth_token: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--auth-token",
+            help="Reviewer token required for writes, TOKEN or NAME:TOKEN (repeatable; also "
+            "the variable named by web.auth_token_env).",
+        ),
+    ] = None,
+    data_dir: DataDir = Path(".semv"),
+    config: ConfigFile = None,
+    source: Annotated[
+        list[str] | None,
+        typer.Option("--source", help="Evidence source for submitted cases (as verify)."),
+    ] = None,
+    corpus_db: Annotated[
+        Path | None,
+        typer.Option("--corpus-db", help="Data directory holding the corpus (default: store)."),
+    ] = None,
+    backend: BackendOpt = None,
+    llm_url: LlmUrlOpt = None,
+    llm_model: LlmModelOpt = None,
+) -> None:
+    """Serve the reviewer web UI and the REST API (OpenAPI at /openapi.json)."""
+    import uvicorn
+
+    from semv.web import create_app
+
+    try:
+        settings = with_llm_overrides(
+            _settings(config), backend=backend, url=llm_url, model=llm_model
+        )
+        retrieval = None
+        if source:
+            from semv._cli_retrieval import open_sources
+
+            names = list(source)
+
+            def retrieval(store: Store) -> Any:
+                return open_sources(
+                    settings,
+                    store,
+                    names,
+                    before=None,
+                    before_claim_date=False,
+                    replay=False,
+                    endpoint=[],
+                    corpus_db=corpus_db,
+                )
+
+        web_app = create_app(
+            data_dir, settings=settings, tokens=auth_token or [], retrieval=retrieval
+        )
+    except SemvError as exc:
+        _fail(exc)
+    err.print(f"semv serve: http://{host}:{port}/ (data {data_dir})", highlight=False)
+    uvicorn.run(web_app, host=host, port=port, log_level="warning")

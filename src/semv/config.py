@@ -50,6 +50,7 @@ __all__ = [
     "Settings",
     "SourceReliabilityConfig",
     "StrengthConfig",
+    "WebConfig",
     "load_settings",
 ]
 
@@ -571,6 +572,31 @@ class EscalationConfig(_Section):
         return self
 
 
+class WebConfig(_Section):
+    """The reviewer web UI and REST API (``semv serve``, ``semv.web``); not from the papers."""
+
+    max_upload_mb: float = Field(
+        50.0, gt=0.0, description="Largest accepted upload (zip or files), in MiB."
+    )
+    max_unpacked_mb: float = Field(
+        200.0, gt=0.0, description="Largest total size a case zip may unpack to, in MiB."
+    )
+    max_files: int = Field(500, ge=1, description="Most files one uploaded case may hold.")
+    workers: int = Field(1, ge=1, description="Threads running verification jobs.")
+    contest_workers: int = Field(
+        1, ge=1, description="Threads running revisions (each with its own agent backend)."
+    )
+    auth_token_env: str = Field(
+        "SEMV_AUTH_TOKEN",
+        description="Environment variable holding reviewer tokens (`NAME:TOKEN` or `TOKEN`, "
+        "comma-separated); when set, every write needs one.",
+    )
+    poll_interval_s: float = Field(
+        0.25, gt=0.0, description="How often the progress stream (SSE) checks a job."
+    )
+    max_jobs: int = Field(200, ge=1, description="Finished jobs kept in the job table.")
+
+
 class Settings(BaseSettings):
     """All tunable constants of semv. Defaults are the paper's (Table S4)."""
 
@@ -600,6 +626,7 @@ class Settings(BaseSettings):
     agents: BackendConfig = BackendConfig()
     llm: LlmConfig = LlmConfig()
     escalation: EscalationConfig = EscalationConfig()
+    web: WebConfig = WebConfig()
 
     @classmethod
     def settings_customise_sources(

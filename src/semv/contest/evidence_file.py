@@ -13,7 +13,7 @@ from semv.config import Settings
 from semv.errors import InputError
 from semv.model import Evidence, Modality, SourceType
 
-__all__ = ["read_evidence_file"]
+__all__ = ["evidence_from_data", "read_evidence_file"]
 
 
 def read_evidence_file(path: Path, *, reviewer: str, settings: Settings) -> Evidence:
@@ -39,9 +39,18 @@ def read_evidence_file(path: Path, *, reviewer: str, settings: Settings) -> Evid
             data["content"] = data.pop("text")
     else:
         data = {"content": raw.strip()}
+    return evidence_from_data(data, reviewer=reviewer, settings=settings, where=str(path))
+
+
+def evidence_from_data(
+    data: dict[str, Any], *, reviewer: str, settings: Settings, where: str
+) -> Evidence:
+    """An evidence item from plain data (Evidence fields, ``content`` required), with the same
+    defaults as an evidence file; ``InputError`` names ``where`` and the problem."""
+    data = dict(data)
     content = str(data.get("content") or "").strip()
     if not content:
-        raise InputError(f"{path}: the evidence has no content")
+        raise InputError(f"{where}: the evidence has no content")
     digest = hashlib.sha256(content.encode("utf-8")).hexdigest()[:10]
     data.setdefault("id", f"ev:human:{digest}")
     data.setdefault("source", reviewer)
@@ -54,4 +63,4 @@ def read_evidence_file(path: Path, *, reviewer: str, settings: Settings) -> Evid
         problems = "; ".join(
             f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()
         )
-        raise InputError(f"{path}: invalid evidence: {problems}") from exc
+        raise InputError(f"{where}: invalid evidence: {problems}") from exc

@@ -1,0 +1,151 @@
+"""``create_app``: the FastAPI application of ``semv serve`` (REST API + reviewer pages)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+from fastapi.staticfiles import StaticFiles
+from fastapi.templating import Jinja2Templates
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from semv import __version__
+from semv.config import Settings, load_settings
+from semv.errors import ContestError, InputError, RunNotFound, SemvError
+from semv.retrieval import Retrieval
+from semv.store import Store
+from semv.web._auth import Auth, parse_tokens, tokens_from_env
+from semv.web._jobs import Workers
+from semv.web._state import WebState
+from semv.web._upload import UploadTooLarge
+from semv.web._views import NotCommitted
+
+__all__ = ["create_app"]
+
+HERE = Path(__file__).parent
+_STATUS: tuple[tuple[type[SemvError], int], ...] = (
+    (UploadTooLarge, 413),
+    (RunNotFound, 404),
+    (NotCommitted, 409),
+    (ContestError, 409),
+    (InputError, 400),
+)
+
+
+class _BodyLimit:
+    """Refuse a write body larger than ``limit`` bytes while it streams (413), before the
+    multipart parser has spooled it anywhere."""
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope.get("method") not in ("POST", "PUT"):
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope.get("headers") or [])
+        declared = headers.get(b"content-length", b"")
+        if declared.isdigit() and int(declared) > self.limit:
+            refuse = JSONResponse(
+                {"detail": f"request body of {int(declared)} bytes exceeds web.max_upload_mb"},
+                status_code=413,
+            )
+            await refuse(scope, receive, send)
+            return
+        seen = 0
+
+        async def limited() -> Message:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.limit:
+                    raise UploadTooLarge(
+                        f"request body exceeds web.max_upload_mb="
+                        f"{self.limit / 1024 / 1024:g} MiB (refused)"
+                    )
+            return message
+
+        await self.app(scope, limited, send)
+
+
+def create_app(
+    data_dir: Path,
+    *,
+    settings: Settings | None = None,
+    tokens: list[str] | None = None,
+    reports_dir: Path | None = None,
+    retrieval: Callable[[Store], Retrieval] | None = None,
+) -> FastAPI:
+    """The web application over the store in ``data_dir``. ``tokens`` (``NAME:TOKEN`` or
+    ``TOKEN``) turn auth on; the environment variable ``web.auth_token_env`` adds more."""
+    settings = settings or load_settings()
+    store = Store(data_dir)
+    reports = reports_dir or data_dir / "reports"
+    workers = Workers(store, settings, reports_dir=reports_dir, retrieval=retrieval)
+    auth = Auth(parse_tokens([*(tokens or []), *tokens_from_env(settings.web.auth_token_env)]))
+    # autoescape everything (the templates end in .j2, which select_autoescape would miss)
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True, trim_blocks=True
+    )
+    templates = Jinja2Templates(env=env)
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            workers.close()
+            store.close()
+
+    app = FastAPI(
+        title="semv",
+        version=__version__,
+        description="Contestable multimedia verification: submit cases, read reports, "
+        "contest verdicts (SEMV; A-QBAF MV2026 §2.6.2).",
+        lifespan=lifespan,
+    )
+    app.state.web = WebState(
+        settings=settings,
+        store=store,
+        workers=workers,
+        auth=auth,
+        templates=templates,
+        data_dir=data_dir,
+        reports_dir=reports,
+    )
+
+    async def semv_error(_request: Request, exc: Exception) -> JSONResponse:
+        status = next((code for kind, code in _STATUS if isinstance(exc, kind)), 500)
+        return JSONResponse({"detail": str(exc)}, status_code=status)
+
+    app.add_exception_handler(SemvError, semv_error)
+    from semv.web._api import router as api_router
+    from semv.web._pages import router as page_router
+
+    app.include_router(api_router)
+    app.include_router(page_router)
+    app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
+    limit = int(settings.web.max_upload_mb * 1024 * 1024) + 64 * 1024  # + multipart framing
+    app.add_middleware(_BodyLimit, limit=limit)
+
+    @app.middleware("http")
+    async def security_headers(request: Request, call_next: Any) -> Any:
+        response = await call_next(request)
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("X-Frame-Options", "DENY")
+        response.headers.setdefault("Referrer-Policy", "no-referrer")
+        response.headers.setdefault(
+            "Content-Security-Policy",
+            "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
+            "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'",
+        )
+        return response
+
+    return app
