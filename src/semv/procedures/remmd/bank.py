@@ -68,6 +68,10 @@ _TYPES = {
 }
 
 
+MEDIA_TYPES = frozenset({"image_content", "visual_analysis", "metadata"})
+"""Record types that describe one asset (linked to that asset's points only)."""
+
+
 def evidence_type(ev: Evidence) -> str:
     if ev.id.startswith(("ev:describe:", "ev:ocr:")):
         return "image_content"
@@ -176,28 +180,27 @@ def link_records(
     *,
     floor: float,
 ) -> dict[str, tuple[RecordMatch, ...]]:
-    """R_j per point: the ``cfg.top_k`` records most similar to a_j with sim ≥ ``floor``.
-    Visual-analysis records (forensics, C2PA) are linked to the image points of their own
-    asset only (score 1.0): they say nothing about other images or the text."""
+    """R_j per point: the ``cfg.top_k`` records most similar to a_j with sim ≥ ``floor``;
+    an image's own perception records (description, OCR, metadata, forensics, C2PA) are
+    added to the R_j of that image's observation and binding (score 1.0, outside the TopK):
+    they say nothing about other images or the text."""
     matches: dict[str, tuple[RecordMatch, ...]] = {}
     for point in points:
         scored: list[tuple[float, str]] = []
+        own: list[RecordMatch] = []
         for ev in records:
-            if evidence_type(ev) == "visual_analysis" or (
-                ev.location is not None and evidence_type(ev) == "image_content"
-            ):
-                same = ev.location is not None and ev.location.asset_id == point.image_name
-                if same and point.type in (PointType.IMAGE, PointType.BINDING):
-                    scored.append((1.0, ev.id))
+            if ev.location is not None and evidence_type(ev) in MEDIA_TYPES:
+                visual = point.type in (PointType.IMAGE, PointType.BINDING)
+                if visual and ev.location.asset_id == point.image_name:
+                    own.append(RecordMatch(evidence_id=ev.id, score=1.0))
                 continue
             text = f"{ev.title}. {ev.content}" if ev.title else ev.content
             score = sim(point.text, text)
             if score >= floor:
                 scored.append((score, ev.id))
         scored.sort(key=lambda t: (-t[0], t[1]))
-        matches[point.id] = tuple(
-            RecordMatch(evidence_id=eid, score=round(s, 4)) for s, eid in scored[: cfg.top_k]
-        )
+        top = [RecordMatch(evidence_id=eid, score=round(s, 4)) for s, eid in scored[: cfg.top_k]]
+        matches[point.id] = (*top, *own)
     return matches
 
 

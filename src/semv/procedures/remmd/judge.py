@@ -88,6 +88,8 @@ def compare_point(
     point: AtomicPoint, ev: Evidence, score: float, cfg: RemmdConfig
 ) -> PointFinding | None:
     """σ of ``point`` against one record: a finding, or None when the record is silent."""
+    if point.type is PointType.BINDING and ev.id.startswith("ev:exif:"):
+        return _capture_time(point, ev, cfg)
     text = f"{ev.title}. {ev.content}" if ev.title else ev.content
     core = _core(point)
     overlap = lexical_overlap(core, text)
@@ -97,7 +99,8 @@ def compare_point(
         return None
     language = detect_language(text)
     imagery = IMAGE_WORDS.search(text) is not None
-    if is_refutation(text) and ev.source_type.value == "fact-check":
+    refutes = is_refutation(text) and ev.source_type.value == "fact-check"
+    if refutes:
         visual_point = point.type in (PointType.BINDING, PointType.IMAGE)
         if imagery == visual_point:
             what = "the image's use" if visual_point else "the claim"
@@ -160,6 +163,8 @@ def compare_point(
                 note=f"{ev.id} attributes it to {others[0]}, not {actor}",
                 kind="actor",
             )
+    if refutes:
+        return None  # a fact-check refuting something (here: the image's use) supports nothing
     if date_ok and number_ok and (overlap >= cfg.support_overlap or score >= cfg.link_min_cosine):
         return PointFinding(
             point=point.id,
@@ -167,6 +172,33 @@ def compare_point(
             evidence_id=ev.id,
             note=f"{ev.id} states the same facts (overlap {overlap:.2f}, similarity {score:.2f})",
             kind="overlap",
+        )
+    return None
+
+
+def _capture_time(point: AtomicPoint, ev: Evidence, cfg: RemmdConfig) -> PointFinding | None:
+    """The image's own capture time (EXIF) against the dates of the sentence it supports."""
+    raw = ev.data.get("capture_time")
+    captured = from_iso(str(raw)[:10]) if raw else None
+    claimed = [d for d in (from_iso(x) for x in point.facts.dates) if d is not None]
+    if captured is None or not claimed:
+        return None
+    results = [compare(c, captured, cfg.date_tolerance_days)[0] for c in claimed]
+    if Agreement.AGREE in results:
+        return PointFinding(
+            point=point.id,
+            status=PointStatus.SUPPORTED,
+            evidence_id=ev.id,
+            note=f"captured {captured.iso}, as the post dates it",
+            kind="capture-date",
+        )
+    if all(r is Agreement.DISAGREE for r in results):
+        return PointFinding(
+            point=point.id,
+            status=PointStatus.CONTRADICTED,
+            evidence_id=ev.id,
+            note=f"the image was captured {captured.iso}, not {', '.join(point.facts.dates)}",
+            kind="capture-date",
         )
     return None
 
@@ -190,7 +222,7 @@ def judge_point(
     support: tuple[float, PointFinding] | None = None
     attack: tuple[float, PointFinding] | None = None
     for ev, score in matched:
-        if ev.id.startswith(("ev:c2pa:", "ev:jpeg:", "ev:forensic:", "ev:exif:")):
+        if ev.id.startswith(("ev:c2pa:", "ev:jpeg:", "ev:forensic:")):
             continue  # provenance signals are for L2 (§3: not a shortcut to falsehood)
         found = compare_point(point, ev, score, cfg)
         if found is None:

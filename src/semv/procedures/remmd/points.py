@@ -43,7 +43,7 @@ from semv.procedures.remmd._text import (
 )
 from semv.text import content_words, fold, lexical_overlap
 
-__all__ = ["Candidate", "extract_points", "merge_and_cap", "post_candidates"]
+__all__ = ["Candidate", "extract_points", "merge_and_cap", "point_facts", "post_candidates"]
 
 _ROLE_WEIGHT = {
     PointRole.ATTRIBUTION: 1.0,
@@ -78,7 +78,7 @@ class Candidate:
     merged_from: tuple[str, ...] = ()
 
 
-def _facts(text: str, language: str) -> tuple[PointFacts, tuple[str, ...]]:
+def point_facts(text: str, language: str) -> tuple[PointFacts, tuple[str, ...]]:
     dates = sentence_dates(text, language)
     names = tuple(n for n in entities(text, first_word_too=True) if _name_ok(n, text))
     return (
@@ -124,7 +124,7 @@ def post_candidates(text: str, language: str, cfg: RemmdConfig) -> tuple[list[Ca
     sents = sentences(text)
     analysed = []
     for index, sent in enumerate(sents, start=1):
-        facts, _ = _facts(sent, language)
+        facts, _ = point_facts(sent, language)
         if _checkable(sent, facts):
             analysed.append((index, sent, facts))
     if not analysed:
@@ -197,7 +197,7 @@ def image_candidates(
         if not observed:
             continue
         cues = tuple(dict.fromkeys([*ocr, *entities(" ".join(ocr), first_word_too=True)]))[:8]
-        facts, _ = _facts(" ".join(ocr), language)
+        facts, _ = point_facts(" ".join(ocr), language)
         out.append(
             Candidate(
                 text=f"image_{number} shows: {observed[:300]}",
@@ -254,8 +254,8 @@ def _similar(a: Candidate, b: Candidate, cfg: RemmdConfig, use_embeddings: bool)
         return False
     if a.image_index != b.image_index and PointType.IMAGE in (a.type, b.type):
         return False
-    if a.type is PointType.BINDING and b.type is PointType.BINDING:
-        return False  # one binding per image
+    if PointType.BINDING in (a.type, b.type):
+        return False  # a binding is about the image's use, never a duplicate of its sentence
     ta, tb = _core(a), _core(b)
     if ta == tb or lexical_overlap(ta, tb) >= cfg.dedup_overlap:
         return True
