@@ -24,6 +24,7 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 
+from semv.agents.offline import _places
 from semv.agents.offline._dates import Agreement, compare, find_dates, from_iso
 from semv.agents.offline._markers import editor_in
 from semv.config import RemmdConfig
@@ -71,8 +72,16 @@ def _key(name: str) -> str:
 
 
 def _shares_entity(point: AtomicPoint, text: str) -> bool:
+    """A name of the point appears in the text, as written or, for a place, under its
+    gazetteer name ("Londres", "Luân Đôn" → London)."""
     folded = ascii_fold(fold(text))
-    return any(_key(e) and _key(e) in folded for e in point.facts.entities)
+    for name in point.facts.entities:
+        if _key(name) and _key(name) in folded:
+            return True
+        place = _places.resolve(name)
+        if place is not None and _key(place.name) in folded:
+            return True
+    return False
 
 
 def _core(point: AtomicPoint) -> str:
