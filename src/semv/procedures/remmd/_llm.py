@@ -141,7 +141,7 @@ async def ask(
     agents: LlmAgents, name: str, answer: type[_A], **values: Any
 ) -> tuple[_A | None, str | None]:
     """One ReMMD step: render, cache → server, validate, repair once. (answer, problem)."""
-    role = f"remmd-{name}"
+    role = f"remmd_{name}"
     target = agents._target(role)
     messages: list[dict[str, Any]] = [
         {"role": "system", "content": system_prompt(role, _DUTIES[name], answer)},
