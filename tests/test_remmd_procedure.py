@@ -326,3 +326,41 @@ def test_a_showcase_article_runs_end_to_end(data_dir: Path, sample: str) -> None
     assert result.label == result.veracity
     assert 1 <= len(result.subclaims) <= 12
     assert Path(result.report_paths["html"]).is_file()
+
+
+def test_semv_revise_a_remmd_run_rejecting_records_and_a_point(data_dir: Path) -> None:
+    """Module E on ReMMD: rejected records and a rejected point enter only the judge node."""
+    from semv.contest import revise
+    from semv.model import Reject
+
+    contract, cases = load_cases(EXAMPLE)
+    settings = Settings()
+    outcome, store = _run(data_dir, cases[0].case, contract, settings=settings)
+    parent = outcome.result
+    actions = [
+        Reject(target="ev:exif:asset:1", reason="the camera clock was never set"),
+        Reject(target="ev:sup:factcheck-lyon-2019", reason="the fact-check names another photo"),
+    ]
+    revision = asyncio.run(
+        revise(store, parent.run_id, actions, settings=settings, agents=OfflineAgents(settings))
+    )
+    child = revision.result
+    assert child.procedure == "remmd"
+    assert (parent.veracity, child.veracity) == ("Mostly False", "True")
+    nodes = {n.key: n.reused for n in store.run_nodes(child.run_id)}
+    assert nodes["points"] and nodes["bank"] and nodes["media:asset:1"]
+    assert not nodes["judge"] and not nodes["verdict"]
+    markdown = Path(child.report_paths["markdown"]).read_text(encoding="utf-8")
+    assert "the camera clock was never set" in markdown  # the contestation log
+    again = asyncio.run(
+        revise(
+            store,
+            child.run_id,
+            [Reject(target="a1", reason="the narrative point is not what the post claims")],
+            settings=settings,
+            agents=OfflineAgents(settings),
+        )
+    )
+    states = {s.id: s.decision for s in again.result.subclaims}
+    assert states == {"a1": "rejected", "a2": "unverified", "a3": "supported"}
+    assert again.result.veracity == "Mixture"  # no central point left with evidence

@@ -220,7 +220,8 @@ async def judge_stage(
     llm = _llm.llm_backend(ctx.agents)
     if llm is None:
         return PointStates(findings=tuple(offline.values()), excluded=excluded)
-    view = [
+    allowed = {p.id: {ev.id for ev, _ in _matched(p, bank, rejected_records)} for p in active}
+    view: list[dict[str, Any]] = [
         {
             "id": p.id,
             "type": p.type.value,
@@ -241,7 +242,6 @@ async def judge_stage(
             excluded=excluded,
             uncertainty=(_llm.fallback_note("judge", problem or "?"),),
         )
-    allowed = {v["id"]: {r["id"] for r in v["records"]} for v in view}
     findings = dict(offline)
     for f in answer.findings:
         if f.point not in allowed:
