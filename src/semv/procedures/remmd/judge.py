@@ -108,6 +108,8 @@ def compare_point(
         return None
     language = detect_language(text)
     imagery = IMAGE_WORDS.search(text) is not None
+    if point.type is PointType.BINDING and not imagery:
+        return None  # a report of the event says nothing about what this image shows
     refutes = is_refutation(text) and ev.source_type.value == "fact-check"
     if refutes:
         visual_point = point.type in (PointType.BINDING, PointType.IMAGE)
