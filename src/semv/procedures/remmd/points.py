@@ -127,9 +127,22 @@ def post_candidates(text: str, language: str, cfg: RemmdConfig) -> tuple[list[Ca
         facts, _ = point_facts(sent, language)
         if _checkable(sent, facts):
             analysed.append((index, sent, facts))
-    if not analysed:
-        summary = sents[0] if sents else text.strip()
-        return [], summary
+    if not analysed:  # no checkable sentence: the lead claim is still the post's narrative
+        lead = sents[0] if sents else text.strip()
+        facts, _ = point_facts(lead, language)
+        role = _role(lead, facts)
+        return [
+            Candidate(
+                text=lead,
+                type=PointType.NARRATIVE,
+                role=role,
+                central=True,
+                centrality=_TYPE_BONUS[PointType.NARRATIVE] + _ROLE_WEIGHT[role],
+                order=0,
+                facts=facts,
+                sentence_index=1,
+            )
+        ], lead
     mentions: Counter[str] = Counter()
     for _, _, facts in analysed:
         mentions.update({fold(e) for e in facts.entities})
