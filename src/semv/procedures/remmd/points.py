@@ -166,15 +166,15 @@ def post_candidates(text: str, language: str, cfg: RemmdConfig) -> tuple[list[Ca
         role = _role(sent, facts)
         names = {fold(e) for e in facts.entities}
         salience = len(names & recurring) / len(names) if names else 0.0
-        lead = rank < cfg.lead_sentences
-        central = lead or (role in (PointRole.ATTRIBUTION, PointRole.EVENT) and salience > 0)
+        in_lead = rank < cfg.lead_sentences
+        central = in_lead or (role in (PointRole.ATTRIBUTION, PointRole.EVENT) and salience > 0)
         out.append(
             Candidate(
                 text=sent,
                 type=PointType.SENTENCE,
                 role=role,
                 central=central,
-                centrality=_ROLE_WEIGHT[role] + salience + (1.0 if lead else 0.0),
+                centrality=_ROLE_WEIGHT[role] + salience + (1.0 if in_lead else 0.0),
                 order=index,
                 facts=facts,
                 sentence_index=index,
