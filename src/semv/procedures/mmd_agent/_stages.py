@@ -1,0 +1,321 @@
+"""MMD-Agent as a procedure: its nodes on the shared stage graph.
+
+```
+bundle ─► media:<a> ─► describe:<a> ─► claims ─► recall/plan/retrieve/validate:what
+mmd:text ─► mmd:image ─► mmd:cross ─► findings ─► verdict ─► render
+```
+
+The prefix is SEMV's (perception, decomposition, one retrieval chain for the event claim: the
+original's single evidence search per post). ``mmd:text`` reads the ranked and supplied
+evidence, ``mmd:image`` and ``mmd:cross`` the media evidence; each later stage also receives the
+earlier stages' answers (the original's sequential text → image → cross flow, which the model
+prompts show). ``verdict`` applies the label rule of ``_rule`` (weights .45/.25/.30, cascade,
+bands ±1.5 / ±0.6; L2 = union of the stage codes).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from semv.graph import Input, NodeSpec, StageContext, StageDef
+from semv.model import (
+    Case,
+    Claims,
+    Dimension,
+    Evidence,
+    MediaEvidence,
+    MediaKind,
+    RankedEvidence,
+    Stage,
+    Verdict,
+)
+from semv.procedures._ask import asker
+from semv.procedures._cues import claim_views
+from semv.procedures._labelled import RENDER_STAGE, Finding, Findings, labelled_verdict
+from semv.procedures.mmd_agent._assess import (
+    QUESTIONS,
+    StageOutcome,
+    cross_stage,
+    image_stage,
+    text_stage,
+)
+from semv.procedures.mmd_agent._llm import ask_stage
+from semv.procedures.mmd_agent._rule import MmdStage, combine_signals, union_codes
+from semv.stages._graph import (
+    claims_node,
+    describe_keys,
+    evidence_chain,
+    prefix_nodes,
+    retrieval_params,
+)
+
+if TYPE_CHECKING:
+    from semv.retrieval import Retrieval
+
+__all__ = ["build_mmd_graph", "decide"]
+
+_CODE = ("semv.procedures.mmd_agent", "semv.procedures._cues", "semv.procedures._ask")
+
+
+def loaded_images(case: Case) -> int:
+    """Images (and videos, through their keyframes) the stages can look at."""
+    return sum(a.loaded and a.kind in (MediaKind.IMAGE, MediaKind.VIDEO) for a in case.media)
+
+
+def _pool(*groups: Sequence[Evidence]) -> list[Evidence]:
+    return list({e.id: e for g in groups for e in g}.values())
+
+
+async def _text(
+    ctx: StageContext,
+    *,
+    case: Case,
+    claims: Claims,
+    ranked: RankedEvidence,
+    supplied: tuple[Evidence, ...],
+) -> StageOutcome:
+    evidence = _pool(supplied, ranked.evidence)
+    offline = text_stage(
+        claim_views(case, claims), evidence, ctx.settings.baselines, ctx.settings.offline
+    )
+    model = asker(ctx.agents)
+    return await ask_stage(model, offline, case, evidence) if model else offline
+
+
+async def _image(
+    ctx: StageContext,
+    *,
+    case: Case,
+    claims: Claims,
+    media: list[MediaEvidence],
+    text: StageOutcome,
+) -> StageOutcome:
+    evidence = _pool(*(m.evidence for m in media))
+    offline = image_stage(
+        claim_views(case, claims),
+        evidence,
+        loaded_images(case),
+        ctx.settings.baselines,
+        ctx.settings.offline,
+    )
+    model = asker(ctx.agents)
+    return await ask_stage(model, offline, case, evidence, (text,)) if model else offline
+
+
+async def _cross(
+    ctx: StageContext,
+    *,
+    case: Case,
+    claims: Claims,
+    media: list[MediaEvidence],
+    supplied: tuple[Evidence, ...],
+    ranked: RankedEvidence,
+    text: StageOutcome,
+    image: StageOutcome,
+) -> StageOutcome:
+    evidence = _pool(*(m.evidence for m in media), supplied, ranked.evidence)
+    offline = cross_stage(
+        claim_views(case, claims),
+        evidence,
+        loaded_images(case),
+        ctx.settings.baselines,
+        ctx.settings.offline,
+    )
+    model = asker(ctx.agents)
+    return await ask_stage(model, offline, case, evidence, (text, image)) if model else offline
+
+
+_KINDS = {
+    MmdStage.TEXT: "text veracity",
+    MmdStage.IMAGE: "image veracity",
+    MmdStage.CROSS: "cross-modal consistency",
+}
+
+
+async def _findings(
+    ctx: StageContext,
+    *,
+    text: StageOutcome,
+    image: StageOutcome,
+    cross: StageOutcome,
+    supplied: tuple[Evidence, ...],
+    ranked: RankedEvidence,
+    media: list[MediaEvidence],
+) -> Findings:
+    stages = (text, image, cross)
+    pool = {e.id: e for e in _pool(supplied, ranked.evidence, *(m.evidence for m in media))}
+    cited = dict.fromkeys(i for s in stages for i in s.cited)
+    items = tuple(
+        Finding(
+            id=f"mmd:{s.stage.value}",
+            kind=_KINDS[s.stage],
+            text=QUESTIONS[s.stage],
+            state=s.signal.value,
+            score=float(s.score) if s.score is not None else None,
+            evidence=s.cited,
+            detail=(
+                f"{s.rationale} L2 codes: {', '.join(s.codes) or 'none'}. Backend: {s.backend}."
+            ),
+        )
+        for s in stages
+    )
+    return Findings(items=items, evidence=tuple(pool[i] for i in cited if i in pool))
+
+
+def decide(
+    text: StageOutcome, image: StageOutcome, cross: StageOutcome, contract: str, ctx: StageContext
+) -> Verdict:
+    """L1 by the cascade, L2 = union of the stage codes, L3 = the stages' rationales.
+
+    Confidence γ = 0.5 + |total|/4 and truthfulness (the ψ̄ slot) = (total + 2)/4 map the
+    weighted total's range [−2, 2] onto [0.5, 1] and [0, 1] (ours: the baseline gives a label
+    only); a decision without any known stage has γ = 0.5, truthfulness 0.5."""
+    cfg = ctx.settings.baselines
+    rule = combine_signals(text.signal, image.signal, cross.signal, cfg)
+    distortions = union_codes({s.stage: s.codes for s in (text, image, cross)})
+    total = rule.total if rule.total is not None else 0.0
+    rationale = " ".join(
+        f"{_KINDS[s.stage].capitalize()}: {s.rationale}" for s in (text, image, cross)
+    )
+    return labelled_verdict(
+        veracity=rule.label,
+        distortions=distortions,
+        rationale=rationale,
+        confidence=min(1.0, 0.5 + abs(total) / 4),
+        score=min(1.0, max(0.0, (total + 2) / 4)),
+        contract=contract,
+        rule=f"mmd-agent: {rule.rule}",
+        uncertainty=tuple(u for s in (text, image, cross) for u in s.uncertainty),
+    )
+
+
+async def _verdict(
+    ctx: StageContext, *, text: StageOutcome, image: StageOutcome, cross: StageOutcome
+) -> Verdict:
+    return decide(text, image, cross, str(ctx.params["contract"]), ctx)
+
+
+TEXT_STAGE = StageDef(
+    name="mmd-text",
+    version="1",
+    fn=_text,
+    output=StageOutcome,
+    reads=("baselines", "offline"),
+    uses_agents=True,
+    symbol=Stage.ARGUE,
+    code=_CODE,
+)
+IMAGE_STAGE = StageDef(
+    name="mmd-image",
+    version="1",
+    fn=_image,
+    output=StageOutcome,
+    reads=("baselines", "offline"),
+    uses_agents=True,
+    symbol=Stage.ARGUE,
+    code=_CODE,
+)
+CROSS_STAGE = StageDef(
+    name="mmd-cross",
+    version="1",
+    fn=_cross,
+    output=StageOutcome,
+    reads=("baselines", "offline"),
+    uses_agents=True,
+    symbol=Stage.ARGUE,
+    code=_CODE,
+)
+FINDINGS_STAGE = StageDef(
+    name="mmd-findings", version="1", fn=_findings, output=Findings, code=_CODE
+)
+VERDICT_STAGE = StageDef(
+    name="mmd-verdict",
+    version="1",
+    fn=_verdict,
+    output=Verdict,
+    reads=("baselines",),
+    symbol=Stage.AGGREGATE,
+    code=_CODE,
+)
+
+
+def build_mmd_graph(
+    case: Case,
+    *,
+    contract: str,
+    memory: bool = False,
+    retrieval: Retrieval | None = None,
+    rejected: Mapping[str, Sequence[str]] | None = None,
+) -> list[NodeSpec]:
+    """The MMD-Agent graph of ``case`` (module doc). ``rejected`` may name evidence ids under
+    ``what`` (excluded by ``validate:what``)."""
+    media_keys = describe_keys(case)
+    what = Dimension.WHAT.value
+    case_in = Input("case", "bundle", ("case",))
+    claims_in = Input("claims", "claims")
+    ranked_in = Input("ranked", f"validate:{what}")
+    supplied_in = Input("supplied", "bundle", ("supplied",))
+    media_in = Input("media", media_keys)
+    return [
+        *prefix_nodes(case),
+        claims_node(media_keys),
+        *evidence_chain(
+            what,
+            media_keys=media_keys,
+            retrieve_params=retrieval_params(case, retrieval),
+            rejected=rejected,
+            memory=memory,
+            contract=contract,
+        ),
+        NodeSpec("mmd:text", TEXT_STAGE, (case_in, claims_in, ranked_in, supplied_in)),
+        NodeSpec(
+            "mmd:image", IMAGE_STAGE, (case_in, claims_in, media_in, Input("text", "mmd:text"))
+        ),
+        NodeSpec(
+            "mmd:cross",
+            CROSS_STAGE,
+            (
+                case_in,
+                claims_in,
+                media_in,
+                supplied_in,
+                ranked_in,
+                Input("text", "mmd:text"),
+                Input("image", "mmd:image"),
+            ),
+        ),
+        NodeSpec(
+            "findings",
+            FINDINGS_STAGE,
+            (
+                Input("text", "mmd:text"),
+                Input("image", "mmd:image"),
+                Input("cross", "mmd:cross"),
+                supplied_in,
+                ranked_in,
+                media_in,
+            ),
+        ),
+        NodeSpec(
+            "verdict",
+            VERDICT_STAGE,
+            (
+                Input("text", "mmd:text"),
+                Input("image", "mmd:image"),
+                Input("cross", "mmd:cross"),
+            ),
+            params={"contract": contract},
+        ),
+        NodeSpec(
+            "render",
+            RENDER_STAGE,
+            (
+                Input("bundle", "bundle"),
+                Input("verdict", "verdict"),
+                Input("findings", "findings"),
+                media_in,
+            ),
+            params={"procedure": "mmd-agent"},
+        ),
+    ]
