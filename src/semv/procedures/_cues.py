@@ -18,9 +18,13 @@ reliability: the same deterministic machinery SEMV's offline arguments come from
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 
 from semv.agents.offline._rules import (
+    _DAY_OF_MONTH,
+    _NUMBER,
+    _YEAR,
     ClaimView,
     describes_same_media,
     is_media_text,
@@ -31,6 +35,7 @@ from semv.agents.offline._rules import (
 )
 from semv.config import OfflineAgentConfig
 from semv.model import Case, Claims, Dimension, Evidence, Frozen, Modality, Stance
+from semv.text import STOPWORDS, normalize_token, tokens
 
 __all__ = [
     "Cue",
@@ -41,6 +46,7 @@ __all__ = [
     "is_media_context",
     "is_world_text",
     "mass",
+    "number_cues",
 ]
 
 
@@ -102,7 +108,8 @@ def cues(
     dimensions: Sequence[Dimension],
     cfg: OfflineAgentConfig,
 ) -> tuple[Cue, ...]:
-    """The offline rules' findings on each item for each dimension, weighted by reliability."""
+    """The offline rules' findings on each item for each dimension, weighted by reliability;
+    with ``what``, also the counts the item states for the claim's counted nouns."""
     items = list(evidence)
     reliability = {e.id: e.reliability for e in items}
     out: list[Cue] = []
@@ -124,6 +131,58 @@ def cues(
                         weight=weight,
                     )
                 )
+        what = views.get(Dimension.WHAT)
+        if Dimension.WHAT in dimensions and what is not None and what.subclaim.asserted:
+            out.extend(number_cues(what.claim_text, ev))
+    return tuple(out)
+
+
+_COUNTED = re.compile(r"\s*([^\W\d_][\w'’-]*)", re.UNICODE)
+
+
+def counted(text: str) -> dict[str, set[str]]:
+    """Counted quantities in ``text``: the noun after each number (its first content word,
+    suffix-normalised) → the values stated for it. Years and days of the month are dates,
+    not counts (the when rule compares them)."""
+    text = _DAY_OF_MONTH.sub(lambda m: " " * len(m.group(0)), text)
+    out: dict[str, set[str]] = {}
+    for match in _NUMBER.finditer(text):
+        value = re.sub(r"[,.\u202f ](?=\d{3}\b)", "", match.group(0).strip())
+        if _YEAR.match(value):
+            continue
+        rest = text[match.end() : match.end() + 40]
+        for word in tokens(rest)[:3]:
+            if word not in STOPWORDS and not word.isdigit():
+                out.setdefault(normalize_token(word), set()).add(value)
+                break
+    return out
+
+
+def number_cues(claim: str, ev: Evidence) -> tuple[Cue, ...]:
+    """A count the evidence states for the same noun as the claim but with other values only
+    (the claim's "12 people", the report's "2 people"): an attack on the event content; the
+    same value: a support."""
+    if not is_world_text(ev):
+        return ()
+    claimed, stated = counted(claim), counted(ev.content)
+    out: list[Cue] = []
+    for noun, values in claimed.items():
+        seen = stated.get(noun)
+        if not seen:
+            continue
+        agree = values & seen
+        stance = Stance.SUPPORT if agree else Stance.ATTACK
+        said = ", ".join(sorted(agree or seen))
+        text = (
+            f"{ev.id} states {said} {noun}"
+            + ("" if agree else f" where the claim states {', '.join(sorted(values))}")
+            + "."
+        )
+        out.append(
+            Cue(
+                dimension="what", stance=stance, text=text, evidence=(ev.id,), weight=ev.reliability
+            )
+        )
     return tuple(out)
 
 
