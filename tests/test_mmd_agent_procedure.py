@@ -9,13 +9,10 @@ import re
 from pathlib import Path
 from typing import Any
 
-from typer.testing import CliRunner
-
 from semv._api import load_cases
 from semv.agents.llm import LlmAgents
 from semv.agents.offline._decompose import decompose_case
-from semv.cli import app
-from semv.config import BackendConfig, LlmConfig, Settings
+from semv.config import Settings
 from semv.model import (
     REMMD_L1,
     Case,
@@ -40,10 +37,9 @@ from semv.procedures.mmd_agent._assess import (
     text_stage,
 )
 from semv.store import Store
+from tests.baseline_helpers import EXAMPLE, llm_settings, role_name, verify_example
 from tests.llm_server import Reply, ScriptedServer, user_text
 
-ROOT = Path(__file__).resolve().parents[1]
-EXAMPLE = ROOT / "examples" / "lyon-flood"
 SETTINGS = Settings()
 CFG = SETTINGS.baselines
 OFFLINE = SETTINGS.offline
@@ -151,17 +147,9 @@ def test_registered() -> None:
 
 
 def test_verify_example_with_the_mmd_agent_procedure_writes_a_report(tmp_path: Path) -> None:
-    data = tmp_path / "d"
-    result = CliRunner().invoke(
-        app, ["verify", str(EXAMPLE), "--procedure", "mmd-agent", "--data-dir", str(data)]
-    )
-    assert result.exit_code == 0, result.output
-    reports = list((data / "reports").glob("*/report.json"))
-    assert len(reports) == 1
-    report = json.loads(reports[0].read_text(encoding="utf-8"))
+    report, markdown = verify_example("mmd-agent", tmp_path / "d")
     assert report["format"] == "semv-labelled-report/1"
     assert [f["id"] for f in report["findings"]] == ["mmd:text", "mmd:image", "mmd:cross"]
-    markdown = reports[0].with_name("report.md").read_text(encoding="utf-8")
     assert "(mmd-agent)" in markdown and "**L1 veracity:**" in markdown
 
 
@@ -224,20 +212,9 @@ def _offline() -> Any:
 
 # ---- the LLM variant -------------------------------------------------------------------------
 
-_ROLE = re.compile(r"You are the ([\w-]+) agent of")
-
-
-def _llm_settings(url: str) -> Settings:
-    return SETTINGS.model_copy(
-        update={
-            "agents": BackendConfig(backend="llm"),
-            "llm": LlmConfig(url=url, model="scripted", retries=1, backoff_s=0.01, timeout_s=5.0),
-        }
-    )
-
 
 def _run_llm(url: str, data_dir: Path) -> RunOutcome:
-    settings = _llm_settings(url)
+    settings = llm_settings(url)
     _, cases = load_cases(EXAMPLE)
     store = Store(data_dir)
     try:
@@ -259,9 +236,7 @@ def _stage_script(signal: dict[str, str], broken: str = "") -> Any:
     from tests.llm_server import competent
 
     def script(role: str, body: dict[str, Any], _n: int) -> Reply:
-        system = str(body["messages"][0]["content"])
-        match = _ROLE.search(system)
-        name = match.group(1) if match else role
+        name = role_name(body, role)
         if name.startswith("mmd-"):
             stage = name.removeprefix("mmd-")
             if stage == broken:

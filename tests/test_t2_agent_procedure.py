@@ -10,13 +10,10 @@ import re
 from pathlib import Path
 from typing import Any
 
-from typer.testing import CliRunner
-
 from semv._api import load_cases
 from semv.agents.llm import LlmAgents
 from semv.agents.offline import OfflineAgents
-from semv.cli import app
-from semv.config import BackendConfig, BaselinesConfig, LlmConfig, Settings
+from semv.config import BaselinesConfig, Settings
 from semv.model import REMMD_L1, UncertaintyCode
 from semv.pipeline import RunOutcome, run_case
 from semv.procedures import Findings, procedure_names
@@ -24,10 +21,9 @@ from semv.procedures.t2_agent import case_seed, p_real, verdict_bin
 from semv.procedures.t2_agent._stages import SearchOutcome, T2Labels
 from semv.procedures.t2_agent._tools import select_tools
 from semv.store import Store
+from tests.baseline_helpers import EXAMPLE, llm_settings, role_name, verify_example
 from tests.llm_server import Reply, ScriptedServer, competent, user_text
 
-ROOT = Path(__file__).resolve().parents[1]
-EXAMPLE = ROOT / "examples" / "lyon-flood"
 SETTINGS = Settings()
 
 
@@ -83,16 +79,9 @@ def test_registered() -> None:
 
 
 def test_verify_example_with_the_t2_agent_procedure_writes_a_report(tmp_path: Path) -> None:
-    data = tmp_path / "d"
-    result = CliRunner().invoke(
-        app, ["verify", str(EXAMPLE), "--procedure", "t2-agent", "--data-dir", str(data)]
-    )
-    assert result.exit_code == 0, result.output
-    reports = list((data / "reports").glob("*/report.json"))
-    assert len(reports) == 1
-    report = json.loads(reports[0].read_text(encoding="utf-8"))
+    report, markdown = verify_example("t2-agent", tmp_path / "d")
     assert [f["id"] for f in report["findings"]] == ["t2:text", "t2:image", "t2:match"]
-    assert "(t2-agent)" in reports[0].with_name("report.md").read_text(encoding="utf-8")
+    assert "(t2-agent)" in markdown
 
 
 def test_the_example_search_reads_its_signals_and_the_labels_follow_p_real(
@@ -147,22 +136,10 @@ def test_a_text_only_post_searches_the_text_subtask_only(data_dir: Path) -> None
 
 # ---- the model variant -----------------------------------------------------------------------
 
-_ROLE = re.compile(r"You are the ([\w-]+) agent of")
-
-
-def _llm(url: str) -> Settings:
-    return SETTINGS.model_copy(
-        update={
-            "agents": BackendConfig(backend="llm"),
-            "llm": LlmConfig(url=url, model="scripted", retries=1, backoff_s=0.01, timeout_s=5.0),
-        }
-    )
-
 
 def _script(broken_taxonomy: bool = False) -> Any:
     def script(role: str, body: dict[str, Any], _n: int) -> Reply:
-        match = _ROLE.search(str(body["messages"][0]["content"]))
-        name = match.group(1) if match else role
+        name = role_name(body, role)
         text = user_text(body)
         if name == "t2-score-trajectory":
             return Reply(json.dumps({"correctness_score": 7}))
@@ -184,14 +161,9 @@ def _script(broken_taxonomy: bool = False) -> Any:
 
 def test_the_model_scores_trajectories_and_classifies_the_taxonomy(data_dir: Path) -> None:
     with ScriptedServer(_script()) as server:
-        settings = _llm(server.url)
+        settings = llm_settings(server.url)
         outcome = _run(data_dir, settings=settings, agents=LlmAgents(settings))
-        roles = {
-            r
-            for r in (_ROLE.search(str(b["messages"][0]["content"])) for b in server.requests)
-            if r
-        }
-    names = {m.group(1) for m in roles}
+        names = {role_name(b, "?") for b in server.requests}
     assert {"t2-score-trajectory", "t2-score-confidence", "t2-taxonomy"} <= names
     search = _search(outcome)
     assert search.backend == "llm"
@@ -204,7 +176,7 @@ def test_the_model_scores_trajectories_and_classifies_the_taxonomy(data_dir: Pat
 
 def test_an_unusable_taxonomy_answer_takes_the_fallback_rule(data_dir: Path) -> None:
     with ScriptedServer(_script(broken_taxonomy=True)) as server:
-        settings = _llm(server.url)
+        settings = llm_settings(server.url)
         outcome = _run(data_dir, settings=settings, agents=LlmAgents(settings))
     labels = outcome.nodes["t2:labels"].value
     assert isinstance(labels, T2Labels) and labels.source == "fallback rule"

@@ -15,14 +15,13 @@ bands ±1.5 / ±0.6; L2 = union of the stage codes).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import Any
 
 from semv.graph import Input, NodeSpec, StageContext, StageDef
 from semv.model import (
     Case,
     Claims,
-    Dimension,
     Evidence,
     MediaEvidence,
     MediaKind,
@@ -31,8 +30,9 @@ from semv.model import (
     Verdict,
 )
 from semv.procedures._ask import asker
+from semv.procedures._baseline_graph import Inputs, baseline_builder
 from semv.procedures._cues import claim_views
-from semv.procedures._labelled import RENDER_STAGE, Finding, Findings, labelled_verdict
+from semv.procedures._labelled import Finding, Findings, labelled_verdict
 from semv.procedures.mmd_agent._assess import (
     QUESTIONS,
     StageOutcome,
@@ -42,20 +42,14 @@ from semv.procedures.mmd_agent._assess import (
 )
 from semv.procedures.mmd_agent._llm import ask_stage
 from semv.procedures.mmd_agent._rule import MmdStage, combine_signals, union_codes
-from semv.stages._graph import (
-    claims_node,
-    describe_keys,
-    evidence_chain,
-    prefix_nodes,
-    retrieval_params,
-)
-
-if TYPE_CHECKING:
-    from semv.retrieval import Retrieval
 
 __all__ = ["build_mmd_graph", "decide"]
 
-_CODE = ("semv.procedures.mmd_agent", "semv.procedures._cues", "semv.procedures._ask")
+_CODE = (
+    "semv.procedures.mmd_agent",
+    "semv.procedures._cues",
+    "semv.procedures._ask",
+)
 
 
 def loaded_images(case: Case) -> int:
@@ -196,36 +190,23 @@ async def _verdict(
     return decide(text, image, cross, str(ctx.params["contract"]), ctx)
 
 
-TEXT_STAGE = StageDef(
-    name="mmd-text",
-    version="1",
-    fn=_text,
-    output=StageOutcome,
-    reads=("baselines", "offline"),
-    uses_agents=True,
-    symbol=Stage.ARGUE,
-    code=_CODE,
-)
-IMAGE_STAGE = StageDef(
-    name="mmd-image",
-    version="1",
-    fn=_image,
-    output=StageOutcome,
-    reads=("baselines", "offline"),
-    uses_agents=True,
-    symbol=Stage.ARGUE,
-    code=_CODE,
-)
-CROSS_STAGE = StageDef(
-    name="mmd-cross",
-    version="1",
-    fn=_cross,
-    output=StageOutcome,
-    reads=("baselines", "offline"),
-    uses_agents=True,
-    symbol=Stage.ARGUE,
-    code=_CODE,
-)
+def _agent_stage(name: str, fn: Any) -> StageDef:
+    """A stage node that may ask the model (its identity enters the fingerprint)."""
+    return StageDef(
+        name=name,
+        version="1",
+        fn=fn,
+        output=StageOutcome,
+        reads=("baselines", "offline"),
+        uses_agents=True,
+        symbol=Stage.ARGUE,
+        code=_CODE,
+    )
+
+
+TEXT_STAGE = _agent_stage("mmd-text", _text)
+IMAGE_STAGE = _agent_stage("mmd-image", _image)
+CROSS_STAGE = _agent_stage("mmd-cross", _cross)
 FINDINGS_STAGE = StageDef(
     name="mmd-findings", version="1", fn=_findings, output=Findings, code=_CODE
 )
@@ -240,82 +221,24 @@ VERDICT_STAGE = StageDef(
 )
 
 
-def build_mmd_graph(
-    case: Case,
-    *,
-    contract: str,
-    memory: bool = False,
-    retrieval: Retrieval | None = None,
-    rejected: Mapping[str, Sequence[str]] | None = None,
-) -> list[NodeSpec]:
-    """The MMD-Agent graph of ``case`` (module doc). ``rejected`` may name evidence ids under
-    ``what`` (excluded by ``validate:what``)."""
-    media_keys = describe_keys(case)
-    what = Dimension.WHAT.value
-    case_in = Input("case", "bundle", ("case",))
-    claims_in = Input("claims", "claims")
-    ranked_in = Input("ranked", f"validate:{what}")
-    supplied_in = Input("supplied", "bundle", ("supplied",))
-    media_in = Input("media", media_keys)
+def _own(x: Inputs) -> list[NodeSpec]:
+    text, image, cross = (
+        Input("text", "mmd:text"),
+        Input("image", "mmd:image"),
+        Input("cross", "mmd:cross"),
+    )
     return [
-        *prefix_nodes(case),
-        claims_node(media_keys),
-        *evidence_chain(
-            what,
-            media_keys=media_keys,
-            retrieve_params=retrieval_params(case, retrieval),
-            rejected=rejected,
-            memory=memory,
-            contract=contract,
-        ),
-        NodeSpec("mmd:text", TEXT_STAGE, (case_in, claims_in, ranked_in, supplied_in)),
-        NodeSpec(
-            "mmd:image", IMAGE_STAGE, (case_in, claims_in, media_in, Input("text", "mmd:text"))
-        ),
+        NodeSpec("mmd:text", TEXT_STAGE, (x.case, x.claims, x.ranked, x.supplied)),
+        NodeSpec("mmd:image", IMAGE_STAGE, (x.case, x.claims, x.media, text)),
         NodeSpec(
             "mmd:cross",
             CROSS_STAGE,
-            (
-                case_in,
-                claims_in,
-                media_in,
-                supplied_in,
-                ranked_in,
-                Input("text", "mmd:text"),
-                Input("image", "mmd:image"),
-            ),
+            (x.case, x.claims, x.media, x.supplied, x.ranked, text, image),
         ),
-        NodeSpec(
-            "findings",
-            FINDINGS_STAGE,
-            (
-                Input("text", "mmd:text"),
-                Input("image", "mmd:image"),
-                Input("cross", "mmd:cross"),
-                supplied_in,
-                ranked_in,
-                media_in,
-            ),
-        ),
-        NodeSpec(
-            "verdict",
-            VERDICT_STAGE,
-            (
-                Input("text", "mmd:text"),
-                Input("image", "mmd:image"),
-                Input("cross", "mmd:cross"),
-            ),
-            params={"contract": contract},
-        ),
-        NodeSpec(
-            "render",
-            RENDER_STAGE,
-            (
-                Input("bundle", "bundle"),
-                Input("verdict", "verdict"),
-                Input("findings", "findings"),
-                media_in,
-            ),
-            params={"procedure": "mmd-agent"},
-        ),
+        NodeSpec("findings", FINDINGS_STAGE, (text, image, cross, x.supplied, x.ranked, x.media)),
+        NodeSpec("verdict", VERDICT_STAGE, (text, image, cross), params={"contract": x.contract}),
     ]
+
+
+build_mmd_graph = baseline_builder("mmd-agent", _own)
+"""The mmd-agent graph of a case (module doc)."""

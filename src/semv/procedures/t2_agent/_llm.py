@@ -6,13 +6,12 @@ takes the offline score (or the released fallback L2 rule) and is counted."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from semv.agents.llm._prompts import render_from
 from semv.config import BaselinesConfig
-from semv.model import Case
+from semv.model import REMMD_L2, Case
 from semv.procedures._ask import StructuredAsker
 from semv.procedures.t2_agent._mcts import Candidate, Observation, Step
 from semv.procedures.t2_agent._tools import OfflineToolbox
@@ -37,19 +36,16 @@ class ConfidenceAnswer(_Answer):
 
 
 class TaxonomyAnswer(_Answer):
-    labels: list[
-        Literal[
-            "T1 Fabrication",
-            "T2 Distortion",
-            "T3 Misleading Context",
-            "V1 Synthetic Visual Content",
-            "V2 Visual Editing",
-            "C1 Semantic Inconsistency",
-            "C2 Contextual Inconsistency",
-            "C3 Pragmatic Inconsistency",
-        ]
-    ]
+    labels: list[str] = Field(json_schema_extra={"items": {"enum": list(REMMD_L2)}})
     rationale: str = Field(min_length=1)
+
+    @field_validator("labels")
+    @classmethod
+    def _known(cls, labels: list[str]) -> list[str]:
+        unknown = [label for label in labels if label not in REMMD_L2]
+        if unknown:
+            raise ValueError(f"unknown labels {unknown}; use exact names of {list(REMMD_L2)}")
+        return labels
 
 
 def _steps(trajectory: Sequence[Step]) -> list[dict[str, str]]:
@@ -78,48 +74,47 @@ class ModelScorer:
     async def execute(self, subtask: str, candidate: Candidate) -> Observation:
         return await self.tools.execute(subtask, candidate)
 
+    async def _score(
+        self,
+        role: str,
+        answer: type[TrajectoryAnswer] | type[ConfidenceAnswer],
+        values: dict[str, object],
+    ) -> float | None:
+        """The model's 1..scale score scaled to [0, 1], or None (counted) when unusable."""
+        user, version = render_from(_PACKAGE, role.removeprefix("t2-").replace("-", "_"), **values)
+        reply, problem = await self.model.ask(
+            role=role, duty=_DUTY, user=user, version=version, answer=answer
+        )
+        if reply is None:
+            self.fallbacks.append(f"{role}: {problem}")
+            return None
+        raw = (
+            reply.correctness_score
+            if isinstance(reply, TrajectoryAnswer)
+            else reply.reliability_score
+        )
+        return min(1.0, raw / self.cfg.t2_score_scale)
+
     async def score_trajectory(self, subtask: str, trajectory: Sequence[Step]) -> float:
-        user, version = render_from(
-            _PACKAGE,
-            "score_trajectory",
-            subtask=subtask,
-            claim=self.case.claim,
-            steps=_steps(trajectory),
-        )
-        answer, problem = await self.model.ask(
-            role="t2-score-trajectory",
-            duty=_DUTY,
-            user=user,
-            version=version,
-            answer=TrajectoryAnswer,
-        )
-        if answer is None:
-            self.fallbacks.append(f"t2-score-trajectory: {problem}")
-            return self.tools.st(trajectory)
-        return min(1.0, answer.correctness_score / self.cfg.t2_score_scale)
+        values: dict[str, object] = {
+            "subtask": subtask,
+            "claim": self.case.claim,
+            "steps": _steps(trajectory),
+        }
+        score = await self._score("t2-score-trajectory", TrajectoryAnswer, values)
+        return self.tools.st(trajectory) if score is None else score
 
     async def score_confidence(
         self, subtask: str, trajectory: Sequence[Step], answer: str
     ) -> float:
-        user, version = render_from(
-            _PACKAGE,
-            "score_confidence",
-            subtask=subtask,
-            answer=answer,
-            claim=self.case.claim,
-            steps=_steps(trajectory),
-        )
-        reply, problem = await self.model.ask(
-            role="t2-score-confidence",
-            duty=_DUTY,
-            user=user,
-            version=version,
-            answer=ConfidenceAnswer,
-        )
-        if reply is None:
-            self.fallbacks.append(f"t2-score-confidence: {problem}")
-            return self.tools.sc(subtask, trajectory, answer)
-        return min(1.0, reply.reliability_score / self.cfg.t2_score_scale)
+        values: dict[str, object] = {
+            "subtask": subtask,
+            "answer": answer,
+            "claim": self.case.claim,
+            "steps": _steps(trajectory),
+        }
+        score = await self._score("t2-score-confidence", ConfidenceAnswer, values)
+        return self.tools.sc(subtask, trajectory, answer) if score is None else score
 
 
 async def ask_taxonomy(

@@ -16,14 +16,11 @@ reproducible and two cases do not share one random stream.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
 
 from semv.graph import Input, NodeSpec, StageContext, StageDef
 from semv.model import (
     Case,
     Claims,
-    Dimension,
     Evidence,
     Frozen,
     MediaEvidence,
@@ -35,8 +32,9 @@ from semv.model import (
     Verdict,
 )
 from semv.procedures._ask import asker, fallback_note
+from semv.procedures._baseline_graph import Inputs, baseline_builder
 from semv.procedures._cues import claim_views
-from semv.procedures._labelled import RENDER_STAGE, Finding, Findings, labelled_verdict
+from semv.procedures._labelled import Finding, Findings, labelled_verdict
 from semv.procedures.t2_agent._llm import ModelScorer, ask_taxonomy
 from semv.procedures.t2_agent._mcts import (
     Environment,
@@ -47,20 +45,14 @@ from semv.procedures.t2_agent._mcts import (
     verdict_bin,
 )
 from semv.procedures.t2_agent._tools import OfflineToolbox
-from semv.stages._graph import (
-    claims_node,
-    describe_keys,
-    evidence_chain,
-    prefix_nodes,
-    retrieval_params,
-)
-
-if TYPE_CHECKING:
-    from semv.retrieval import Retrieval
 
 __all__ = ["SearchOutcome", "SubtaskOutcome", "T2Labels", "build_t2_graph", "case_seed"]
 
-_CODE = ("semv.procedures.t2_agent", "semv.procedures._cues", "semv.procedures._ask")
+_CODE = (
+    "semv.procedures.t2_agent",
+    "semv.procedures._cues",
+    "semv.procedures._ask",
+)
 _QUESTIONS = {
     "text": "Textual veracity: is the post's text supported by evidence?",
     "image": "Visual veracity: are the images authentic?",
@@ -339,69 +331,24 @@ VERDICT_STAGE = StageDef(
 )
 
 
-def build_t2_graph(
-    case: Case,
-    *,
-    contract: str,
-    memory: bool = False,
-    retrieval: Retrieval | None = None,
-    rejected: Mapping[str, Sequence[str]] | None = None,
-) -> list[NodeSpec]:
-    """The T²-Agent graph of ``case`` (module doc). ``rejected`` may name evidence ids under
-    ``what`` (excluded by ``validate:what``)."""
-    media_keys = describe_keys(case)
-    what = Dimension.WHAT.value
-    supplied_in = Input("supplied", "bundle", ("supplied",))
-    ranked_in = Input("ranked", f"validate:{what}")
-    media_in = Input("media", media_keys)
+def _own(x: Inputs) -> list[NodeSpec]:
+    search = Input("search", "t2:search")
     return [
-        *prefix_nodes(case),
-        claims_node(media_keys),
-        *evidence_chain(
-            what,
-            media_keys=media_keys,
-            retrieve_params=retrieval_params(case, retrieval),
-            rejected=rejected,
-            memory=memory,
-            contract=contract,
-        ),
         NodeSpec(
             "t2:search",
             SEARCH_STAGE,
-            (
-                Input("case", "bundle", ("case",)),
-                Input("claims", "claims"),
-                ranked_in,
-                Input("retrieved", f"retrieve:{what}"),
-                supplied_in,
-                media_in,
-            ),
+            (x.case, x.claims, x.ranked, x.retrieved, x.supplied, x.media),
         ),
-        NodeSpec(
-            "t2:labels",
-            LABELS_STAGE,
-            (Input("case", "bundle", ("case",)), Input("search", "t2:search")),
-        ),
-        NodeSpec(
-            "findings",
-            FINDINGS_STAGE,
-            (Input("search", "t2:search"), supplied_in, ranked_in, media_in),
-        ),
+        NodeSpec("t2:labels", LABELS_STAGE, (x.case, search)),
+        NodeSpec("findings", FINDINGS_STAGE, (search, x.supplied, x.ranked, x.media)),
         NodeSpec(
             "verdict",
             VERDICT_STAGE,
-            (Input("search", "t2:search"), Input("labels", "t2:labels")),
-            params={"contract": contract},
-        ),
-        NodeSpec(
-            "render",
-            RENDER_STAGE,
-            (
-                Input("bundle", "bundle"),
-                Input("verdict", "verdict"),
-                Input("findings", "findings"),
-                media_in,
-            ),
-            params={"procedure": "t2-agent"},
+            (search, Input("labels", "t2:labels")),
+            params={"contract": x.contract},
         ),
     ]
+
+
+build_t2_graph = baseline_builder("t2-agent", _own)
+"""The t2-agent graph of a case (module doc)."""
