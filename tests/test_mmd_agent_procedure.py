@@ -291,3 +291,45 @@ def test_supplied_text_is_fenced_as_data_in_the_stage_prompts(data_dir: Path) ->
     assert '<untrusted kind="evidence" id="ev:sup:factcheck-lyon-2019">' in seen[0]
     outside = re.sub(r"<untrusted [^>]*>.*?</untrusted>", "", seen[0], flags=re.S)
     assert "Lyon" not in outside and "Seine" not in outside
+
+
+# ---- contestation ----------------------------------------------------------------------------
+
+
+def test_a_rejected_evidence_item_leaves_the_revised_stages(data_dir: Path) -> None:
+    from semv.contest import revise
+    from semv.contest._state import load_state
+    from semv.model import Reject
+
+    _, cases = load_cases(EXAMPLE)
+    store = Store(data_dir)
+    first = asyncio.run(
+        run_case(
+            cases[0].case,
+            store=store,
+            settings=SETTINGS,
+            agents=_offline(),
+            contract="remmd",
+            procedure="mmd-agent",
+        )
+    )
+    gone = "ev:sup:factcheck-lyon-2019"
+    before = first.nodes["mmd:text"].value
+    assert isinstance(before, StageOutcome) and gone in before.examined
+    revision = asyncio.run(
+        revise(
+            store,
+            first.result.run_id,
+            [Reject(target=gone, reason="the fact-check is disputed")],
+            settings=SETTINGS,
+            agents=_offline(),
+        )
+    )
+    state = load_state(store, revision.run_id)
+    assert state.procedure.name == "mmd-agent"
+    for key in ("mmd:text", "mmd:cross"):
+        after = state.value(key, StageOutcome)
+        assert gone not in after.examined
+        assert all(gone not in c.evidence for c in after.cues)
+    findings = state.value("findings", Findings)
+    assert gone not in {e.id for e in findings.evidence}

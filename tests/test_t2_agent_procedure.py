@@ -181,3 +181,35 @@ def test_an_unusable_taxonomy_answer_takes_the_fallback_rule(data_dir: Path) -> 
     labels = outcome.nodes["t2:labels"].value
     assert isinstance(labels, T2Labels) and labels.source == "fallback rule"
     assert UncertaintyCode.MODEL_FALLBACK in {u.code for u in outcome.verdict.uncertainty}
+
+
+def test_a_rejected_evidence_item_leaves_the_revised_search(data_dir: Path) -> None:
+    from semv.contest import revise
+    from semv.contest._state import load_state
+    from semv.model import Reject
+
+    _, cases = load_cases(EXAMPLE)
+    store = Store(data_dir)
+    first = asyncio.run(
+        run_case(
+            cases[0].case,
+            store=store,
+            settings=SETTINGS,
+            agents=OfflineAgents(SETTINGS),
+            contract="remmd",
+            procedure="t2-agent",
+        )
+    )
+    gone = "ev:exif:asset:1"  # the EXIF the match subtask rests on
+    assert any(gone in r.evidence for s in _search(first).subtasks for r in s.trajectory)
+    revision = asyncio.run(
+        revise(
+            store,
+            first.result.run_id,
+            [Reject(target=gone, reason="the camera clock and GPS are not trusted")],
+            settings=SETTINGS,
+            agents=OfflineAgents(SETTINGS),
+        )
+    )
+    search = load_state(store, revision.run_id).value("t2:search", SearchOutcome)
+    assert all(gone not in r.evidence for s in search.subtasks for r in s.trajectory)

@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from semv.graph import Input, NodeSpec
-from semv.model import Case, Dimension
+from semv.model import Case, Dimension, Evidence, ProducerKind, RankedEvidence, Retrieved
 from semv.procedures._labelled import RENDER_STAGE
 from semv.procedures._registry import GraphBuilder
 from semv.stages._graph import (
@@ -22,25 +22,40 @@ from semv.stages._graph import (
 if TYPE_CHECKING:
     from semv.retrieval import Retrieval
 
-__all__ = ["EVENT", "Inputs", "baseline_builder", "baseline_graph"]
+__all__ = ["EVENT", "Inputs", "baseline_builder", "baseline_graph", "reviewed_pool"]
 
 EVENT = Dimension.WHAT.value
 """The dimension whose retrieval chain the baselines use."""
 
 
 class Inputs:
-    """The prefix's values as stage inputs: the case, claims, supplied, ranked and retrieved
-    evidence of the event claim, and the media evidence of every asset; and the run's label
-    contract (the verdict node's param)."""
+    """The prefix's values as stage inputs: the case, claims, the retrieved and ranked
+    evidence of the event claim (``reviewed_pool`` turns them into what a baseline reads),
+    the media evidence of every asset (for the report); and the run's label contract (the
+    verdict node's param)."""
 
     def __init__(self, media_keys: tuple[str, ...], contract: str) -> None:
         self.contract = contract
         self.case = Input("case", "bundle", ("case",))
         self.claims = Input("claims", "claims")
-        self.supplied = Input("supplied", "bundle", ("supplied",))
         self.ranked = Input("ranked", f"validate:{EVENT}")
         self.retrieved = Input("retrieved", f"retrieve:{EVENT}")
         self.media = Input("media", media_keys)
+
+
+def reviewed_pool(retrieved: Retrieved, ranked: RankedEvidence) -> list[Evidence]:
+    """What a baseline reads: every item the case brought (supplied and media evidence, pooled
+    by ``retrieve:what``) and the externally retrieved items that made the ranked top-k; items
+    a reviewer removed (from the pool) or rejected (``validate:what``) are gone, so a
+    contested baseline run recomputes without them."""
+    rejected = set(ranked.rejected)
+    own = [
+        e
+        for e in retrieved.evidence
+        if e.id not in rejected
+        and (e.provenance is None or e.provenance.producer is not ProducerKind.RETRIEVAL)
+    ]
+    return list({e.id: e for e in (*own, *ranked.evidence)}.values())
 
 
 def baseline_graph(

@@ -6,8 +6,10 @@ mmd:text ─► mmd:image ─► mmd:cross ─► findings ─► verdict ─►
 ```
 
 The prefix is SEMV's (perception, decomposition, one retrieval chain for the event claim: the
-original's single evidence search per post). ``mmd:text`` reads the ranked and supplied
-evidence, ``mmd:image`` and ``mmd:cross`` the media evidence; each later stage also receives the
+original's single evidence search per post). Every stage reads ``reviewed_pool`` (the case's
+supplied and media evidence and the ranked retrieved items, minus what a reviewer removed):
+``mmd:text`` its world text, ``mmd:image`` the integrity observations, ``mmd:cross`` the media
+context and world text; each later stage also receives the
 earlier stages' answers (the original's sequential text → image → cross flow, which the model
 prompts show). ``verdict`` applies the label rule of ``_rule`` (weights .45/.25/.30, cascade,
 bands ±1.5 / ±0.6; L2 = union of the stage codes).
@@ -15,22 +17,20 @@ bands ±1.5 / ±0.6; L2 = union of the stage codes).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from semv.graph import Input, NodeSpec, StageContext, StageDef
 from semv.model import (
     Case,
     Claims,
-    Evidence,
-    MediaEvidence,
     MediaKind,
     RankedEvidence,
+    Retrieved,
     Stage,
     Verdict,
 )
 from semv.procedures._ask import asker
-from semv.procedures._baseline_graph import Inputs, baseline_builder
+from semv.procedures._baseline_graph import Inputs, baseline_builder, reviewed_pool
 from semv.procedures._cues import claim_views
 from semv.procedures._labelled import Finding, Findings, labelled_verdict
 from semv.procedures.mmd_agent._assess import (
@@ -57,19 +57,15 @@ def loaded_images(case: Case) -> int:
     return sum(a.loaded and a.kind in (MediaKind.IMAGE, MediaKind.VIDEO) for a in case.media)
 
 
-def _pool(*groups: Sequence[Evidence]) -> list[Evidence]:
-    return list({e.id: e for g in groups for e in g}.values())
-
-
 async def _text(
     ctx: StageContext,
     *,
     case: Case,
     claims: Claims,
+    retrieved: Retrieved,
     ranked: RankedEvidence,
-    supplied: tuple[Evidence, ...],
 ) -> StageOutcome:
-    evidence = _pool(supplied, ranked.evidence)
+    evidence = reviewed_pool(retrieved, ranked)
     offline = text_stage(
         claim_views(case, claims), evidence, ctx.settings.baselines, ctx.settings.offline
     )
@@ -82,10 +78,11 @@ async def _image(
     *,
     case: Case,
     claims: Claims,
-    media: list[MediaEvidence],
+    retrieved: Retrieved,
+    ranked: RankedEvidence,
     text: StageOutcome,
 ) -> StageOutcome:
-    evidence = _pool(*(m.evidence for m in media))
+    evidence = reviewed_pool(retrieved, ranked)
     offline = image_stage(
         claim_views(case, claims),
         evidence,
@@ -102,13 +99,12 @@ async def _cross(
     *,
     case: Case,
     claims: Claims,
-    media: list[MediaEvidence],
-    supplied: tuple[Evidence, ...],
+    retrieved: Retrieved,
     ranked: RankedEvidence,
     text: StageOutcome,
     image: StageOutcome,
 ) -> StageOutcome:
-    evidence = _pool(*(m.evidence for m in media), supplied, ranked.evidence)
+    evidence = reviewed_pool(retrieved, ranked)
     offline = cross_stage(
         claim_views(case, claims),
         evidence,
@@ -133,12 +129,11 @@ async def _findings(
     text: StageOutcome,
     image: StageOutcome,
     cross: StageOutcome,
-    supplied: tuple[Evidence, ...],
+    retrieved: Retrieved,
     ranked: RankedEvidence,
-    media: list[MediaEvidence],
 ) -> Findings:
     stages = (text, image, cross)
-    pool = {e.id: e for e in _pool(supplied, ranked.evidence, *(m.evidence for m in media))}
+    pool = {e.id: e for e in reviewed_pool(retrieved, ranked)}
     cited = dict.fromkeys(i for s in stages for i in s.cited)
     items = tuple(
         Finding(
@@ -228,14 +223,14 @@ def _own(x: Inputs) -> list[NodeSpec]:
         Input("cross", "mmd:cross"),
     )
     return [
-        NodeSpec("mmd:text", TEXT_STAGE, (x.case, x.claims, x.ranked, x.supplied)),
-        NodeSpec("mmd:image", IMAGE_STAGE, (x.case, x.claims, x.media, text)),
+        NodeSpec("mmd:text", TEXT_STAGE, (x.case, x.claims, x.retrieved, x.ranked)),
+        NodeSpec("mmd:image", IMAGE_STAGE, (x.case, x.claims, x.retrieved, x.ranked, text)),
         NodeSpec(
             "mmd:cross",
             CROSS_STAGE,
-            (x.case, x.claims, x.media, x.supplied, x.ranked, text, image),
+            (x.case, x.claims, x.retrieved, x.ranked, text, image),
         ),
-        NodeSpec("findings", FINDINGS_STAGE, (text, image, cross, x.supplied, x.ranked, x.media)),
+        NodeSpec("findings", FINDINGS_STAGE, (text, image, cross, x.retrieved, x.ranked)),
         NodeSpec("verdict", VERDICT_STAGE, (text, image, cross), params={"contract": x.contract}),
     ]
 

@@ -21,9 +21,7 @@ from semv.graph import Input, NodeSpec, StageContext, StageDef
 from semv.model import (
     Case,
     Claims,
-    Evidence,
     Frozen,
-    MediaEvidence,
     MediaKind,
     RankedEvidence,
     Retrieved,
@@ -32,7 +30,7 @@ from semv.model import (
     Verdict,
 )
 from semv.procedures._ask import asker, fallback_note
-from semv.procedures._baseline_graph import Inputs, baseline_builder
+from semv.procedures._baseline_graph import Inputs, baseline_builder, reviewed_pool
 from semv.procedures._cues import claim_views
 from semv.procedures._labelled import Finding, Findings, labelled_verdict
 from semv.procedures.t2_agent._llm import ModelScorer, ask_taxonomy
@@ -123,11 +121,9 @@ async def _search(
     claims: Claims,
     ranked: RankedEvidence,
     retrieved: Retrieved,
-    supplied: tuple[Evidence, ...],
-    media: list[MediaEvidence],
 ) -> SearchOutcome:
     cfg = ctx.settings.baselines
-    evidence = [*supplied, *ranked.evidence, *(e for m in media for e in m.evidence)]
+    evidence = reviewed_pool(retrieved, ranked)
     web = {hit for q in retrieved.queries if q.mode == "web" for hit in q.hits}
     tools = OfflineToolbox(
         claim_views(case, claims),
@@ -248,11 +244,10 @@ async def _findings(
     ctx: StageContext,
     *,
     search: SearchOutcome,
-    supplied: tuple[Evidence, ...],
+    retrieved: Retrieved,
     ranked: RankedEvidence,
-    media: list[MediaEvidence],
 ) -> Findings:
-    pool = {e.id: e for e in (*supplied, *ranked.evidence, *(x for m in media for x in m.evidence))}
+    pool = {e.id: e for e in reviewed_pool(retrieved, ranked)}
     items = []
     for s in search.subtasks:
         cited = tuple(dict.fromkeys(i for r in s.trajectory for i in r.evidence))
@@ -337,10 +332,10 @@ def _own(x: Inputs) -> list[NodeSpec]:
         NodeSpec(
             "t2:search",
             SEARCH_STAGE,
-            (x.case, x.claims, x.ranked, x.retrieved, x.supplied, x.media),
+            (x.case, x.claims, x.ranked, x.retrieved),
         ),
         NodeSpec("t2:labels", LABELS_STAGE, (x.case, search)),
-        NodeSpec("findings", FINDINGS_STAGE, (search, x.supplied, x.ranked, x.media)),
+        NodeSpec("findings", FINDINGS_STAGE, (search, x.retrieved, x.ranked)),
         NodeSpec(
             "verdict",
             VERDICT_STAGE,
