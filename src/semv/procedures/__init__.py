@@ -25,7 +25,9 @@ from semv.procedures._registry import (
 )
 from semv.procedures._semv import SEMV, build_result
 from semv.procedures._values import node_value
+from semv.procedures.mmd_agent import MMD_AGENT
 from semv.procedures.remmd import REMMD
+from semv.procedures.t2_agent import T2_AGENT
 
 __all__ = [
     "DEFAULT_PROCEDURE",
@@ -49,6 +51,8 @@ __all__ = [
 _ALL: tuple[Procedure, ...] = (
     SEMV,
     REMMD,
+    MMD_AGENT,
+    T2_AGENT,
     # one line per registered procedure (append; keep `semv` first)
 )
 

@@ -58,65 +58,20 @@ def build_graph(
     ``retrieval`` enables external sources for the retrieve nodes; ``rejected`` maps a
     dimension to the evidence ids a reviewer rejected (excluded by its validate node)."""
     retrieve_params = retrieval_params(case, retrieval)
-    extract_keys = tuple(node_key("media", a.id) for a in case.media)
-    media_keys = tuple(node_key("describe", a.id) for a in case.media)
-    """Downstream stages read each asset's final evidence: extraction plus description."""
-    specs: list[NodeSpec] = [
-        NodeSpec("bundle", bundle.STAGE, (Input("case", CASE_SOURCE),)),
-        *(
-            NodeSpec(key, media.STAGE, (Input("asset", CASE_SOURCE, ("media", n)),))
-            for n, key in enumerate(extract_keys)
-        ),
-        *(
-            NodeSpec(
-                key,
-                describe.STAGE,
-                (Input("asset", CASE_SOURCE, ("media", n)), Input("media", extract_keys[n])),
-            )
-            for n, key in enumerate(media_keys)
-        ),
-        NodeSpec(
-            "claims",
-            claims.STAGE,
-            (
-                Input("case", "bundle", ("case",)),
-                Input("supplied", "bundle", ("supplied",)),
-                Input("media", media_keys),
-            ),
-        ),
-    ]
+    media_keys = describe_keys(case)
+    specs = [*prefix_nodes(case), claims_node(media_keys)]
     for dim in Dimension:
         k = dim.value
         subclaim = Input("subclaim", "claims", ("subclaims", k))
+        specs += evidence_chain(
+            k,
+            media_keys=media_keys,
+            retrieve_params=retrieve_params,
+            rejected=rejected,
+            memory=memory,
+            contract=contract,
+        )
         specs += [
-            _recall_node(k, subclaim, contract)
-            if memory
-            else NodeSpec(node_key("recall", k), recall.STAGE, (subclaim,)),
-            NodeSpec(
-                node_key("plan", k),
-                plan.STAGE,
-                (
-                    Input("case", "bundle", ("case",)),
-                    subclaim,
-                    Input("memory", node_key("recall", k)),
-                ),
-            ),
-            NodeSpec(
-                node_key("retrieve", k),
-                retrieve.STAGE,
-                (
-                    Input("plan", node_key("plan", k)),
-                    Input("supplied", "bundle", ("supplied",)),
-                    Input("media", media_keys),
-                ),
-                params=retrieve_params,
-            ),
-            NodeSpec(
-                node_key("validate", k),
-                validate.STAGE,
-                (Input("retrieved", node_key("retrieve", k)), subclaim),
-                params={"rejected": sorted(rejected[k])} if rejected and rejected.get(k) else {},
-            ),
             NodeSpec(
                 node_key("argue", k),
                 argue.STAGE,
@@ -180,6 +135,89 @@ def build_graph(
         ),
     ]
     return specs
+
+
+def describe_keys(case: Case) -> tuple[str, ...]:
+    """The ``describe:<asset>`` node keys: each asset's final evidence (extraction plus
+    description), what downstream stages read."""
+    return tuple(node_key("describe", a.id) for a in case.media)
+
+
+def prefix_nodes(case: Case) -> list[NodeSpec]:
+    """``bundle``, ``media:<asset>`` and ``describe:<asset>``: every procedure starts here."""
+    extract_keys = tuple(node_key("media", a.id) for a in case.media)
+    return [
+        NodeSpec("bundle", bundle.STAGE, (Input("case", CASE_SOURCE),)),
+        *(
+            NodeSpec(key, media.STAGE, (Input("asset", CASE_SOURCE, ("media", n)),))
+            for n, key in enumerate(extract_keys)
+        ),
+        *(
+            NodeSpec(
+                key,
+                describe.STAGE,
+                (Input("asset", CASE_SOURCE, ("media", n)), Input("media", extract_keys[n])),
+            )
+            for n, key in enumerate(describe_keys(case))
+        ),
+    ]
+
+
+def claims_node(media_keys: tuple[str, ...]) -> NodeSpec:
+    """``claims``: the six scoped subclaims of the claim, context and media evidence."""
+    return NodeSpec(
+        "claims",
+        claims.STAGE,
+        (
+            Input("case", "bundle", ("case",)),
+            Input("supplied", "bundle", ("supplied",)),
+            Input("media", media_keys),
+        ),
+    )
+
+
+def evidence_chain(
+    k: str,
+    *,
+    media_keys: tuple[str, ...],
+    retrieve_params: Mapping[str, Any],
+    rejected: Mapping[str, Sequence[str]] | None = None,
+    memory: bool = False,
+    contract: str = "internal",
+) -> list[NodeSpec]:
+    """``recall:k`` → ``plan:k`` → ``retrieve:k`` → ``validate:k``: the ranked evidence of the
+    subclaim of dimension ``k`` (after ``claims``)."""
+    subclaim = Input("subclaim", "claims", ("subclaims", k))
+    return [
+        _recall_node(k, subclaim, contract)
+        if memory
+        else NodeSpec(node_key("recall", k), recall.STAGE, (subclaim,)),
+        NodeSpec(
+            node_key("plan", k),
+            plan.STAGE,
+            (
+                Input("case", "bundle", ("case",)),
+                subclaim,
+                Input("memory", node_key("recall", k)),
+            ),
+        ),
+        NodeSpec(
+            node_key("retrieve", k),
+            retrieve.STAGE,
+            (
+                Input("plan", node_key("plan", k)),
+                Input("supplied", "bundle", ("supplied",)),
+                Input("media", media_keys),
+            ),
+            params=retrieve_params,
+        ),
+        NodeSpec(
+            node_key("validate", k),
+            validate.STAGE,
+            (Input("retrieved", node_key("retrieve", k)), subclaim),
+            params={"rejected": sorted(rejected[k])} if rejected and rejected.get(k) else {},
+        ),
+    ]
 
 
 def _recall_node(k: str, subclaim: Input, contract: str) -> NodeSpec:

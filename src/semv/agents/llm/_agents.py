@@ -235,6 +235,7 @@ class LlmAgents:
         answer: type[BaseModel],
         invocation: int,
         task: str,
+        version: str | None = None,
     ) -> tuple[str | None, str | None]:
         """One request (cache → server). Returns (content, problem)."""
         target = self._target(config_role)
@@ -250,7 +251,7 @@ class LlmAgents:
         )
         key = request_key(
             model=target.model,
-            prompt_version=prompt_version(prompt),
+            prompt_version=version or prompt_version(prompt),
             messages=messages,
             params=request.params(),
         )
@@ -320,10 +321,12 @@ class LlmAgents:
         invocation: int,
         task: str | None = None,
         config_role: str | None = None,
+        duty: str | None = None,
+        version: str | None = None,
     ) -> tuple[_A | None, str | None]:
         """Ask, validate, repair once. Returns (answer, None) or (None, why it is unusable)."""
         messages: list[dict[str, Any]] = [
-            {"role": "system", "content": system_prompt(role, _DUTIES[role], answer)},
+            {"role": "system", "content": system_prompt(role, duty or _DUTIES[role], answer)},
             {"role": "user", "content": user},
         ]
         problem: str | None = None
@@ -336,6 +339,7 @@ class LlmAgents:
                 answer=answer,
                 invocation=invocation,
                 task=task or role,
+                version=version,
             )
             if content is None:
                 self._fallback_counted(role)
@@ -355,6 +359,27 @@ class LlmAgents:
                 ]
         self._fallback_counted(role)
         return None, f"unusable answer after one repair: {problem}"
+
+    async def ask(
+        self, *, role: str, duty: str, user: str, version: str, answer: type[_A]
+    ) -> tuple[_A | None, str | None]:
+        """A structured call for a role a procedure defines itself (its template rendered with
+        ``render_from``, untrusted text delimited): cached, accounted, validated against
+        ``answer`` and repaired once like the protocol's roles. Returns (answer, None) or
+        (None, why it is unusable); the caller decides the fallback."""
+        return await self._ask(
+            role=role,
+            prompt=role,
+            answer=answer,
+            user=user,
+            invocation=self._invocation(),
+            duty=duty,
+            version=version,
+        )
+
+    def evidence_block(self, evidence: Sequence[Evidence]) -> list[dict[str, str]]:
+        """The evidence as the prompts show it: id and a bounded, headed text."""
+        return self._evidence_block(evidence)
 
     def _evidence_block(self, evidence: Sequence[Evidence]) -> list[dict[str, str]]:
         limit = self.config.evidence_chars

@@ -19,7 +19,14 @@ from typing import Any
 import jinja2
 from pydantic import BaseModel
 
-__all__ = ["PROMPT_NAMES", "prompt_version", "prompts_digest", "render", "system_prompt"]
+__all__ = [
+    "PROMPT_NAMES",
+    "prompt_version",
+    "prompts_digest",
+    "render",
+    "render_from",
+    "system_prompt",
+]
 
 PROMPT_NAMES = (
     "system",
@@ -35,13 +42,17 @@ _VERSION = re.compile(r"\{#-?\s*version:\s*(\d+)\s*-?#\}")
 _DELIMITER = re.compile(r"<(/?)\s*untrusted", re.IGNORECASE)
 
 
-def _source(name: str) -> str:
-    return (resources.files("semv.agents.llm") / "prompts" / f"{name}.j2").read_text("utf-8")
+_PACKAGE = "semv.agents.llm"
+
+
+def _source(name: str, package: str = _PACKAGE) -> str:
+    return (resources.files(package) / "prompts" / f"{name}.j2").read_text("utf-8")
 
 
 @cache
-def prompt_version(name: str) -> str:
-    text = _source(name)
+def prompt_version(name: str, package: str = _PACKAGE) -> str:
+    """``<name>@N:<sha256[:12]>`` of ``<package>/prompts/<name>.j2``."""
+    text = _source(name, package)
     match = _VERSION.match(text)
     if match is None:
         raise ValueError(f"prompts/{name}.j2: first line must be '{{#- version: N -#}}'")
@@ -61,9 +72,9 @@ def untrusted(kind: str, ident: str, text: str) -> str:
 
 
 @cache
-def _environment() -> jinja2.Environment:
+def _environment(package: str = _PACKAGE) -> jinja2.Environment:
     env = jinja2.Environment(
-        loader=jinja2.FunctionLoader(lambda n: _source(n.removesuffix(".j2"))),
+        loader=jinja2.FunctionLoader(lambda n: _source(n.removesuffix(".j2"), package)),
         autoescape=False,
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=False,
@@ -75,6 +86,13 @@ def _environment() -> jinja2.Environment:
 
 def render(name: str, **values: Any) -> str:
     return _environment().get_template(f"{name}.j2").render(**values).strip()
+
+
+def render_from(package: str, name: str, **values: Any) -> tuple[str, str]:
+    """A procedure's own template ``<package>/prompts/<name>.j2`` (same delimiting of
+    untrusted text): the rendered text and its prompt version."""
+    text = _environment(package).get_template(f"{name}.j2").render(**values).strip()
+    return text, prompt_version(name, package)
 
 
 def compact_schema(node: Any) -> Any:
