@@ -34,6 +34,7 @@ from semv.adapters._cosmos import split_file
 from semv.agents import Agents
 from semv.config import Settings
 from semv.errors import InputError, StageError
+from semv.eval._cost import case_cost
 from semv.eval._plots import confusion_plot, reliability_plot
 from semv.eval._predictions import RESULTS_FILE, read_results_log
 from semv.eval._summary import summary_markdown
@@ -291,6 +292,7 @@ async def run_plan(
                     gold=gold,
                     executed=run.executed,
                     reused=run.reused,
+                    cost=case_cost(run.result, run.nodes, time.perf_counter() - start),
                 )
             record["seconds"] = round(time.perf_counter() - start, 3)
             log.append(record)
