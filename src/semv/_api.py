@@ -12,6 +12,7 @@ from semv.config import Settings, load_settings
 from semv.errors import InputError
 from semv.model import Case, Result
 from semv.pipeline import run_case
+from semv.procedures import DEFAULT_PROCEDURE
 from semv.store import Store
 
 __all__ = ["load_cases", "verify"]
@@ -39,8 +40,10 @@ def verify(
     agents: Agents | None = None,
     text_only: bool = False,
     reports_dir: str | Path | None = None,
+    procedure: str = DEFAULT_PROCEDURE,
 ) -> Result:
-    """Verify one case (a ``Case`` or a path to a case folder/file) and return the result."""
+    """Verify one case (a ``Case`` or a path to a case folder/file) and return the result,
+    with the registered verification ``procedure`` (``semv.procedures``)."""
     settings = settings or load_settings()
     if isinstance(case, Case):
         contract = get_adapter(case.adapter).contract
@@ -59,6 +62,7 @@ def verify(
                 agents=agents,
                 contract=contract,
                 reports_dir=Path(reports_dir) if reports_dir is not None else None,
+                procedure=procedure,
             )
         )
     finally:

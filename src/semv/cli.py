@@ -26,7 +26,7 @@ from semv.agents.offline import OfflineAgents
 from semv.config import Settings, load_settings
 from semv.errors import InputError, SemvError
 from semv.pipeline import run_case
-from semv.stages import build_graph
+from semv.procedures import DEFAULT_PROCEDURE, get_procedure, procedure_names
 from semv.store import Store
 
 app = typer.Typer(
@@ -129,10 +129,18 @@ def verify(
     llm_url: LlmUrlOpt = None,
     llm_model: LlmModelOpt = None,
     replay: ReplayFlag = False,
+    procedure: Annotated[
+        str,
+        typer.Option(
+            "--procedure",
+            help="Verification procedure: " + ", ".join(procedure_names()) + " (default: semv).",
+        ),
+    ] = DEFAULT_PROCEDURE,
 ) -> None:
     """Verify a case: print the verdict and where the report is."""
     retrieval = None
     try:
+        chosen_procedure = get_procedure(procedure)
         settings = with_llm_overrides(
             _settings(config), backend=backend, url=llm_url, model=llm_model
         )
@@ -164,7 +172,9 @@ def verify(
     try:
         for loaded in cases:
             with _progress(0, "verify", json_out) as bar:
-                total = len(build_graph(loaded.case, contract=contract))
+                total = len(
+                    chosen_procedure.graph(loaded.case, contract=contract, retrieval=retrieval)
+                )
                 task = bar.add_task(f"verify {loaded.case.id}", total=total)
 
                 def tick(_key: str, _reused: bool, bar: Progress = bar, task: Any = task) -> None:
@@ -181,6 +191,7 @@ def verify(
                         progress=tick,
                         retrieval=retrieval,
                         max_concurrency=executor_concurrency(settings),
+                        procedure=chosen_procedure.name,
                     )
                 )
             result = outcome.result
@@ -192,6 +203,11 @@ def verify(
                 f"(confidence {result.confidence:.2f})",
                 highlight=False,
             )
+            if result.veracity is not None:
+                out.print(
+                    f"  L1 {result.veracity}; L2 {', '.join(result.distortions) or 'none'}",
+                    highlight=False,
+                )
             for sub in result.subclaims:
                 out.print(f"  {sub.dimension:<13} {sub.score:.3f}  {sub.decision}", highlight=False)
             out.print(

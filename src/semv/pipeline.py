@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
@@ -23,31 +23,21 @@ from semv.config import Settings
 from semv.errors import SemvError
 from semv.graph import Executor, NodeOutcome
 from semv.model import (
-    Arguments,
     Case,
-    Claims,
-    Escalated,
-    Evidence,
-    MediaEvidence,
-    RankedEvidence,
     RenderedReport,
     Result,
-    ResultArgument,
-    ResultSubclaim,
     RunStatus,
-    SolvedQbaf,
     TraceEvent,
     TraceKind,
     Usage,
     Verdict,
-    result_evidence,
     result_uncertainty,
 )
-from semv.model import Bundle as BundleValue
 from semv.perception.artifacts import use_artifacts
 from semv.perception.paths import copy_maps, resolve_data_paths
+from semv.procedures import DEFAULT_PROCEDURE, build_result, get_procedure, node_value
 from semv.report._usage import with_usage
-from semv.stages import CASE_SOURCE, MEMORY_SOURCE, build_graph
+from semv.stages import CASE_SOURCE, MEMORY_SOURCE
 from semv.store import Store, content_hash, sha256_file, sha256_text
 from semv.usage import Ledger, bind_ledger
 
@@ -65,7 +55,6 @@ __all__ = [
 ]
 
 ProgressFn = Callable[[str, bool], None]
-_T = TypeVar("_T")
 
 
 @dataclass(frozen=True)
@@ -100,63 +89,6 @@ def write_reports(report: RenderedReport, out_dir: Path) -> dict[str, str]:
     return paths
 
 
-def build_result(
-    run_id: str, nodes: dict[str, NodeOutcome], report_paths: dict[str, str], trace_head: str
-) -> Result:
-    """The JSON result contract (DESIGN §4) from the committed node values."""
-    bundle = _value(nodes, "bundle", BundleValue)
-    claims = _value(nodes, "claims", Claims)
-    verdict = _value(nodes, "aggregate", Verdict)
-    subclaims: list[ResultSubclaim] = []
-    for dim, sub in claims.subclaims.items():
-        if f"escalate:{dim}" in nodes:  # the subclaim's final arguments and QBAF
-            final = _value(nodes, f"escalate:{dim}", Escalated)
-            args, solved = final.arguments, final.solved
-        else:  # a graph without escalation nodes (runs committed before they existed)
-            args = _value(nodes, f"argue:{dim}", Arguments)
-            solved = _value(nodes, f"qbaf:{dim}", SolvedQbaf)
-        subclaims.append(
-            ResultSubclaim(
-                id=sub.id,
-                dimension=dim,
-                statement=sub.statement,
-                score=solved.decision.score,
-                decision=solved.decision.band.value,
-                arguments=tuple(
-                    ResultArgument(
-                        id=a.id,
-                        stance=a.stance,
-                        text=a.text,
-                        evidence=a.evidence,
-                        strength=a.strength,
-                        verified=a.verified,
-                    )
-                    for a in args.arguments
-                ),
-            )
-        )
-    evidence: dict[str, Evidence] = {e.id: e for e in bundle.supplied}
-    for key, node in nodes.items():
-        if key.startswith("media:") and isinstance(node.value, MediaEvidence):
-            evidence.update({e.id: e for e in node.value.evidence})
-    for key, node in nodes.items():  # retrieved items that reached argumentation
-        if key.startswith("validate:") and isinstance(node.value, RankedEvidence):
-            for item in node.value.evidence:
-                evidence.setdefault(item.id, item)
-    return Result(
-        run_id=run_id,
-        case_id=bundle.case.id,
-        label=verdict.label,
-        probabilities=verdict.probabilities,
-        confidence=verdict.confidence,
-        subclaims=tuple(subclaims),
-        evidence=tuple(result_evidence(e) for e in evidence.values()),
-        uncertainty=tuple(result_uncertainty(u) for u in verdict.uncertainty),
-        report_paths=report_paths,
-        trace_head=trace_head,
-    )
-
-
 async def run_case(
     case: Case,
     *,
@@ -169,11 +101,14 @@ async def run_case(
     max_concurrency: int = 4,
     memory: BaseModel | None = None,
     retrieval: Retrieval | None = None,
+    procedure: str = DEFAULT_PROCEDURE,
 ) -> RunOutcome:
     """Verify ``case`` as a new run. Reports go to ``reports_dir/<run_id>/`` (default: the
     store's ``reports/`` folder). ``memory`` (a ``semv.memory.ActiveMemory``) turns
     long-term-memory recall on; without it ``recall:k`` is empty. ``retrieval`` enables
-    external evidence sources."""
+    external evidence sources. ``procedure`` names the registered verification procedure
+    (``semv.procedures``) whose graph runs."""
+    chosen = get_procedure(procedure)
     settings = resolve_data_paths(settings, store.data_dir)
     settings_hash = sha256_text(settings.model_dump_json())
     run_id = store.create_run(
@@ -193,6 +128,7 @@ async def run_case(
             "semv": __version__,
             "agents": agents.identity,
             "settings_hash": settings_hash,
+            **({"procedure": chosen.name} if chosen.name != DEFAULT_PROCEDURE else {}),
             **({"memory": content_hash(memory)} if memory is not None else {}),
             **({"retrieval": retrieval.spec} if retrieval is not None else {}),
         },
@@ -210,7 +146,9 @@ async def run_case(
         sources: dict[str, BaseModel] = {CASE_SOURCE: case}
         if memory is not None:
             sources[MEMORY_SOURCE] = memory
-        specs = build_graph(case, contract=contract, memory=memory is not None, retrieval=retrieval)
+        specs = chosen.graph(
+            case, contract=contract, memory=memory is not None, retrieval=retrieval
+        )
         ledger = Ledger()
         started = time.perf_counter()
         with bind_ledger(ledger), use_artifacts(artifacts_root(store, reports_dir)):
@@ -224,13 +162,15 @@ async def run_case(
                 dependencies={s.key: s.dependencies for s in specs},
                 node_seconds={k: n.seconds for k, n in nodes.items() if not n.reused},
             )
-        report = _value(nodes, "render", RenderedReport)
+        report = node_value(nodes, chosen.render_node, RenderedReport)
         if usage is not None:
             report = with_usage(report, usage)
         paths = publish_reports(store, run_id, report, nodes.values(), settings, reports_dir)
-        verdict = _value(nodes, "aggregate", Verdict)
+        verdict = node_value(nodes, chosen.verdict_node, Verdict)
         commit = append_commit(store, run_id, verdict)
-        result = build_result(run_id, nodes, paths, commit.hash)
+        result = chosen.result(run_id, nodes, paths, commit.hash)
+        if chosen.name != DEFAULT_PROCEDURE:
+            result = result.model_copy(update={"procedure": chosen.name})
         if usage is not None:
             extra = [
                 result_uncertainty(n)
@@ -316,10 +256,3 @@ def record_failure(store: Store, run_id: str, exc: BaseException) -> None:
         store.finish_run(run_id, RunStatus.FAILED, error=message)
     except SemvError:
         pass
-
-
-def _value(nodes: dict[str, NodeOutcome], key: str, kind: type[_T]) -> _T:
-    value = nodes[key].value
-    if not isinstance(value, kind):
-        raise SemvError(f"node {key} holds {type(value).__name__}, expected {kind.__name__}")
-    return value

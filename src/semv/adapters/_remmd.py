@@ -28,24 +28,9 @@ from semv.adapters._base import INTERNAL_CONTRACT, LoadedCase
 from semv.adapters._gold import SealedGold
 from semv.adapters._media import MediaProblem, load_asset, media_kind
 from semv.errors import InputError
-from semv.model import Asset, Case
+from semv.model import REMMD_L1, REMMD_L2, Asset, Case
 
 __all__ = ["REMMD_L1", "REMMD_L2", "RemmdAdapter", "l2_label"]
-
-REMMD_L1: Final[tuple[str, ...]] = ("True", "Mostly True", "Mixture", "Mostly False", "False")
-"""The five L1 veracity labels, ordered by severity."""
-
-REMMD_L2: Final[tuple[str, ...]] = (
-    "T1 Fabrication",
-    "T2 Distortion",
-    "T3 Misleading Context",
-    "V1 Synthetic Visual Content",
-    "V2 Visual Editing",
-    "C1 Semantic Inconsistency",
-    "C2 Contextual Inconsistency",
-    "C3 Pragmatic Inconsistency",
-)
-"""The eight L2 distortion labels (textual T, visual V, cross-modal C)."""
 
 _BY_CODE: Final = {label.split()[0]: label for label in REMMD_L2}
 _BY_NAME: Final = {label.lower(): label for label in REMMD_L2}

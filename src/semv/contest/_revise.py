@@ -51,12 +51,12 @@ from semv.perception.paths import resolve_data_paths
 from semv.pipeline import (
     append_commit,
     artifacts_root,
-    build_result,
     publish_reports,
     record_failure,
 )
+from semv.procedures import DEFAULT_PROCEDURE
 from semv.retrieval import Retrieval, reopen_retrieval
-from semv.stages import CASE_SOURCE, MEMORY_SOURCE, build_graph
+from semv.stages import CASE_SOURCE, MEMORY_SOURCE
 from semv.store import Store, canonical_json, content_hash, sha256_text
 
 __all__ = ["TRACE_ELEMENTS", "Revision", "SiblingRevision", "revise", "trace_elements"]
@@ -183,7 +183,9 @@ async def revise(
         as_of = parent.record.finished_at or parent.record.created_at
         retrieval = opened = reopen_retrieval(settings, store.url, recorded, as_of)
     specs = reviewed_graph(
-        build_graph(case, contract=parent.contract, memory=memory is not None, retrieval=retrieval),
+        parent.procedure.graph(
+            case, contract=parent.contract, memory=memory is not None, retrieval=retrieval
+        ),
         review,
     )
     keys = [s.key for s in specs]
@@ -219,6 +221,11 @@ async def revise(
             "settings_hash": settings_hash,
             "parent_run_id": parent.run_id,
             "parent_trace_head": parent.record.trace_head,
+            **(
+                {"procedure": parent.procedure.name}
+                if parent.procedure.name != DEFAULT_PROCEDURE
+                else {}
+            ),
         },
     )
     store.append_event(
@@ -250,8 +257,8 @@ async def revise(
             sources[MEMORY_SOURCE] = memory
         with use_artifacts(artifacts_root(store, reports_dir)):
             nodes = await executor.run(specs, sources)
-        report = nodes["render"].value
-        verdict = nodes["aggregate"].value
+        report = nodes[parent.procedure.render_node].value
+        verdict = nodes[parent.procedure.verdict_node].value
         if not isinstance(report, RenderedReport) or not isinstance(verdict, Verdict):
             raise ContestError("the revised graph produced no report")
         paths = publish_reports(store, run_id, report, nodes.values(), settings, reports_dir)
@@ -303,8 +310,11 @@ async def revise(
         )
         commit = append_commit(store, run_id, verdict)
         result = _with_reviewer_evidence(
-            build_result(run_id, dict(nodes), paths, commit.hash), reviewer_evidence(review)
+            parent.procedure.result(run_id, dict(nodes), paths, commit.hash),
+            reviewer_evidence(review),
         )
+        if parent.procedure.name != DEFAULT_PROCEDURE:
+            result = result.model_copy(update={"procedure": parent.procedure.name})
         store.finish_run(
             run_id,
             RunStatus.COMMITTED,

@@ -20,6 +20,7 @@ from semv.model import (
     TraceKind,
     Verdict,
 )
+from semv.procedures import DEFAULT_PROCEDURE, SEMV, Procedure, get_procedure
 from semv.store import NodeRecord, RunRecord, Store
 
 __all__ = ["RunState", "load_state"]
@@ -36,6 +37,7 @@ class RunState:
     nodes: dict[str, NodeRecord]
     contract: str
     review: ReviewState
+    procedure: Procedure = SEMV
     _values: dict[str, BaseModel] = field(default_factory=dict)
 
     @property
@@ -58,7 +60,7 @@ class RunState:
 
     @property
     def verdict(self) -> Verdict:
-        return self.value("aggregate", Verdict)
+        return self.value(self.procedure.verdict_node, Verdict)
 
     def view(self) -> BaseView:
         claims = self.value("claims", Claims)
@@ -92,10 +94,19 @@ def load_state(store: Store, run_ref: str) -> RunState:
     contract = str(started.payload.get("contract", "")) if started is not None else ""
     if not contract:
         raise ContestError(f"run {record.run_id}: its trace does not name a label contract")
+    payload = started.payload if started is not None else {}
+    procedure = get_procedure(str(payload.get("procedure", DEFAULT_PROCEDURE)))
     revision = store.get_revision(record.run_id)
     review = (
         ReviewState.model_validate_json(revision.review_json)
         if revision is not None
         else ReviewState()
     )
-    return RunState(store=store, record=record, nodes=nodes, contract=contract, review=review)
+    return RunState(
+        store=store,
+        record=record,
+        nodes=nodes,
+        contract=contract,
+        review=review,
+        procedure=procedure,
+    )

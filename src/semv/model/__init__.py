@@ -5,6 +5,8 @@ from semv.model._case import Asset, Case, Context, SuppliedEvidence
 from semv.model._enums import (
     CONTEXT_DIMENSIONS,
     CORE_DIMENSIONS,
+    REMMD_L1,
+    REMMD_L2,
     Band,
     CosmosLabel,
     Dimension,
@@ -69,6 +71,8 @@ from semv.model._usage import RoleUsage, Usage
 __all__ = [
     "CONTEXT_DIMENSIONS",
     "CORE_DIMENSIONS",
+    "REMMD_L1",
+    "REMMD_L2",
     "Accept",
     "Add",
     "Argument",

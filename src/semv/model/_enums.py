@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Final
 
 
 class Dimension(StrEnum):
@@ -198,3 +199,19 @@ class RunStatus(StrEnum):
     RUNNING = "running"
     COMMITTED = "committed"
     FAILED = "failed"
+
+
+REMMD_L1: Final[tuple[str, ...]] = ("True", "Mostly True", "Mixture", "Mostly False", "False")
+"""ReMMD's five L1 veracity labels, ordered by severity (ReMMD §3)."""
+
+REMMD_L2: Final[tuple[str, ...]] = (
+    "T1 Fabrication",
+    "T2 Distortion",
+    "T3 Misleading Context",
+    "V1 Synthetic Visual Content",
+    "V2 Visual Editing",
+    "C1 Semantic Inconsistency",
+    "C2 Contextual Inconsistency",
+    "C3 Pragmatic Inconsistency",
+)
+"""ReMMD's eight L2 distortion labels (textual T, visual V, cross-modal C)."""

@@ -24,6 +24,11 @@ class Verdict(Frozen):
     mean_score: float = Field(description="ψ̄, the mean subclaim score.")
     decisions: tuple[SubclaimDecision, ...]
     uncertainty: tuple[UncertaintyItem, ...] = Field(description="Ξ: case-level codes.")
+    veracity: str | None = Field(
+        None, description="L1 of a 5-way procedure (ReMMD, MMD-Agent, T2-Agent); None for semv."
+    )
+    distortions: tuple[str, ...] = Field((), description="L2 labels (full names), after L1.")
+    rationale: str | None = Field(None, description="L3: the rationale, in the post's language.")
 
 
 # ---- the machine-readable result contract (DESIGN §4, `semv verify --json`) -------------
@@ -85,12 +90,22 @@ class Result(Frozen):
         description="Model calls, tokens, wall and critical path (LLM backend only; the key is "
         "absent otherwise, so the offline contract is unchanged).",
     )
+    procedure: str = Field("semv", description="The verification procedure that produced it.")
+    veracity: str | None = Field(None, description="L1 of a 5-way procedure (absent for semv).")
+    distortions: tuple[str, ...] = Field((), description="L2 labels of a 5-way procedure.")
+    rationale: str | None = Field(None, description="L3 rationale of a 5-way procedure.")
 
     @model_serializer(mode="wrap")
-    def _usage_only_when_measured(self, handler: SerializerFunctionWrapHandler) -> Any:
+    def _optional_keys_only_when_set(self, handler: SerializerFunctionWrapHandler) -> Any:
+        """``usage`` only when measured; the procedure and the hierarchical labels only for a
+        procedure other than semv: the semv offline contract is unchanged."""
         data = handler(self)
-        if isinstance(data, dict) and data.get("usage") is None:
-            data.pop("usage", None)
+        if isinstance(data, dict):
+            if data.get("usage") is None:
+                data.pop("usage", None)
+            if data.get("procedure") == "semv" and data.get("veracity") is None:
+                for key in ("procedure", "veracity", "distortions", "rationale"):
+                    data.pop(key, None)
         return data
 
 

@@ -9,7 +9,7 @@
   :func:`judge_adjustment`;
 * final aggregation, confidence (Eq. 19), p(OOC) (Eq. 20) and label contracts:
   :func:`aggregate`, :func:`confidence`, :func:`ooc_probability`, :func:`contract`,
-  :data:`INTERNAL`, :data:`COSMOS`.
+  :data:`INTERNAL`, :data:`COSMOS`, :data:`REMMD`.
 
 Every constant is read from the ``semv.config`` sections passed as ``config=`` keyword
 arguments, whose defaults are the paper's values (Table S4).
@@ -18,14 +18,18 @@ arguments, whose defaults are the paper's values (Table S4).
 from semv.reasoning._aggregate import (
     COSMOS,
     INTERNAL,
+    REMMD,
+    REMMD_FROM_INTERNAL,
     AggregateOutcome,
     CosmosContract,
     InternalContract,
     LabelContract,
+    RemmdContract,
     aggregate,
     confidence,
     contract,
     ooc_probability,
+    spread,
 )
 from semv.reasoning._clash import ClashOutcome, judge_adjustment, resolve_clash
 from semv.reasoning._qbaf import NonConvergence, Qbaf, SolveMethod
@@ -43,6 +47,8 @@ from semv.reasoning._uncertainty import evidence_kind, review_codes
 __all__ = [
     "COSMOS",
     "INTERNAL",
+    "REMMD",
+    "REMMD_FROM_INTERNAL",
     "SEMANTICS",
     "AggregateOutcome",
     "ClashOutcome",
@@ -51,6 +57,7 @@ __all__ = [
     "LabelContract",
     "NonConvergence",
     "Qbaf",
+    "RemmdContract",
     "Semantics",
     "SolveMethod",
     "aggregate",
@@ -66,5 +73,6 @@ __all__ = [
     "ooc_probability",
     "resolve_clash",
     "review_codes",
+    "spread",
     "strength_from_features",
 ]

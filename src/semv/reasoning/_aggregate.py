@@ -14,6 +14,7 @@ from semv.config import AggregationConfig, ConfidenceConfig, DecisionConfig
 from semv.model import (
     CONTEXT_DIMENSIONS,
     CORE_DIMENSIONS,
+    REMMD_L1,
     Band,
     CosmosLabel,
     Dimension,
@@ -25,14 +26,18 @@ from semv.reasoning._semantics import band as band_of
 __all__ = [
     "COSMOS",
     "INTERNAL",
+    "REMMD",
+    "REMMD_FROM_INTERNAL",
     "AggregateOutcome",
     "CosmosContract",
     "InternalContract",
     "LabelContract",
+    "RemmdContract",
     "aggregate",
     "confidence",
     "contract",
     "ooc_probability",
+    "spread",
 ]
 
 _AGGREGATION = AggregationConfig()
@@ -300,14 +305,8 @@ class InternalContract:
         return InternalLabel(internal).value
 
     def probabilities(self, mean_score: float, internal: InternalLabel) -> dict[str, float]:
-        chosen = self.map(internal)
-        labels = self.labels
         gamma = confidence(mean_score, InternalLabel(internal), config=self.config)
-        uniform = 1.0 / len(labels)
-        if gamma <= uniform:
-            return dict.fromkeys(labels, uniform)
-        rest = (1.0 - gamma) / (len(labels) - 1)
-        return {label: gamma if label == chosen else rest for label in labels}
+        return spread(self.map(internal), gamma, self.labels)
 
 
 @dataclass(frozen=True)
@@ -342,8 +341,60 @@ class CosmosContract:
         return {CosmosLabel.OOC.value: p_ooc, CosmosLabel.NOOC.value: 1.0 - p_ooc}
 
 
+REMMD_FROM_INTERNAL: Final[dict[InternalLabel, str]] = {
+    InternalLabel.VERIFIED: "True",
+    InternalLabel.MOSTLY_VERIFIED: "Mostly True",
+    InternalLabel.PARTIALLY_VERIFIED: "Mixture",
+    InternalLabel.FALSE_CONTEXT: "Mostly False",
+    InternalLabel.MANIPULATED_OR_SYNTHETIC: "False",
+    InternalLabel.INSUFFICIENT_EVIDENCE: "Mixture",
+    InternalLabel.UNCERTAIN: "Mixture",
+}
+"""Internal decision → ReMMD L1. Authentic media with a false framing is a dominantly false
+conclusion with a true residue (Mostly False); manipulated media is False. ReMMD has no
+abstention, so the two abstentions map to the middle label, Mixture."""
+
+
+@dataclass(frozen=True)
+class RemmdContract:
+    """The ReMMD L1 contract {True, Mostly True, Mixture, Mostly False, False}.
+
+    A 5-way procedure (``semv.procedures``) decides the L1 label natively and uses it as ŷ;
+    ``map`` serves semv's own decision. ``probabilities`` puts the Eq. 19 confidence γ on the
+    chosen label and spreads 1 − γ over the other four (uniform when γ ≤ 1/5), as the internal
+    contract does."""
+
+    config: ConfidenceConfig = _CONFIDENCE
+
+    @property
+    def name(self) -> str:
+        return "remmd"
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        return REMMD_L1
+
+    def map(self, internal: InternalLabel) -> str:
+        return REMMD_FROM_INTERNAL[InternalLabel(internal)]
+
+    def probabilities(self, mean_score: float, internal: InternalLabel) -> dict[str, float]:
+        gamma = confidence(mean_score, InternalLabel(internal), config=self.config)
+        return spread(self.map(internal), gamma, self.labels)
+
+
+def spread(chosen: str, gamma: float, labels: tuple[str, ...]) -> dict[str, float]:
+    """γ on ``chosen``, 1 − γ spread uniformly over the other labels; uniform when
+    γ ≤ 1/|labels| (so the chosen label never ranks below another)."""
+    uniform = 1.0 / len(labels)
+    if gamma <= uniform:
+        return dict.fromkeys(labels, uniform)
+    rest = (1.0 - gamma) / (len(labels) - 1)
+    return {label: gamma if label == chosen else rest for label in labels}
+
+
 INTERNAL: Final[InternalContract] = InternalContract()
 COSMOS: Final[CosmosContract] = CosmosContract()
+REMMD: Final[RemmdContract] = RemmdContract()
 
 
 class _UnknownContract(KeyError):
@@ -352,7 +403,8 @@ class _UnknownContract(KeyError):
 
 
 def contract(name: str, *, config: ConfidenceConfig = _CONFIDENCE) -> LabelContract:
-    """The label contract called ``name`` (case-insensitive): ``internal`` or ``cosmos``.
+    """The label contract called ``name`` (case-insensitive): ``internal``, ``cosmos`` or
+    ``remmd``.
 
     ``config`` (the ``confidence`` section) sets the floors of the ``internal`` contract's
     probabilities.
@@ -363,6 +415,7 @@ def contract(name: str, *, config: ConfidenceConfig = _CONFIDENCE) -> LabelContr
     contracts: dict[str, LabelContract] = {
         INTERNAL.name: InternalContract(config=config),
         COSMOS.name: COSMOS,
+        REMMD.name: RemmdContract(config=config),
     }
     found = contracts.get(name.lower()) if isinstance(name, str) else None
     if found is None:
