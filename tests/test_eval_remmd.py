@@ -378,3 +378,96 @@ def test_case_cost_without_a_ledger_is_zero_calls_and_the_clock() -> None:
         "retrievals": 0,
         "retrievals_reused": 0,
     }
+
+
+# ---- `semv eval remmd --procedure ...` ----------------------------------------------------
+
+
+def test_sample_evenly_spreads_over_the_dataset() -> None:
+    from semv.eval._harness import sample_evenly
+
+    assert sample_evenly(list(range(10)), 4) == [0, 2, 5, 7]  # type: ignore[arg-type]
+    assert sample_evenly(list(range(3)), 5) == [0, 1, 2]  # type: ignore[arg-type]
+    with pytest.raises(InputError, match="--sample must be positive"):
+        sample_evenly([], 0)
+
+
+def _two_sample_runs(root: Path) -> Path:
+    contradicted = _result_json(
+        "001",
+        verdict="Mostly False",
+        l2=["T3"],
+        sentences=["Le maire annonce un plan."],
+        evidence=[
+            {
+                "evidence_id": "fc_1_1",
+                "evidence_type": "fact_check",
+                "score": 0.9,
+                "matched_atomic_idx": 0,
+                "text": "Le maire n'a rien dit: not plan, not maire.",
+            }
+        ],
+    )
+    mixture = _result_json("002", verdict="Mixture", l2=[], sentences=["Il pleut à Lyon."])
+    return _write_runs(root, contradicted, mixture)
+
+
+def test_eval_remmd_runs_every_procedure_and_writes_the_comparison(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import semv.procedures as procedures
+    from tests.test_eval_datasets import semv
+    from tests.test_procedures import TOY
+
+    monkeypatch.setattr(procedures, "_ALL", (procedures.SEMV, TOY))
+    runs = _two_sample_runs(tmp_path / "runs")
+    out = tmp_path / "out"
+    args = ["eval", "remmd", str(runs), "--text-only", "--procedures", "all", "--out", str(out)]
+    code, stdout, stderr = semv(*args, "--data-dir", str(tmp_path / "store"))
+    assert code == 0, stderr
+    for name in ("semv", "toy"):
+        config = json.loads((out / name / "config.json").read_text("utf-8"))
+        assert config["procedure"] == name
+        lines = [json.loads(x) for x in (out / name / "results.jsonl").read_text().splitlines()]
+        assert [r["procedure"] for r in lines] == [name, name]
+        assert all(r["cost"]["calls"] == 0 for r in lines)  # offline: no model calls
+    toy = [json.loads(x) for x in (out / "toy" / "results.jsonl").read_text().splitlines()]
+    # the toy's own 5-way labels are scored, not its internal label mapped
+    assert [(r["prediction"]["l1"], r["prediction"]["native"]) for r in toy] == [
+        ("Mostly False", True),
+        ("Mixture", True),
+    ]
+    comparison = json.loads((out / "comparison.json").read_text("utf-8"))
+    assert comparison["comparison"]["toy"]["l1_accuracy"] == 1.0
+    assert comparison["comparison"]["toy"]["l2_exact_match"] == 1.0
+    assert comparison["comparison"]["toy"]["native"] == 2
+    assert comparison["comparison"]["semv"]["native"] == 0
+    table = (out / "comparison.md").read_text("utf-8")
+    assert "| toy | 2/2 | 100.00 |" in table
+    assert "| ReMMD-Agent (Qwen3.5-9B, published) | 500/500 | 37.20 | 37.18 | 46.97 | 10.00 |" in (
+        table
+    )
+    cost = (out / "cost.md").read_text("utf-8")
+    assert "| semv | 2 | 0.0 | 0 |" in cost and "| toy | 2 | 0.0 | 0 |" in cost
+    # the published runs' own cost row (tokens 100+20+50+5 per sample, 12.5 s, 3 queries)
+    assert "| ReMMD-Agent (published run files) | 2 | – | 175 | 12.50 | 3.0 | – | 6 | – |" in cost
+    assert "## Cost per procedure" in stdout
+    # resumable: a second call with --resume runs nothing new and scores the same
+    code, _, stderr = semv(*args, "--resume", "--data-dir", str(tmp_path / "store"))
+    assert code == 0, stderr
+    again = json.loads((out / "comparison.json").read_text("utf-8"))
+    assert again["comparison"] == comparison["comparison"]
+    assert len((out / "toy" / "results.jsonl").read_text().splitlines()) == 2
+
+
+def test_an_unknown_procedure_fails_before_anything_runs(tmp_path: Path) -> None:
+    from tests.test_eval_datasets import semv
+
+    runs = _two_sample_runs(tmp_path / "runs")
+    out = tmp_path / "out"
+    code, _, stderr = semv(
+        "eval", "remmd", str(runs), "--text-only", "--procedure", "semv,nope", "--out", str(out)
+    )
+    assert code == 2
+    assert "unknown procedure 'nope'; valid procedures: semv" in stderr
+    assert not out.exists()

@@ -140,7 +140,10 @@ def cost_table(rows: Mapping[str, Mapping[str, Any]], *, backend: str) -> str:
     lines += [
         "",
         "Calls and tokens: model requests answered and their prompt + completion tokens (the "
-        "offline backend makes none). Wall: seconds per case on this machine. Retrievals: "
+        "offline backend makes none). Wall: seconds per case on this machine. The published "
+        "run files' row is the authors' own run (their timings on their GPUs; tokens of the "
+        "atomic parse and judge only, a lower bound; retrievals = their atom queries). "
+        "Retrievals: "
         "retrieval operations (semv: one look-up per subclaim plus each external query; "
         "remmd: the evidence bank's look-ups); reused: retrieved items that served two or more "
         "subclaims or atomic points.",

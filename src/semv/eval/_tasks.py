@@ -291,7 +291,7 @@ def remmd_l2_from_result(result: Result) -> list[str]:
 
 def native_veracity(result: Result) -> str | None:
     """The L1 label a 5-way procedure put on its result (``Result.veracity``), if any."""
-    value = getattr(result, "veracity", None)
+    value = result.veracity
     if value is None:
         return None
     if value not in REMMD_L1:
@@ -301,7 +301,7 @@ def native_veracity(result: Result) -> str | None:
 
 def native_distortions(result: Result) -> list[str]:
     """The L2 labels a 5-way procedure put on its result (``Result.distortions``)."""
-    values = getattr(result, "distortions", ()) or ()
+    values = result.distortions
     unknown = [v for v in values if v not in REMMD_L2]
     if unknown:
         raise ValueError(f"result {result.run_id}: unknown L2 labels {unknown}")
