@@ -137,9 +137,7 @@ def _evaluate_once(
         log.close()
         store.close()
     records = [r for r in read_results_log(out_dir / RESULTS_FILE) if r["case_id"] in wanted]
-    metrics = finalize(out_dir, task.name, records, settings, method=plan.procedure)
-    metrics["cost"] = cost_summary(records)
-    return metrics
+    return finalize(out_dir, task.name, records, settings, method=plan.procedure)
 
 
 def _default_out(data_dir: Path, adapter: str) -> Path:
@@ -374,7 +372,13 @@ def _evaluate_procedures(
             target=target,
         )
     backend = settings.agents.backend
-    costs = {name: m["cost"] for name, m in metrics.items()}
+    wanted = {c.case.id for c in cases}
+    costs = {
+        name: cost_summary(
+            [r for r in read_results_log(target / name / RESULTS_FILE) if r["case_id"] in wanted]
+        )
+        for name in names
+    }
     published = published_cost(plan.path) if task.name == "remmd" else None
     if published is not None:
         costs["ReMMD-Agent (published run files)"] = published
@@ -387,12 +391,7 @@ def _evaluate_procedures(
     if task.name == "remmd":
         (target / "comparison.md").write_text(parts[0], encoding="utf-8")
     (target / "cost.md").write_text(parts[-1], encoding="utf-8")
-    payload = {
-        "procedures": {
-            name: {k: v for k, v in m.items() if k != "cost"} for name, m in metrics.items()
-        },
-        "cost": costs,
-    }
+    payload: dict[str, Any] = {"procedures": metrics, "cost": costs}
     if task.name == "remmd":
         payload["comparison"] = comparison_rows(metrics)
     (target / "comparison.json").write_text(
