@@ -442,6 +442,9 @@ def test_eval_remmd_runs_every_procedure_and_writes_the_comparison(
     assert comparison["comparison"]["toy"]["l2_exact_match"] == 1.0
     assert comparison["comparison"]["toy"]["native"] == 2
     assert comparison["comparison"]["semv"]["native"] == 0
+    # the authors' own predictions (Mixture for both) scored on the same two cases
+    published = comparison["comparison"]["ReMMD-Agent (published, these 2 cases)"]
+    assert (published["n"], published["l1_accuracy"]) == (2, 0.5)
     table = (out / "comparison.md").read_text("utf-8")
     assert "| toy | 2/2 | 100.00 |" in table
     assert "| ReMMD-Agent (Qwen3.5-9B, published) | 500/500 | 37.20 | 37.18 | 46.97 | 10.00 |" in (

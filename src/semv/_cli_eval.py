@@ -379,9 +379,13 @@ def _evaluate_procedures(
         )
         for name in names
     }
-    published = published_cost(plan.path) if task.name == "remmd" else None
-    if published is not None:
-        costs["ReMMD-Agent (published run files)"] = published
+    published = published_records(plan.path, wanted) if task.name == "remmd" else None
+    if published:
+        # the authors' own predictions and cost on exactly the cases evaluated here
+        scored = task.score(published, settings.eval)
+        scored.pop("reliability", None)
+        metrics = {**metrics, f"ReMMD-Agent (published, these {len(published)} cases)": scored}
+        costs["ReMMD-Agent (published run files)"] = cost_summary(published)
     parts = []
     if task.name == "remmd":
         title = f"{plan.adapter} {plan.path.name}" + (" (text-only)" if plan.text_only else "")
@@ -400,11 +404,12 @@ def _evaluate_procedures(
     return _Compared(payload, markdown)
 
 
-def published_cost(path: Path) -> dict[str, Any] | None:
-    """The cost summary of the published ReMMD-Agent runs when ``path`` is their folder."""
+def published_records(path: Path, wanted: set[str]) -> list[Record] | None:
+    """The published ReMMD-Agent predictions (with their cost) of the ``wanted`` cases when
+    ``path`` is their runs folder; None otherwise."""
     if not is_runs_folder(path):
         return None
-    return cost_summary(read_predictions(path, "remmd-results").records)
+    return [r for r in read_predictions(path, "remmd-results").records if r["case_id"] in wanted]
 
 
 def _emit_table(payload: dict[str, Any], table: str, target: Path, json_out: bool) -> None:

@@ -63,7 +63,9 @@ def comparison_table(
         "L1: 5-way veracity; L2: 8 distortion labels (macro over labels; exact match = all 8 "
         "right). A 5-way procedure is scored on its own L1/L2; semv's internal label is mapped "
         "by INTERNAL_TO_REMMD and its L2 read off its refuted subclaims; an abstention (no L1) "
-        "counts as an error. The published row is the authors' LLM agent on all 500 samples "
-        "with images; these procedures run offline.",
+        "counts as an error. The last row is the published numbers (the authors' LLM agent on "
+        "all 500 samples, with images); on the published runs folder, the row 'published, these "
+        "N cases' scores the authors' own predictions from their run files on exactly the cases "
+        "evaluated here.",
     ]
     return "\n".join(lines) + "\n"
