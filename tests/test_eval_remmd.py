@@ -474,3 +474,23 @@ def test_an_unknown_procedure_fails_before_anything_runs(tmp_path: Path) -> None
     assert code == 2
     assert "unknown procedure 'nope'; valid procedures: semv" in stderr
     assert not out.exists()
+
+
+def test_seeds_run_the_one_named_procedure(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import semv.procedures as procedures
+    from tests.test_eval_datasets import semv
+    from tests.test_procedures import TOY
+
+    monkeypatch.setattr(procedures, "_ALL", (procedures.SEMV, TOY))
+    runs = _two_sample_runs(tmp_path / "runs")
+    out = tmp_path / "out"
+    common = ("eval", "remmd", str(runs), "--text-only", "--seeds", "2", "--out")
+    code, _, stderr = semv(*common, str(out / "a"), "--procedures", "all")
+    assert code == 2
+    assert "--seeds and --sweep take one --procedure" in stderr
+    code, _, stderr = semv(*common, str(out / "b"), "--procedure", "toy")
+    assert code == 0, stderr
+    for k in (1, 2):
+        config = json.loads((out / "b" / f"seed-{k}" / "config.json").read_text("utf-8"))
+        assert config["procedure"] == "toy"
+    assert (out / "b" / "stability.md").is_file()

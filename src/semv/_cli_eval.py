@@ -229,7 +229,7 @@ def _make_command(adapter: str) -> Callable[..., None]:
             )
             task, contract, cases = load_plan_cases(plan)
             target = out_dir or _default_out(data_dir, adapter)
-            if procedures:
+            if procedures and seeds == 1 and not sweep:  # --seeds/--sweep: one procedure
                 compared = _evaluate_procedures(
                     plan=plan,
                     names=chosen,
