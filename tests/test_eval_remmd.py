@@ -428,6 +428,7 @@ def test_eval_remmd_runs_every_procedure_and_writes_the_comparison(
     for name in ("semv", "toy"):
         config = json.loads((out / name / "config.json").read_text("utf-8"))
         assert config["procedure"] == name
+        assert (out / name / "store").is_dir()  # each procedure its own store
         lines = [json.loads(x) for x in (out / name / "results.jsonl").read_text().splitlines()]
         assert [r["procedure"] for r in lines] == [name, name]
         assert all(r["cost"]["calls"] == 0 for r in lines)  # offline: no model calls

@@ -237,7 +237,6 @@ def _make_command(adapter: str) -> Callable[..., None]:
                     contract=contract,
                     cases=cases,
                     settings=settings,
-                    data_dir=data_dir,
                     target=target,
                     resume=resume,
                     workers=workers,
@@ -347,14 +346,15 @@ def _evaluate_procedures(
     contract: str,
     cases: list[LoadedCase],
     settings: Settings,
-    data_dir: Path,
     target: Path,
     resume: bool,
     workers: int,
     quiet: bool,
 ) -> _Compared:
-    """Each procedure into ``target/<name>/`` (resumable each), then ``comparison.md`` (ReMMD:
-    beside the published ReMMD-Agent numbers) and ``cost.md`` (Table 6-style) in ``target``."""
+    """Each procedure into ``target/<name>/`` with its own store (``store/``: no procedure reuses
+    the nodes another computed, so each cost row is its own; resumable each), then
+    ``comparison.md`` (ReMMD: beside the published ReMMD-Agent numbers) and ``cost.md`` (Table
+    6-style) in ``target``."""
     metrics: dict[str, dict[str, Any]] = {}
     for name in names:
         metrics[name] = _evaluate_once(
@@ -363,7 +363,7 @@ def _evaluate_procedures(
             contract=contract,
             cases=cases,
             settings=settings,
-            store_dir=data_dir,
+            store_dir=target / name / "store",  # no procedure reuses another's nodes
             out_dir=target / name,
             resume=resume,
             workers=workers,
