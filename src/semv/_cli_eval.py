@@ -197,8 +197,10 @@ def _make_command(adapter: str) -> Callable[..., None]:
                 "--procedures",
                 help="Verification procedure(s): "
                 + ", ".join(procedure_names())
-                + ", or 'all'; repeat or separate by commas. With more than one, each runs "
-                "into --out/<procedure>/ and a comparison and a cost table are written.",
+                + ", or 'all'; repeat or separate by commas. Each runs into "
+                "--out/<procedure>/ with its own store; a comparison (ReMMD) and a cost table "
+                "are written in --out.",
+                metavar="NAME",
             ),
         ] = None,
         sample: Annotated[
