@@ -1,7 +1,8 @@
 """Benchmarks of the evaluation harness: scoring published predictions, the cluster bootstrap,
-and runner throughput with 1 and 2 workers. Prints tables (part of ``make bench``).
+and runner throughput with 1 and 2 workers, and seconds per case of each procedure on the
+published ReMMD runs. Prints tables (part of ``make bench``).
 
-    python benchmarks/eval_bench.py [--repeats N] [--cases N]
+    python benchmarks/eval_bench.py [--repeats N] [--cases N] [--remmd-cases N]
 """
 
 from __future__ import annotations
@@ -114,13 +115,68 @@ def bench_runner(cases: int) -> None:
     console.print(table)
 
 
+def bench_remmd_procedures(cases: int) -> None:
+    """Per registered procedure: seconds per case of ``semv eval remmd`` on N published
+    ReMMD-Agent samples (text-only, evenly spaced, empty store each), and what the 500 take."""
+    if not REMMD_RUNS.is_dir():
+        console.print(f"[yellow]skipped ReMMD procedures: {REMMD_RUNS} not found[/]")
+        return
+    from semv.agents.offline import OfflineAgents
+    from semv.config import Settings
+    from semv.eval._harness import EvalPlan, load_plan_cases, open_results, run_plan
+    from semv.procedures import procedure_names
+    from semv.store import Store
+
+    settings = Settings()
+    table = Table(title=f"semv eval remmd, published runs text-only ({cases} cases, empty store)")
+    for col in ("procedure", "seconds", "s/case", "500 cases (min)"):
+        table.add_column(col, justify="right")
+    # "warm-up": an untimed pass over one case first, so that loading the encoder models is not
+    # charged to whichever procedure runs first; every timed pass has a fresh store
+    runs = [("warm-up", 1), *((name, cases) for name in procedure_names())]
+    for label, n in runs:
+        name = procedure_names()[0] if label == "warm-up" else label
+        plan = EvalPlan("remmd", REMMD_RUNS, text_only=True, procedure=name, sample=n)
+        task, contract, loaded = load_plan_cases(plan)
+        with tempfile.TemporaryDirectory() as tmp:
+            agents = OfflineAgents(settings)
+            out = Path(tmp) / "out"
+            log, _ = open_results(out, plan, settings, agents, resume=False)
+            store = Store(Path(tmp) / "store")
+            start = time.perf_counter()
+            asyncio.run(
+                run_plan(
+                    loaded,
+                    task=task,
+                    contract=contract,
+                    store=store,
+                    settings=settings,
+                    agents=agents,
+                    log=log,
+                    done=set(),
+                    out_dir=out,
+                    procedure=name,
+                )
+            )
+            secs = time.perf_counter() - start
+            log.close()
+            store.close()
+        if label == "warm-up":
+            continue
+        per_case = secs / len(loaded)
+        table.add_row(name, f"{secs:.1f}", f"{per_case:.2f}", f"{per_case * 500 / 60:.0f}")
+    console.print(table)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--cases", type=int, default=40)
+    parser.add_argument("--remmd-cases", type=int, default=5)
     args = parser.parse_args(argv)
     bench_scoring(args.repeats)
     bench_runner(args.cases)
+    bench_remmd_procedures(args.remmd_cases)
     return 0
 
 

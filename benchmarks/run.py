@@ -256,6 +256,9 @@ def main(argv: list[str] | None = None) -> int:
 
     bench_scoring(max(1, args.repeats // 5))
     bench_runner(min(args.cases, 40))
+    from eval_bench import bench_remmd_procedures
+
+    bench_remmd_procedures(5)
     from retrieval import bench as bench_retrieval  # benchmarks/retrieval.py
 
     bench_retrieval([10_000, 100_000], n_queries=200, rerank_queries=0)

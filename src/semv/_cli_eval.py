@@ -14,6 +14,7 @@ import datetime as dt
 import json
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
@@ -22,9 +23,11 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from semv.adapters import LoadedCase, adapter_names
+from semv.adapters._remmd_runs import is_runs_folder
 from semv.agents.backends import build_agents
 from semv.config import Settings, load_settings
 from semv.errors import SemvError
+from semv.eval._cost import cost_summary, cost_table
 from semv.eval._harness import EvalPlan, finalize, load_plan_cases, open_results, run_plan
 from semv.eval._predictions import (
     RESULTS_FILE,
@@ -32,6 +35,7 @@ from semv.eval._predictions import (
     read_predictions,
     read_results_log,
 )
+from semv.eval._remmd_compare import comparison_rows, comparison_table
 from semv.eval._stability import (
     headline,
     stability_table,
@@ -40,6 +44,7 @@ from semv.eval._stability import (
 )
 from semv.eval._summary import summary_markdown
 from semv.eval._tasks import Record, Task, get_task
+from semv.procedures import DEFAULT_PROCEDURE, get_procedure, procedure_names
 from semv.store import Store
 
 __all__ = ["register_eval_commands"]
@@ -117,6 +122,7 @@ def _evaluate_once(
                     out_dir=out_dir,
                     workers=workers,
                     on_record=tick,
+                    procedure=plan.procedure,
                 )
             )
     except KeyboardInterrupt:
@@ -131,7 +137,7 @@ def _evaluate_once(
         log.close()
         store.close()
     records = [r for r in read_results_log(out_dir / RESULTS_FILE) if r["case_id"] in wanted]
-    return finalize(out_dir, task.name, records, settings)
+    return finalize(out_dir, task.name, records, settings, method=plan.procedure)
 
 
 def _default_out(data_dir: Path, adapter: str) -> Path:
@@ -184,6 +190,25 @@ def _make_command(adapter: str) -> Callable[..., None]:
             bool, typer.Option("--sweep", help="Vary one constant group at a time (Table S6).")
         ] = False,
         bins: Annotated[int | None, typer.Option("--bins", min=1, help="ECE bins.")] = None,
+        procedures: Annotated[
+            list[str] | None,
+            typer.Option(
+                "--procedure",
+                "--procedures",
+                help="Verification procedure(s): "
+                + ", ".join(procedure_names())
+                + ", or 'all'; repeat or separate by commas. Each runs into "
+                "--out/<procedure>/ with its own store; a comparison (ReMMD) and a cost table "
+                "are written in --out.",
+                metavar="NAME",
+            ),
+        ] = None,
+        sample: Annotated[
+            int | None,
+            typer.Option(
+                "--sample", min=1, help="N cases spread evenly over the dataset (not the first N)."
+            ),
+        ] = None,
         json_out: Annotated[bool, typer.Option("--json", help="Print metrics as JSON.")] = False,
         data_dir: Annotated[
             Path, typer.Option("--data-dir", help="Store directory (SQLite database, reports).")
@@ -198,9 +223,29 @@ def _make_command(adapter: str) -> Callable[..., None]:
             if seeds > 1 and sweep:
                 raise_input("use --seeds or --sweep, not both")
             settings = _with_bins(load_settings(config), bins)
-            plan = EvalPlan(adapter, path, split, limit, text_only, memory)
+            chosen = resolve_procedures(procedures)
+            if len(chosen) > 1 and (seeds > 1 or sweep):
+                raise_input("--seeds and --sweep take one --procedure")
+            plan = EvalPlan(
+                adapter, path, split, limit, text_only, memory, procedure=chosen[0], sample=sample
+            )
             task, contract, cases = load_plan_cases(plan)
             target = out_dir or _default_out(data_dir, adapter)
+            if procedures and seeds == 1 and not sweep:  # --seeds/--sweep: one procedure
+                compared = _evaluate_procedures(
+                    plan=plan,
+                    names=chosen,
+                    task=task,
+                    contract=contract,
+                    cases=cases,
+                    settings=settings,
+                    target=target,
+                    resume=resume,
+                    workers=workers,
+                    quiet=json_out,
+                )
+                _emit_table(compared.payload, compared.markdown, target, json_out)
+                return
             common: dict[str, Any] = {
                 "plan": plan,
                 "task": task,
@@ -270,6 +315,103 @@ def _make_command(adapter: str) -> Callable[..., None]:
         "they finish, metrics, a summary table in the paper's layout and plots under --out."
     )
     return command
+
+
+def resolve_procedures(values: list[str] | None) -> list[str]:
+    """The procedure names of ``--procedure`` values (``all``, repeated, comma-separated), in
+    registry order for ``all`` and as given otherwise; an unknown name is an InputError."""
+    if not values:
+        return [DEFAULT_PROCEDURE]
+    names: list[str] = []
+    for value in values:
+        for part in (p.strip() for p in value.split(",")):
+            if not part:
+                continue
+            found = list(procedure_names()) if part == "all" else [get_procedure(part).name]
+            names += [n for n in found if n not in names]
+    if not names:
+        raise_input("--procedure: no procedure named")
+    return names
+
+
+@dataclass(frozen=True)
+class _Compared:
+    payload: dict[str, Any]
+    markdown: str
+
+
+def _evaluate_procedures(
+    *,
+    plan: EvalPlan,
+    names: list[str],
+    task: Task,
+    contract: str,
+    cases: list[LoadedCase],
+    settings: Settings,
+    target: Path,
+    resume: bool,
+    workers: int,
+    quiet: bool,
+) -> _Compared:
+    """Each procedure into ``target/<name>/`` with its own store (``store/``: no procedure reuses
+    the nodes another computed, so each cost row is its own; resumable each), then
+    ``comparison.md`` (ReMMD: beside the published ReMMD-Agent numbers) and ``cost.md`` (Table
+    6-style) in ``target``."""
+    metrics: dict[str, dict[str, Any]] = {}
+    for name in names:
+        metrics[name] = _evaluate_once(
+            plan=replace(plan, procedure=name),
+            task=task,
+            contract=contract,
+            cases=cases,
+            settings=settings,
+            store_dir=target / name / "store",  # no procedure reuses another's nodes
+            out_dir=target / name,
+            resume=resume,
+            workers=workers,
+            quiet=quiet,
+            label=f"{plan.adapter} --procedure {name}",
+            target=target,
+        )
+    backend = settings.agents.backend
+    wanted = {c.case.id for c in cases}
+    costs = {
+        name: cost_summary(
+            [r for r in read_results_log(target / name / RESULTS_FILE) if r["case_id"] in wanted]
+        )
+        for name in names
+    }
+    published = published_records(plan.path, wanted) if task.name == "remmd" else None
+    if published:
+        # the authors' own predictions and cost on exactly the cases evaluated here
+        scored = task.score(published, settings.eval)
+        scored.pop("reliability", None)
+        metrics = {**metrics, f"ReMMD-Agent (published, these {len(published)} cases)": scored}
+        costs["ReMMD-Agent (published run files)"] = cost_summary(published)
+    parts = []
+    if task.name == "remmd":
+        title = f"{plan.adapter} {plan.path.name}" + (" (text-only)" if plan.text_only else "")
+        parts.append(comparison_table(metrics, settings.remmd_eval, title=title, backend=backend))
+    parts.append(cost_table(costs, backend=backend))
+    markdown = "\n".join(parts)
+    if task.name == "remmd":
+        (target / "comparison.md").write_text(parts[0], encoding="utf-8")
+    (target / "cost.md").write_text(parts[-1], encoding="utf-8")
+    payload: dict[str, Any] = {"procedures": metrics, "cost": costs}
+    if task.name == "remmd":
+        payload["comparison"] = comparison_rows(metrics)
+    (target / "comparison.json").write_text(
+        json.dumps(payload, indent=2, sort_keys=True) + "\n", encoding="utf-8"
+    )
+    return _Compared(payload, markdown)
+
+
+def published_records(path: Path, wanted: set[str]) -> list[Record] | None:
+    """The published ReMMD-Agent predictions (with their cost) of the ``wanted`` cases when
+    ``path`` is their runs folder; None otherwise."""
+    if not is_runs_folder(path):
+        return None
+    return [r for r in read_predictions(path, "remmd-results").records if r["case_id"] in wanted]
 
 
 def _emit_table(payload: dict[str, Any], table: str, target: Path, json_out: bool) -> None:

@@ -735,6 +735,22 @@ class BaselinesConfig(_Section):
         return self
 
 
+class RemmdEvalConfig(_Section):
+    """``semv eval remmd``: the published ReMMD-Agent numbers printed beside each procedure
+    (ReMMD Table 4, Qwen3.5-9B backbone; recomputed from its 500 published runs by
+    ``semv eval score --adapter remmd-results``)."""
+
+    published_name: str = Field(
+        "ReMMD-Agent (Qwen3.5-9B, published)", description="How the reference row is named."
+    )
+    published_l1_accuracy: float = Field(0.3720, ge=0, le=1, description="L1 accuracy 37.20.")
+    published_l1_macro_f1: float = Field(0.3718, ge=0, le=1, description="L1 macro-F1 37.18.")
+    published_l2_macro_f1: float = Field(0.4697, ge=0, le=1, description="L2 macro-F1 46.97.")
+    published_l2_exact_match: float = Field(
+        0.1000, ge=0, le=1, description="L2 exact match (subset accuracy) 10.00."
+    )
+
+
 class Settings(BaseSettings):
     """All tunable constants of semv. Defaults are the paper's (Table S4)."""
 
@@ -767,6 +783,7 @@ class Settings(BaseSettings):
     web: WebConfig = WebConfig()
     remmd: RemmdConfig = RemmdConfig()
     baselines: BaselinesConfig = BaselinesConfig()
+    remmd_eval: RemmdEvalConfig = RemmdEvalConfig()
 
     @classmethod
     def settings_customise_sources(

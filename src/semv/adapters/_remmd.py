@@ -1,10 +1,12 @@
 """The ReMMDBench adapter: multilingual multi-image articles with L1/L2/L3 annotations.
 
-Two layouts of the same records:
+Three layouts of the same records:
 
 - the benchmark folder: ``<id>/sample.json`` (``text``, ``images``: file names relative to the
   sample folder; other keys such as language or region are kept out of the case) and
   ``<id>/annotation.json`` (``verdict`` = L1, ``distortion_taxonomy`` = L2, ``rationale`` = L3);
+- the published ReMMD-Agent runs, ``samples/<id>/result.json``: text-only, the retrieved
+  evidence supplied with each case (``semv.adapters._remmd_runs``);
 - the project-page export ``samples.json`` (a list of records with ``id``, ``text``, ``images``,
   ``verdict``, ``distortions``, ``rationale``). Its image paths point into the web site
   (``assets/samples/<id>/01.webp``); an image that is not present beside the file is kept as a
@@ -51,6 +53,16 @@ class RemmdAdapter:
         self, path: Path, *, text_only: bool = False, limit: int | None = None
     ) -> Iterator[LoadedCase]:
         if limit is not None and limit <= 0:
+            return
+        from semv.adapters._remmd_runs import is_runs_folder, load_runs
+
+        if is_runs_folder(path):
+            for count, loaded in enumerate(
+                load_runs(path, adapter=self.name, text_only=text_only), start=1
+            ):
+                yield loaded
+                if count == limit:
+                    return
             return
         records = _showcase(path) if _is_showcase(path) else _benchmark(path)
         for count, loaded in enumerate(records(text_only), start=1):

@@ -34,12 +34,14 @@ from semv.adapters._cosmos import split_file
 from semv.agents import Agents
 from semv.config import Settings
 from semv.errors import InputError, StageError
+from semv.eval._cost import case_cost
 from semv.eval._plots import confusion_plot, reliability_plot
 from semv.eval._predictions import RESULTS_FILE, read_results_log
 from semv.eval._summary import summary_markdown
 from semv.eval._tasks import Record, Task, get_task
 from semv.model import RunStatus
 from semv.pipeline import run_case
+from semv.procedures import DEFAULT_PROCEDURE, get_procedure
 from semv.store import Store, sha256_file, sha256_text
 
 logger = logging.getLogger(__name__)
@@ -54,10 +56,22 @@ __all__ = [
     "memory_snapshot_hash",
     "open_results",
     "run_plan",
+    "sample_evenly",
 ]
 
 CONFIG_FILE: Final = "config.json"
-_COMPARED: Final = ("adapter", "path", "split", "text_only", "settings_hash", "agents", "memory")
+_COMPARED: Final = (
+    "adapter",
+    "path",
+    "split",
+    "text_only",
+    "settings_hash",
+    "agents",
+    "memory",
+    "procedure",
+)
+_SAVED_DEFAULTS: Final = {"procedure": DEFAULT_PROCEDURE}
+"""What a config.json written before a key existed means by its absence."""
 
 
 @dataclass(frozen=True)
@@ -70,6 +84,10 @@ class EvalPlan:
     limit: int | None = None
     text_only: bool = False
     memory_snapshot: Path | None = None
+    procedure: str = DEFAULT_PROCEDURE
+    """The registered verification procedure that verifies every case (``semv.procedures``)."""
+    sample: int | None = None
+    """Evaluate N cases spread evenly over the dataset (``sample_evenly``) instead of all."""
 
 
 def dataset_path(adapter: str, path: Path, split: str | None) -> Path:
@@ -119,12 +137,25 @@ def memory_snapshot_hash(path: Path | None) -> str:
     raise InputError(f"{path}: memory snapshot not found")
 
 
+def sample_evenly(cases: Sequence[LoadedCase], n: int) -> list[LoadedCase]:
+    """``n`` cases at evenly spaced positions (``floor(i * len / n)``), in dataset order: a
+    deterministic subset that never looks at gold (all cases when ``n >= len``)."""
+    if n <= 0:
+        raise InputError(f"--sample must be positive, got {n}")
+    if n >= len(cases):
+        return list(cases)
+    return [cases[i * len(cases) // n] for i in range(n)]
+
+
 def load_plan_cases(plan: EvalPlan) -> tuple[Task, str, list[LoadedCase]]:
     """Validate every case before anything runs (bad input leaves nothing behind)."""
     adapter = get_adapter(plan.adapter)
     task = get_task(plan.adapter)
     source = dataset_path(plan.adapter, plan.path, plan.split)
+    get_procedure(plan.procedure)  # an unknown name fails before anything runs
     cases = list(adapter.load(source, text_only=plan.text_only, limit=plan.limit))
+    if plan.sample is not None:
+        cases = sample_evenly(cases, plan.sample)
     if not cases:
         raise InputError(f"{source}: no cases found ({adapter.name} adapter)")
     ids = [c.case.id for c in cases]
@@ -140,6 +171,8 @@ def _config(plan: EvalPlan, settings: Settings, agents: Agents) -> dict[str, Any
         "path": str(plan.path.absolute()),
         "split": plan.split,
         "limit": plan.limit,
+        "sample": plan.sample,
+        "procedure": plan.procedure,
         "text_only": plan.text_only,
         "settings": settings.model_dump(mode="json"),
         "settings_hash": sha256_text(settings.model_dump_json()),
@@ -196,7 +229,7 @@ def open_results(
             saved = json.loads(config_file.read_text(encoding="utf-8"))
         except (OSError, json.JSONDecodeError) as exc:
             raise InputError(f"{config_file}: cannot read: {exc}") from exc
-        changed = [k for k in _COMPARED if saved.get(k) != config.get(k)]
+        changed = [k for k in _COMPARED if saved.get(k, _SAVED_DEFAULTS.get(k)) != config.get(k)]
         if changed:
             raise InputError(
                 f"{config_file}: --resume with a different evaluation ({', '.join(changed)} "
@@ -241,9 +274,11 @@ async def run_plan(
     out_dir: Path,
     workers: int = 1,
     on_record: Callable[[Record], None] | None = None,
+    procedure: str = DEFAULT_PROCEDURE,
 ) -> list[Record]:
-    """Verify every case not in ``done`` (``workers`` at a time), appending its record as soon
-    as it finishes; gold is revealed only after each run is committed."""
+    """Verify every case not in ``done`` (``workers`` at a time) with ``procedure``, appending
+    its record (with its ``cost``, ``semv.eval._cost``) as soon as it finishes; gold is
+    revealed only after each run is committed."""
     semaphore = asyncio.Semaphore(max(1, workers))
     records: list[Record] = []
 
@@ -254,6 +289,7 @@ async def run_plan(
                 "index": index,
                 "case_id": loaded.case.id,
                 "cluster": _cluster(loaded),
+                "procedure": procedure,
             }
             try:
                 run = await run_case(
@@ -263,6 +299,7 @@ async def run_plan(
                     agents=agents,
                     contract=contract,
                     reports_dir=out_dir / "reports",
+                    procedure=procedure,
                 )
             except StageError as exc:
                 logger.warning("%s: %s", loaded.case.id, exc)
@@ -291,6 +328,7 @@ async def run_plan(
                     gold=gold,
                     executed=run.executed,
                     reused=run.reused,
+                    cost=case_cost(run.result, run.nodes, time.perf_counter() - start),
                 )
             record["seconds"] = round(time.perf_counter() - start, 3)
             log.append(record)

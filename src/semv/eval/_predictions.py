@@ -109,6 +109,30 @@ def _l2(values: Any, file: Path, key: str) -> list[str]:
     return sorted(set(out))
 
 
+def _tokens(data: dict[str, Any], kind: str) -> int | None:
+    parts = [data.get("atomic_usage"), data.get("judge_usage")]
+    if not all(isinstance(p, dict) and isinstance(p.get(kind), int) for p in parts):
+        return None
+    return sum(int(p[kind]) for p in parts if isinstance(p, dict))
+
+
+def _published_cost(data: dict[str, Any]) -> dict[str, Any]:
+    """The cost of one published run as far as its file records it: tokens of the atomic
+    parse and the judge (the analysers' tokens are not recorded: a lower bound), the agent's
+    total seconds, and its retrieval queries (``atom_queries``). Calls and reuse are not
+    recorded (None)."""
+    queries = data.get("atom_queries")
+    total = (data.get("timings") or {}).get("total_s")
+    return {
+        "calls": None,
+        "prompt_tokens": _tokens(data, "prompt_tokens"),
+        "completion_tokens": _tokens(data, "completion_tokens"),
+        "wall_s": float(total) if isinstance(total, int | float) else None,
+        "retrievals": len(queries) if isinstance(queries, list) else None,
+        "retrievals_reused": None,
+    }
+
+
 def _remmd_results(path: Path) -> PredictionSet:
     records: list[Record] = []
     skipped: Counter[str] = Counter()
@@ -146,6 +170,7 @@ def _remmd_results(path: Path) -> PredictionSet:
                     ),
                 },
                 "seconds": (data.get("timings") or {}).get("total_s"),
+                "cost": _published_cost(data),
             }
         )
     return PredictionSet(

@@ -25,6 +25,7 @@ from semv.eval._metrics import (
 )
 from semv.model import Usage
 from semv.pipeline import run_case
+from semv.procedures import DEFAULT_PROCEDURE
 from semv.store import Store
 
 logger = logging.getLogger(__name__)
@@ -60,6 +61,7 @@ async def evaluate(
     contract: str,
     reports_dir: Path | None = None,
     on_case: Callable[[CaseOutcome], None] | None = None,
+    procedure: str = DEFAULT_PROCEDURE,
 ) -> list[CaseOutcome]:
     """Verify every case as its own run; reveal gold after each run is committed.
 
@@ -76,6 +78,7 @@ async def evaluate(
                 agents=agents,
                 contract=contract,
                 reports_dir=reports_dir,
+                procedure=procedure,
             )
         except StageError as exc:
             logger.warning("%s: %s", loaded.case.id, exc)

@@ -70,6 +70,8 @@ __all__ = [
     "Record",
     "Task",
     "get_task",
+    "native_distortions",
+    "native_veracity",
     "remmd_l2_from_result",
     "score_remmd",
     "task_names",
@@ -287,6 +289,25 @@ def remmd_l2_from_result(result: Result) -> list[str]:
     return sorted(labels, key=REMMD_L2.index)
 
 
+def native_veracity(result: Result) -> str | None:
+    """The L1 label a 5-way procedure put on its result (``Result.veracity``), if any."""
+    value = result.veracity
+    if value is None:
+        return None
+    if value not in REMMD_L1:
+        raise ValueError(f"result {result.run_id}: veracity {value!r} is not an L1 label")
+    return str(value)
+
+
+def native_distortions(result: Result) -> list[str]:
+    """The L2 labels a 5-way procedure put on its result (``Result.distortions``)."""
+    values = result.distortions
+    unknown = [v for v in values if v not in REMMD_L2]
+    if unknown:
+        raise ValueError(f"result {result.run_id}: unknown L2 labels {unknown}")
+    return [str(v) for v in values]
+
+
 def _class_dict(report: MultiClassReport | MultiLabelReport) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for kind, avg in report.averages.items():
@@ -342,11 +363,23 @@ class RemmdTask:
     table = "ReMMD Table 4"
 
     def predict(self, result: Result) -> dict[str, Any]:
+        """A 5-way procedure's own L1/L2 (``native``) when the result carries them, else semv's
+        internal label mapped by ``INTERNAL_TO_REMMD`` and L2 from its refuted subclaims."""
+        veracity = native_veracity(result)
+        if veracity is not None:
+            return {
+                "internal_label": result.label,
+                "l1": veracity,
+                "l2": sorted(set(native_distortions(result)), key=REMMD_L2.index),
+                "confidence": result.confidence,
+                "native": True,
+            }
         return {
             "internal_label": result.label,
             "l1": INTERNAL_TO_REMMD.get(result.label),
             "l2": remmd_l2_from_result(result),
             "confidence": result.confidence,
+            "native": False,
         }
 
     def gold(self, label: str, details: Mapping[str, Any]) -> dict[str, Any]:
@@ -360,6 +393,7 @@ class RemmdTask:
             [r["prediction"]["l2"] for r in rows],
             [r["gold"]["l2"] for r in rows],
         )
+        metrics["native"] = sum(bool(r["prediction"].get("native")) for r in rows)
         correct = [r["prediction"]["l1"] == r["gold"]["l1"] for r in rows]
         metrics["level1"]["accuracy_bootstrap_ci"] = _bootstrap_accuracy(
             correct, [str(r.get("cluster", r["case_id"])) for r in rows], config
