@@ -10,10 +10,8 @@ against its schema, repaired once, and otherwise the step keeps its offline resu
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import re
-import time
 from functools import cache
 from importlib import resources
 from typing import Any, Literal, TypeVar
@@ -22,12 +20,8 @@ import jinja2
 from pydantic import BaseModel, ConfigDict
 
 from semv.agents.llm import LlmAgents
-from semv.agents.llm._agents import ReplayMiss, _parse
-from semv.agents.llm._cache import request_key
-from semv.agents.llm._client import ChatRequest, LlmUnavailable
-from semv.agents.llm._prompts import system_prompt, untrusted
+from semv.agents.llm._prompts import untrusted
 from semv.model import Stage, UncertaintyCode, UncertaintyItem
-from semv.usage import CallRecord, current_node
 
 __all__ = [
     "DiagnosisAnswer",
@@ -140,79 +134,12 @@ def fallback_note(step: str, problem: str) -> UncertaintyItem:
 async def ask(
     agents: LlmAgents, name: str, answer: type[_A], **values: Any
 ) -> tuple[_A | None, str | None]:
-    """One ReMMD step: render, cache → server, validate, repair once. (answer, problem)."""
-    role = f"remmd_{name}"
-    target = agents._target(role)
-    messages: list[dict[str, Any]] = [
-        {"role": "system", "content": system_prompt(role, _DUTIES[name], answer)},
-        {"role": "user", "content": render(name, **values)},
-    ]
-    invocation = agents._invocation()
-    problem: str | None = None
-    for attempt in range(2):
-        request = ChatRequest(
-            url=target.url,
-            model=target.model,
-            messages=messages,
-            temperature=target.temperature,
-            max_tokens=target.max_tokens,
-            seed=agents.config.seed,
-            schema_name=answer.__name__,
-            schema=answer.model_json_schema(),
-        )
-        key = request_key(
-            model=target.model,
-            prompt_version=prompt_version(name),
-            messages=messages,
-            params=request.params(),
-        )
-        node = current_node.get()
-        start = time.perf_counter()
-        content: str | None = None
-        if agents.cache is not None:
-            content = await asyncio.to_thread(agents.cache.get, key)
-            if content is not None:
-                agents._record(CallRecord(role, node, invocation, role, start, 0.0, cached=True))
-            elif agents.replay:
-                raise ReplayMiss(f"--replay: no cached answer for {role} (node {node or '?'})")
-        if content is None:
-            try:
-                reply = await agents.client.chat(request)
-            except LlmUnavailable as exc:
-                agents._record(
-                    CallRecord(role, node, invocation, role, start, exc.seconds, ok=False)
-                )
-                agents._fallback_counted(role)
-                return None, f"server unavailable: {exc}"
-            agents._record(
-                CallRecord(
-                    role,
-                    node,
-                    invocation,
-                    role,
-                    start + reply.waited,
-                    reply.seconds,
-                    prompt_tokens=reply.prompt_tokens,
-                    completion_tokens=reply.completion_tokens,
-                    retries=reply.retries,
-                    queued=reply.waited,
-                )
-            )
-            content = reply.content
-            if agents.cache is not None:
-                await asyncio.to_thread(agents.cache.put, key, role, content)
-        parsed, problem = _parse(content, answer)
-        if parsed is not None:
-            return parsed, None
-        if attempt == 0:
-            messages = [
-                *messages,
-                {"role": "assistant", "content": content[:4000]},
-                {
-                    "role": "user",
-                    "content": f"That answer is invalid: {problem}. Reply again with only the "
-                    "corrected JSON object matching the schema.",
-                },
-            ]
-    agents._fallback_counted(role)
-    return None, f"unusable answer after one repair: {problem}"
+    """One ReMMD step through the backend's ``ask`` (cache → server, usage ledger, validate,
+    repair once): (answer, None) or (None, why it is unusable)."""
+    return await agents.ask(
+        role=f"remmd_{name}",
+        duty=_DUTIES[name],
+        user=render(name, **values),
+        version=prompt_version(name),
+        answer=answer,
+    )
