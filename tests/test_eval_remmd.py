@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from semv import _api
 from semv.adapters import get_adapter
 from semv.config import Settings
 from semv.errors import GoldAccessError, InputError
@@ -24,6 +26,7 @@ from semv.model import (
     SourceType,
 )
 from semv.stages.bundle import normalize_supplied
+from semv.store import Store
 from tests.conftest import shared_data
 
 RUNS = ("remmd-agent-runs", "qwen3.5-9b")
@@ -495,3 +498,25 @@ def test_seeds_run_the_one_named_procedure(tmp_path: Path, monkeypatch: pytest.M
         config = json.loads((out / "b" / f"seed-{k}" / "config.json").read_text("utf-8"))
         assert config["procedure"] == "toy"
     assert (out / "b" / "stability.md").is_file()
+
+
+def test_the_remmd_bank_is_counted_like_the_semv_graph(tmp_path: Path) -> None:
+    """A ReMMD run's cost row: one R_j look-up per point plus the queries sent, and the bank
+    records that serve two or more points (the same definitions as the semv graph's row)."""
+    from semv.procedures.remmd._models import EvidenceBank
+
+    runs = shared_data("remmd-agent-runs", "qwen3.5-9b")
+    loaded = next(iter(get_adapter("remmd").load(runs, text_only=True, limit=1)))
+    result = _api.verify(loaded.case, data_dir=tmp_path, procedure="remmd")
+    store = Store(tmp_path)
+    try:
+        bank = EvidenceBank.model_validate_json(store.node_value_json(result.run_id, "bank"))
+    finally:
+        store.close()
+    served = Counter(m.evidence_id for ms in bank.matches.values() for m in ms)
+    shared = sum(1 for n in served.values() if n > 1)
+    assert shared > 0, "this sample's evidence serves several of its points"
+    assert retrieval_counts({"bank": _node("bank", bank)}) == (
+        bank.retrievals + len(bank.matches),
+        shared,
+    )

@@ -8,11 +8,12 @@ Per case (one ``cost`` object in each ``results.jsonl`` line, ``case_cost``):
 - ``wall_s``: the run's wall time (the ledger's when it has one, else the harness's clock);
 - ``retrievals`` and ``retrievals_reused``: retrieval operations and retrieved items that
   served more than one claim. A procedure declares them on a node value with the integer
-  fields ``retrievals`` and ``retrievals_reused`` (the ReMMD sample evidence bank: TopK
-  look-ups, and records linked to two or more atomic points — one retrieval serving two
-  points counts once). For the ``semv`` graph they are read off its nodes: one look-up per
-  ``retrieve:k`` node plus every external query it sent, and the evidence items ranked for
-  two or more subclaims (``validate:k``).
+  fields ``retrievals`` and ``retrievals_reused``; the ReMMD sample evidence bank, which also
+  holds R_j per point (``matches``) and ``records_reused``, counts its TopK look-ups (one per
+  point) plus the queries it sent, and the records linked to two or more atomic points (one
+  record serving two points counts once). For the ``semv`` graph they are read off its nodes:
+  one look-up per ``retrieve:k`` node plus every external query it sent, and the evidence
+  items ranked for two or more subclaims (``validate:k``).
 
 ``cost_summary`` aggregates the lines of one procedure; ``cost_table`` renders the
 comparison (means per case, totals of retrievals) as Markdown.
@@ -46,11 +47,19 @@ COST_FIELDS: Final = (
 
 
 def _declared(value: object) -> tuple[int, int] | None:
+    """A node value's own counts. A value that also says which records serve which claims
+    (the ReMMD bank: ``matches`` = R_j per point, ``records_reused``) is counted the way the
+    ``semv`` graph is, so the rows compare: one look-up per point plus every query sent to a
+    source, and the records that serve two or more points."""
     retrievals = getattr(value, "retrievals", None)
     reused = getattr(value, "retrievals_reused", None)
-    if isinstance(retrievals, int) and isinstance(reused, int):
-        return retrievals, reused
-    return None
+    if not (isinstance(retrievals, int) and isinstance(reused, int)):
+        return None
+    matches = getattr(value, "matches", None)
+    records_reused = getattr(value, "records_reused", None)
+    if isinstance(matches, Mapping) and isinstance(records_reused, int):
+        return retrievals + len(matches), records_reused
+    return retrievals, reused
 
 
 def retrieval_counts(nodes: Mapping[str, NodeOutcome]) -> tuple[int, int]:
