@@ -47,7 +47,8 @@ def test_a_revision_records_the_model_calls_it_made(data_dir: Path) -> None:
     assert usage is not None, "a revision under the LLM backend must carry its usage"
     assert made > 0, "the edited argument is verified again by the model"
     assert usage.calls == made
-    assert usage.calls < first.result.usage.calls if first.result.usage else False
+    assert first.result.usage is not None
+    assert usage.calls < first.result.usage.calls, "reused nodes make no model calls"
     report = json.loads(Path(result.report_paths["json"]).read_text(encoding="utf-8"))
     assert report["usage"]["calls"] == made
     assert "## Model usage" in Path(result.report_paths["markdown"]).read_text(encoding="utf-8")
