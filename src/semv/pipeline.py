@@ -168,8 +168,6 @@ async def run_case(
         verdict = node_value(nodes, chosen.verdict_node, Verdict)
         commit = append_commit(store, run_id, verdict)
         result = chosen.result(run_id, nodes, paths, commit.hash)
-        if chosen.name != DEFAULT_PROCEDURE:
-            result = result.model_copy(update={"procedure": chosen.name})
         result = with_run_usage(result, usage, ledger)
         store.finish_run(
             run_id,

@@ -338,8 +338,6 @@ async def revise(
             usage,
             ledger,
         )
-        if parent.procedure.name != DEFAULT_PROCEDURE:
-            result = result.model_copy(update={"procedure": parent.procedure.name})
         store.finish_run(
             run_id,
             RunStatus.COMMITTED,

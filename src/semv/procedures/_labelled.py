@@ -125,7 +125,7 @@ def labelled_verdict(
     )
 
 
-def labelled_result(verdict_node: str, findings_node: str) -> ResultBuilder:
+def labelled_result(procedure: str, verdict_node: str, findings_node: str) -> ResultBuilder:
     """The result contract of a 5-way procedure: findings as subclaims (no arguments), the
     evidence they cite plus the supplied and media evidence, and the L1 / L2 / L3 labels."""
 
@@ -168,6 +168,7 @@ def labelled_result(verdict_node: str, findings_node: str) -> ResultBuilder:
             veracity=verdict.veracity,
             distortions=verdict.distortions,
             rationale=verdict.rationale,
+            procedure=procedure,
         )
 
     return build
@@ -188,7 +189,7 @@ def labelled_procedure(
         name=name,
         summary=summary,
         graph=graph,
-        result=labelled_result(verdict_node, findings_node),
+        result=labelled_result(name, verdict_node, findings_node),
         verdict_node=verdict_node,
     )
 
