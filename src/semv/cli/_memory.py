@@ -1,52 +1,35 @@
-"""CLI of Module F: ``semv learn`` and ``semv memory freeze|thaw|show|hash|export|import|
-transfer``. Registered on the main ``semv`` app by ``semv.cli``."""
+"""``semv learn`` and ``semv memory freeze|thaw|show|hash|export|import|transfer`` (Module F)."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
-from semv.adapters import LoadedCase, get_adapter
-from semv.agents import Agents
-from semv.agents.backends import build_agents, with_llm_overrides
-from semv.agents.llm import LlmAgents
-from semv.agents.offline import OfflineAgents
-from semv.config import Settings, load_settings
+from semv.cli._common import ConfigFile, DataDir, JsonFlag, err, fail, out, progress
 from semv.errors import InputError, SemvError
-from semv.memory._consolidate import Policy
-from semv.memory._learn import learn, split_cases
-from semv.memory._model import Status
-from semv.memory._reflect import OfflineReflector, Reflector
-from semv.memory._reflect_llm import LlmReflector
-from semv.memory._store import MemoryStore
-from semv.memory._transfer import TransferReport, ablations, transfer
-from semv.store import Store
+from semv.memory import Policy
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+    from semv.adapters import LoadedCase
+    from semv.agents import Agents
+    from semv.config import Settings
+    from semv.memory import Reflector, TransferReport
+    from semv.store import Store
 
 __all__ = ["learn_command", "memory_app"]
 
 memory_app = typer.Typer(
     help="Self-evolving memory: snapshots, inspection, transfer evaluation.", no_args_is_help=True
 )
-err = Console(stderr=True, soft_wrap=True)
-out = Console()
 
-DataDir = Annotated[
-    Path, typer.Option("--data-dir", help="Store directory (SQLite database, reports).")
-]
-ConfigFile = Annotated[
-    Path | None, typer.Option("--config", help="TOML file overriding configuration constants.")
-]
 Bank = Annotated[str, typer.Option("--bank", help="Memory bank name inside the store.")]
-JsonFlag = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON only.")]
 AdapterOpt = Annotated[str, typer.Option("--adapter", help="Dataset adapter (e.g. cosmos).")]
 Part = Annotated[
     str,
@@ -60,27 +43,13 @@ Limit = Annotated[int | None, typer.Option("--limit", min=1, help="First N cases
 TextOnly = Annotated[bool, typer.Option("--text-only", help="Ignore media files.")]
 
 
-def _fail(exc: SemvError) -> NoReturn:
-    err.print(f"[bold red]error:[/] {exc}", markup=True, highlight=False)
-    raise typer.Exit(exc.exit_code)
-
-
-def _progress(quiet: bool) -> Progress:
-    return Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=err,
-        disable=quiet or not err.is_terminal,
-        transient=True,
-    )
-
-
 def _cases(
     dataset: Path, adapter: str, *, text_only: bool, part: str, seed: int, fraction: float
 ) -> tuple[str, list[LoadedCase], list[LoadedCase]]:
     """(contract, learning part, evaluation part) of the dataset's fixed-seed split."""
+    from semv.adapters import get_adapter
+    from semv.memory import split_cases
+
     if part not in ("learn", "eval", "all"):
         raise InputError(f"--part must be learn, eval or all, not {part!r}")
     if not dataset.exists():
@@ -127,6 +96,15 @@ def learn_command(
 ) -> None:
     """Learning run: verify cases in a fixed order, commit, reveal gold, reflect, gate, stage,
     consolidate every 25 cases; print the consolidation metrics of Table 7."""
+    import asyncio
+
+    from rich.table import Table
+
+    from semv.agents.backends import with_llm_overrides
+    from semv.config import load_settings
+    from semv.memory import learn
+    from semv.store import Store
+
     try:
         if part == "eval":
             raise InputError(
@@ -143,9 +121,9 @@ def learn_command(
         store = Store(data_dir)
         agents, reflector = _learning_agents(settings, store)
     except SemvError as exc:
-        _fail(exc)
+        fail(exc)
     try:
-        with _progress(json_out) as bar:
+        with progress(json_out) as bar:
             task = bar.add_task(f"learn {dataset.name}", total=len(cases))
             report = asyncio.run(
                 learn(
@@ -161,7 +139,7 @@ def learn_command(
                 )
             )
     except SemvError as exc:
-        _fail(exc)
+        fail(exc)
     finally:
         store.close()
     doc = report.as_dict()
@@ -192,6 +170,10 @@ def learn_command(
 def _learning_agents(settings: Settings, store: Store) -> tuple[Agents, Reflector]:
     """The configured backend's agents and the reflector that goes with them: the LLM
     backend reflects with :class:`LlmReflector` (offline reflector as its fallback)."""
+    from semv.agents.backends import build_agents
+    from semv.agents.llm import LlmAgents
+    from semv.memory import LlmReflector, OfflineReflector
+
     agents = build_agents(settings, store=store)
     if isinstance(agents, LlmAgents):
         return agents, LlmReflector(agents, settings)
@@ -201,31 +183,40 @@ def _learning_agents(settings: Settings, store: Store) -> tuple[Agents, Reflecto
 @memory_app.command("freeze")
 def freeze(bank: Bank = "default", data_dir: DataDir = Path(".semv")) -> None:
     """Freeze the bank: hash long-term memory; every later write is rejected (Remark 4.3)."""
+    from semv.memory import MemoryStore
+    from semv.store import Store
+
     try:
         store = Store(data_dir)
         digest = MemoryStore(store, bank).freeze()
     except SemvError as exc:
-        _fail(exc)
+        fail(exc)
     sys.stdout.write(digest + "\n")
 
 
 @memory_app.command("thaw")
 def thaw(bank: Bank = "default", data_dir: DataDir = Path(".semv")) -> None:
     """Leave frozen mode (for a new learning run)."""
+    from semv.memory import MemoryStore
+    from semv.store import Store
+
     try:
         MemoryStore(Store(data_dir), bank).thaw()
     except SemvError as exc:
-        _fail(exc)
+        fail(exc)
 
 
 @memory_app.command("hash")
 def hash_(bank: Bank = "default", data_dir: DataDir = Path(".semv")) -> None:
     """Print the deterministic hash of long-term memory (and the frozen snapshot, if any)."""
+    from semv.memory import MemoryStore
+    from semv.store import Store
+
     try:
         ms = MemoryStore(Store(data_dir), bank)
         digest, state = ms.long_term_hash(), ms.state()
     except SemvError as exc:
-        _fail(exc)
+        fail(exc)
     sys.stdout.write(digest + "\n")
     if state.frozen is not None:
         err.print(f"frozen at {state.frozen}" + ("" if state.frozen == digest else " (DIFFERS)"))
@@ -240,13 +231,18 @@ def show(
     data_dir: DataDir = Path(".semv"),
 ) -> None:
     """List memory records (active by default) and, optionally, the memory trace."""
+    from rich.table import Table
+
+    from semv.memory import MemoryStore, Status
+    from semv.store import Store
+
     try:
         ms = MemoryStore(Store(data_dir), bank)
         records = ms.records() if all_records else ms.records(Status.ACTIVE)
         events = ms.events()[-trace:] if trace else []
         state = ms.state()
     except SemvError as exc:
-        _fail(exc)
+        fail(exc)
     if json_out:
         doc: dict[str, Any] = {
             "bank": bank,
@@ -281,10 +277,13 @@ def export(
     data_dir: DataDir = Path(".semv"),
 ) -> None:
     """Export every record of the bank as JSON (written atomically)."""
+    from semv.memory import MemoryStore
+    from semv.store import Store
+
     try:
         n = MemoryStore(Store(data_dir), bank).export(file)
     except (SemvError, OSError) as exc:
-        _fail(exc if isinstance(exc, SemvError) else InputError(f"{file}: {exc}"))
+        fail(exc if isinstance(exc, SemvError) else InputError(f"{file}: {exc}"))
     err.print(f"exported {n} records to {file}")
 
 
@@ -295,10 +294,13 @@ def import_(
     data_dir: DataDir = Path(".semv"),
 ) -> None:
     """Replace the bank's records with an export (rejected while the bank is frozen)."""
+    from semv.memory import MemoryStore
+    from semv.store import Store
+
     try:
         n = MemoryStore(Store(data_dir), bank).import_(file)
     except SemvError as exc:
-        _fail(exc)
+        fail(exc)
     err.print(f"imported {n} records from {file}")
 
 
@@ -345,6 +347,15 @@ def transfer_command(
 ) -> None:
     """Matched memory-off vs memory-on evaluation on the same cases with a frozen snapshot:
     accuracy, retrieval relevance, successful use, Trans+ and Trans- (Table 8)."""
+    import asyncio
+
+    from rich.table import Table
+
+    from semv.agents.offline import OfflineAgents
+    from semv.config import load_settings
+    from semv.memory import ablations, transfer
+    from semv.store import Store
+
     try:
         settings: Settings = load_settings(config)
         contract, learn_part, eval_part = _cases(
@@ -353,10 +364,10 @@ def transfer_command(
         cases: Sequence[LoadedCase] = eval_part[:limit] if limit else eval_part
         store = Store(data_dir)
     except SemvError as exc:
-        _fail(exc)
+        fail(exc)
     agents = OfflineAgents(settings)
     try:
-        with _progress(json_out) as bar:
+        with progress(json_out) as bar:
             task = bar.add_task(f"transfer {dataset.name}", total=None)
             tick = lambda _c: bar.advance(task)  # noqa: E731
             if with_ablations:
@@ -388,7 +399,7 @@ def transfer_command(
                 )
                 results = [("∅ (memory off)", report), ("memory on", report)]
     except SemvError as exc:
-        _fail(exc)
+        fail(exc)
     finally:
         store.close()
     if json_out:

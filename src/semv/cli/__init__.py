@@ -1,0 +1,77 @@
+"""The ``semv`` command (``python -m semv`` is the same).
+
+Exit codes: 0 success, 2 bad input (unknown adapter, malformed case, missing media, unknown
+run), 1 internal error (a failed stage, a broken trace).
+
+Layout: ``_common`` holds the shared options and helpers; each command group is one module,
+imported only when its command runs (or help lists it), so ``semv --version`` loads no command
+and ``semv verify`` no evaluation, web or plotting code. A new command is one function (or one
+``typer.Typer`` group) in a module here plus one line in ``COMMANDS``.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from semv import __version__
+from semv.cli._common import err, out
+from semv.cli._lazy import LazyGroup
+
+__all__ = ["COMMANDS", "app", "main"]
+
+#: command name → "module:attr" (a command function or a typer.Typer group), in help order
+COMMANDS: dict[str, str] = {
+    "verify": "semv.cli._runs:verify",
+    "show": "semv.cli._runs:show",
+    "runs": "semv.cli._runs:runs",
+    "learn": "semv.cli._memory:learn_command",
+    "contest": "semv.cli._contest:contest",
+    "serve": "semv.cli._serve:serve",
+    "eval": "semv.cli._eval:eval_app",
+    "index": "semv.cli._index:index_app",
+    "memory": "semv.cli._memory:memory_app",
+}
+
+
+class _SemvGroup(LazyGroup):
+    lazy = COMMANDS
+
+
+app = typer.Typer(
+    name="semv",
+    cls=_SemvGroup,
+    help="Contestable multimedia verification: verify cases, inspect runs, evaluate datasets.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+@app.callback(invoke_without_command=True)
+def _root(
+    version: Annotated[bool, typer.Option("--version", help="Print the version.")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log progress.")] = False,
+) -> None:
+    import logging
+
+    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, stream=sys.stderr)
+    if version:
+        out.print(f"semv {__version__}")
+        raise typer.Exit(0)
+
+
+def main() -> None:
+    """Entry point: turn unexpected exceptions into exit code 1 with a clear message."""
+    from semv.errors import SemvError
+
+    try:
+        app()
+    except SemvError as exc:  # pragma: no cover - commands handle their own
+        err.print(f"error: {exc}", highlight=False)
+        sys.exit(exc.exit_code)
+    except KeyboardInterrupt:
+        err.print("interrupted")
+        sys.exit(130)

@@ -1,0 +1,93 @@
+"""What every ``semv`` command shares: the two consoles, the common options, the error exit and
+the progress bar. Imports nothing heavy (typer, rich and ``semv.errors`` only), so that loading
+a command module costs little; commands import what they need when they run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, NoReturn
+
+import typer
+from rich.console import Console
+
+if TYPE_CHECKING:
+    from rich.progress import Progress
+
+    from semv.config import Settings
+    from semv.errors import SemvError
+
+__all__ = [
+    "BackendOpt",
+    "ConfigFile",
+    "DataDir",
+    "JsonFlag",
+    "LlmModelOpt",
+    "LlmUrlOpt",
+    "ReplayFlag",
+    "err",
+    "fail",
+    "out",
+    "progress",
+    "settings_from",
+]
+
+err = Console(stderr=True, soft_wrap=True)
+out = Console()
+
+DataDir = Annotated[
+    Path, typer.Option("--data-dir", help="Store directory (SQLite database, reports).")
+]
+ConfigFile = Annotated[
+    Path | None, typer.Option("--config", help="TOML file overriding configuration constants.")
+]
+JsonFlag = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON only.")]
+BackendOpt = Annotated[
+    str | None,
+    typer.Option("--backend", help="Agent backend: offline or llm (default: config, offline)."),
+]
+LlmUrlOpt = Annotated[
+    str | None, typer.Option("--llm-url", help="OpenAI-compatible base URL (…/v1).")
+]
+LlmModelOpt = Annotated[str | None, typer.Option("--llm-model", help="Model name for all roles.")]
+ReplayFlag = Annotated[
+    bool,
+    typer.Option(
+        "--replay",
+        help="No requests: model answers from the response cache (--backend llm) and web "
+        "search answers from the dated retrieval cache (--source).",
+    ),
+]
+
+
+def fail(exc: SemvError) -> NoReturn:
+    """Print ``error: <exc>`` on stderr and exit with the error's code (2 bad input, 1 internal)."""
+    err.print(f"[bold red]error:[/] {exc}", markup=True, highlight=False)
+    raise typer.Exit(exc.exit_code)
+
+
+def settings_from(config: Path | None) -> Settings:
+    """The settings of ``--config`` (defaults when None)."""
+    from semv.config import load_settings
+
+    return load_settings(config)
+
+
+def progress(quiet: bool) -> Progress:
+    """A transient progress bar on stderr, off with ``--json`` or when stderr is no terminal."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
+    return Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err,
+        disable=quiet or not err.is_terminal,
+        transient=True,
+    )

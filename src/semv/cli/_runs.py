@@ -1,0 +1,289 @@
+"""``semv verify``, ``semv show`` and ``semv runs``: verify cases, inspect committed runs."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from semv.cli._common import (
+    BackendOpt,
+    ConfigFile,
+    DataDir,
+    JsonFlag,
+    LlmModelOpt,
+    LlmUrlOpt,
+    ReplayFlag,
+    err,
+    fail,
+    out,
+    progress,
+    settings_from,
+)
+from semv.errors import InputError, SemvError
+from semv.procedures import DEFAULT_PROCEDURE, procedure_names
+
+if TYPE_CHECKING:
+    from rich.progress import Progress
+
+__all__ = ["runs", "show", "verify"]
+
+
+def verify(
+    case: Annotated[Path, typer.Argument(help="A case folder (case.yaml/json) or dataset file.")],
+    adapter: Annotated[
+        str | None, typer.Option("--adapter", help="Input adapter (default: detected).")
+    ] = None,
+    json_out: JsonFlag = False,
+    out_dir: Annotated[
+        Path | None, typer.Option("--out", help="Write reports under DIR/<run id>/.")
+    ] = None,
+    text_only: Annotated[bool, typer.Option("--text-only", help="Do not read media.")] = False,
+    limit: Annotated[int | None, typer.Option("--limit", min=1, help="At most N cases.")] = None,
+    data_dir: DataDir = Path(".semv"),
+    config: ConfigFile = None,
+    source: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--source",
+            help="Evidence source to search (repeatable): corpus, searxng, serper, brave, gdelt.",
+        ),
+    ] = None,
+    before: Annotated[
+        str | None,
+        typer.Option("--before", help="Exclude (and count) evidence published after DATE."),
+    ] = None,
+    before_claim_date: Annotated[
+        bool,
+        typer.Option("--before-claim-date", help="Use each case's claimed date as --before."),
+    ] = False,
+    endpoint: Annotated[
+        list[str] | None,
+        typer.Option("--endpoint", help="NAME=URL: another endpoint for a web source."),
+    ] = None,
+    corpus_db: Annotated[
+        Path | None,
+        typer.Option("--corpus-db", help="Data directory holding the corpus (default: store)."),
+    ] = None,
+    backend: BackendOpt = None,
+    llm_url: LlmUrlOpt = None,
+    llm_model: LlmModelOpt = None,
+    replay: ReplayFlag = False,
+    procedure: Annotated[
+        str,
+        typer.Option(
+            "--procedure",
+            help="Verification procedure: " + ", ".join(procedure_names()) + " (default: semv).",
+        ),
+    ] = DEFAULT_PROCEDURE,
+) -> None:
+    """Verify a case: print the verdict and where the report is."""
+    import asyncio
+
+    from semv._api import load_cases
+    from semv.agents.backends import build_agents, executor_concurrency, with_llm_overrides
+    from semv.pipeline import run_case
+    from semv.procedures import get_procedure
+    from semv.store import Store
+
+    retrieval = None
+    try:
+        chosen_procedure = get_procedure(procedure)
+        settings = with_llm_overrides(
+            settings_from(config), backend=backend, url=llm_url, model=llm_model
+        )
+        contract, cases = load_cases(case, adapter=adapter, text_only=text_only, limit=limit)
+        store = Store(data_dir)
+        if source:
+            from semv.cli._retrieval import open_sources
+
+            retrieval = open_sources(
+                settings,
+                store,
+                source,
+                before=before,
+                before_claim_date=before_claim_date,
+                replay=replay,
+                endpoint=endpoint or [],
+                corpus_db=corpus_db,
+            )
+        elif before or before_claim_date:
+            raise InputError("--before needs at least one --source")
+        llm = settings.agents.backend != "offline"
+        if replay and not llm and not any(s != "corpus" for s in source or ()):
+            raise InputError("--replay needs --backend llm or a web --source to replay")
+        # --replay answers web queries from the dated cache and model calls from the
+        # response cache: one flag, one meaning (no request leaves the machine)
+        agents = build_agents(settings, store=store, replay=replay and llm)
+    except SemvError as exc:
+        fail(exc)
+    try:
+        for loaded in cases:
+            with progress(json_out) as bar:
+                total = len(
+                    chosen_procedure.graph(loaded.case, contract=contract, retrieval=retrieval)
+                )
+                task = bar.add_task(f"verify {loaded.case.id}", total=total)
+
+                def tick(_key: str, _reused: bool, bar: Progress = bar, task: Any = task) -> None:
+                    bar.advance(task)
+
+                outcome = asyncio.run(
+                    run_case(
+                        loaded.case,
+                        store=store,
+                        settings=settings,
+                        agents=agents,
+                        contract=contract,
+                        reports_dir=out_dir,
+                        progress=tick,
+                        retrieval=retrieval,
+                        max_concurrency=executor_concurrency(settings),
+                        procedure=chosen_procedure.name,
+                    )
+                )
+            result = outcome.result
+            if json_out:
+                sys.stdout.write(result.model_dump_json() + "\n")
+                continue
+            out.print(
+                f"[bold]{result.case_id}[/]: [bold cyan]{result.label}[/] "
+                f"(confidence {result.confidence:.2f})",
+                highlight=False,
+            )
+            if result.veracity is not None:
+                out.print(
+                    f"  L1 {result.veracity}; L2 {', '.join(result.distortions) or 'none'}",
+                    highlight=False,
+                )
+            for sub in result.subclaims:
+                out.print(f"  {sub.dimension:<13} {sub.score:.3f}  {sub.decision}", highlight=False)
+            out.print(
+                f"  run {result.run_id}: {outcome.executed} stages run, {outcome.reused} reused",
+                highlight=False,
+            )
+            out.print(f"  report: {result.report_paths.get('markdown')}", highlight=False)
+            out.print(f"  html:   {result.report_paths.get('html')}", highlight=False)
+            if result.usage is not None:
+                u = result.usage
+                ratio = u.wall_s / u.critical_path_s if u.critical_path_s > 0 else 0.0
+                out.print(
+                    f"  model: {u.calls} calls ({u.cached} cached), "
+                    f"{u.prompt_tokens}+{u.completion_tokens} tokens, {u.retries} retries; "
+                    f"wall {u.wall_s:.2f}s, critical path {u.critical_path_s:.2f}s "
+                    f"(ratio {ratio:.2f})",
+                    highlight=False,
+                )
+    except SemvError as exc:
+        fail(exc)
+    finally:
+        if retrieval is not None:
+            retrieval.close()
+        store.close()
+
+
+def show(
+    run: Annotated[str, typer.Argument(help="Run id (or a unique prefix).")],
+    json_out: JsonFlag = False,
+    verify_trace: Annotated[
+        bool, typer.Option("--verify-trace", help="Recompute the trace's hash chain.")
+    ] = False,
+    data_dir: DataDir = Path(".semv"),
+) -> None:
+    """Show a run: its verdict, nodes and trace; optionally verify the trace."""
+    from semv.store import Store
+
+    try:
+        store = Store(data_dir)
+        record = store.get_run(run)
+    except SemvError as exc:
+        fail(exc)
+    try:
+        check = store.verify_trace(record.run_id) if verify_trace else None
+        if json_out:
+            payload: dict[str, Any] = (
+                json.loads(record.result_json)
+                if record.result_json
+                else {"run_id": record.run_id, "status": record.status.value, "error": record.error}
+            )
+            if check is not None:
+                payload = {
+                    "result": payload,
+                    "trace": {
+                        "ok": check.ok,
+                        "events": check.events,
+                        "head": check.head,
+                        "problem": check.problem,
+                    },
+                }
+            sys.stdout.write(json.dumps(payload, ensure_ascii=False) + "\n")
+        else:
+            nodes = store.run_nodes(record.run_id)
+            out.print(
+                f"[bold]run {record.run_id}[/] case {record.case_id} ({record.adapter})",
+                highlight=False,
+            )
+            out.print(f"  status: {record.status.value}", highlight=False)
+            if record.parent_run_id:
+                out.print(f"  revises: {record.parent_run_id}", highlight=False)
+            if record.label is not None:
+                out.print(
+                    f"  label: [bold cyan]{record.label}[/] confidence "
+                    f"{(record.confidence or 0):.2f}",
+                    highlight=False,
+                )
+            if record.error:
+                out.print(f"  error: {record.error}", highlight=False)
+            reused = sum(n.reused for n in nodes)
+            out.print(
+                f"  nodes: {len(nodes)} ({len(nodes) - reused} run, {reused} reused)",
+                highlight=False,
+            )
+            out.print(f"  trace head: {record.trace_head}", highlight=False)
+            if check is not None:
+                verdict = "[green]verified[/]" if check.ok else f"[red]FAILED[/]: {check.problem}"
+                out.print(f"  trace: {check.events} events, {verdict}", highlight=False)
+        if check is not None and not check.ok:
+            if not json_out:
+                err.print(f"[bold red]trace verification failed:[/] {check.problem}")
+            raise typer.Exit(1)
+    finally:
+        store.close()
+
+
+def runs(
+    limit: Annotated[int, typer.Option("--limit", min=1)] = 20,
+    data_dir: DataDir = Path(".semv"),
+) -> None:
+    """List the most recent runs (tab-separated when not printing to a terminal)."""
+    from rich.table import Column, Table
+
+    from semv.store import Store
+
+    store = Store(data_dir)
+    try:
+        records = store.list_runs(limit)
+    finally:
+        store.close()
+    rows = [
+        (
+            r.run_id,
+            r.case_id,
+            r.status.value,
+            r.label or "",
+            f"{r.confidence:.2f}" if r.confidence is not None else "",
+        )
+        for r in records
+    ]
+    if not out.is_terminal:
+        for row in rows:
+            sys.stdout.write("\t".join(row) + "\n")
+        return
+    table = Table("case", "status", "label", "confidence")
+    table.columns.insert(0, Column("run", no_wrap=True, min_width=28))
+    for row in rows:
+        table.add_row(*row)
+    out.print(table)

@@ -1,0 +1,84 @@
+"""``semv serve``: the reviewer web UI and the REST API (``semv.web``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from semv.cli._common import (
+    BackendOpt,
+    ConfigFile,
+    DataDir,
+    LlmModelOpt,
+    LlmUrlOpt,
+    err,
+    fail,
+    settings_from,
+)
+from semv.errors import SemvError
+
+__all__ = ["serve"]
+
+
+def serve(
+    host: Annotated[str, typer.Option("--host", help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", min=0, max=65535, help="TCP port.")] = 8000,
+    auth_token: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--auth-token",
+            help="Reviewer token required for writes, TOKEN or NAME:TOKEN (repeatable; also "
+            "the variable named by web.auth_token_env).",
+        ),
+    ] = None,
+    data_dir: DataDir = Path(".semv"),
+    config: ConfigFile = None,
+    source: Annotated[
+        list[str] | None,
+        typer.Option("--source", help="Evidence source for submitted cases (as verify)."),
+    ] = None,
+    corpus_db: Annotated[
+        Path | None,
+        typer.Option("--corpus-db", help="Data directory holding the corpus (default: store)."),
+    ] = None,
+    backend: BackendOpt = None,
+    llm_url: LlmUrlOpt = None,
+    llm_model: LlmModelOpt = None,
+) -> None:
+    """Serve the reviewer web UI and the REST API (OpenAPI at /openapi.json)."""
+    import uvicorn
+
+    from semv.agents.backends import with_llm_overrides
+    from semv.cli._retrieval import open_sources
+    from semv.store import Store
+    from semv.web import create_app
+
+    try:
+        settings = with_llm_overrides(
+            settings_from(config), backend=backend, url=llm_url, model=llm_model
+        )
+        retrieval = None
+        if source:
+            names = list(source)
+
+            def retrieval(store: Store) -> Any:
+                return open_sources(
+                    settings,
+                    store,
+                    names,
+                    before=None,
+                    before_claim_date=False,
+                    replay=False,
+                    endpoint=[],
+                    corpus_db=corpus_db,
+                )
+
+        web_app = create_app(
+            data_dir, settings=settings, tokens=auth_token or [], retrieval=retrieval
+        )
+    except SemvError as exc:
+        fail(exc)
+    err.print(f"semv serve: http://{host}:{port}/ (data {data_dir})", highlight=False)
+    uvicorn.run(web_app, host=host, port=port, log_level="warning")
