@@ -15,6 +15,8 @@ from semv.model import (
     Asset,
     Dimension,
     Evidence,
+    EvidenceKind,
+    ForensicMap,
     Modality,
     SourceType,
     Stance,
@@ -90,7 +92,9 @@ def test_casia_evidence_carries_scores_thresholds_regions_and_maps(tmp_path: Pat
                 assert heat.size == original.size
     assert "ev:forensic:border:asset:0" in by_id
     combined = by_id["ev:forensic:combined:asset:0"]
-    expected = [UncertaintyCode.FORENSIC_ANOMALY] if combined.data["exceeds"] else []
+    scored = combined.observed(ForensicMap)
+    assert scored is not None and scored.combined
+    expected = [UncertaintyCode.FORENSIC_ANOMALY] if scored.exceeds else []
     assert [u.code for u in out.uncertainty] == expected
 
 
@@ -101,14 +105,15 @@ def _combined(score: float, traces: str) -> Evidence:
         source_type=SourceType.FORENSIC,
         modality=Modality.IMAGE,
         content=f"Combined forensic map: region score {score:.2f}.",
-        data={
-            "kind": "forensic-combined",
-            "region_score": score,
-            "threshold": 0.5,
-            "exceeds": score >= 0.5,
-            "region": "0,0,48,48",
-            "editing_traces": traces,
-        },
+        observation=ForensicMap(
+            kind=EvidenceKind.FORENSIC_COMBINED,
+            map="combined",
+            region_score=score,
+            threshold=0.5,
+            exceeds=score >= 0.5,
+            region="0,0,48,48",
+            editing_traces=traces,
+        ),
         reliability=0.6,
     )
 

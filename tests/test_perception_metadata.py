@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from semv.config import Settings
-from semv.model import Asset, MediaEvidence, MediaKind, UncertaintyCode
+from semv.model import Asset, Exif, MediaEvidence, MediaKind, UncertaintyCode
 from semv.perception.metadata import time_gaps
 from semv.stages.media import extract_media
 from tests.conftest import shared_data
@@ -90,7 +90,7 @@ def test_edited_files_show_their_software_tag() -> None:
 
 def test_time_gaps_with_known_zones() -> None:
     gaps = time_gaps(
-        {"capture_time": "2024-03-12T10:00:00+01:00", "modify_time": "2024-03-12T12:30:00+01:00"},
+        Exif(capture_time="2024-03-12T10:00:00+01:00", modify_time="2024-03-12T12:30:00+01:00"),
         file_mtime=1710248400.0,  # 2024-03-12T13:00:00Z
     )
     assert gaps == {

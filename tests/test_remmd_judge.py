@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from semv.config import Settings
-from semv.model import Evidence, MediaLocation, Modality, SourceType
+from semv.model import ContentCredentials, Evidence, MediaLocation, Modality, SourceType
 from semv.procedures.remmd._models import (
     AtomicPoint,
     PointFacts,
@@ -227,7 +227,18 @@ def _c2pa(ai: bool = False, edited: bool = False) -> Evidence:
         source_type=SourceType.METADATA,
         modality=Modality.METADATA,
         content="C2PA manifest",
-        data={"kind": "c2pa", "ai_generated": ai, "edited": edited, "hash_mismatch": False},
+        observation=ContentCredentials(
+            validation_state="Valid",
+            signer="test signer",
+            issuer="test CA",
+            claim_generator="test",
+            actions="c2pa.created",
+            ai_generated=ai,
+            edited=edited,
+            hash_mismatch=False,
+            trusted=False,
+            failures="",
+        ),
         reliability=0.95,
         location=MediaLocation(asset_id="asset:1"),
     )

@@ -16,6 +16,7 @@ from semv.model import (
     Context,
     Dimension,
     Evidence,
+    Exif,
     InternalLabel,
     MediaKind,
     MediaLocation,
@@ -59,7 +60,7 @@ def _evidence() -> tuple[Evidence, ...]:
             source_type=SourceType.METADATA,
             modality=Modality.METADATA,
             content="Metadata: captured 2019-06-01T14:32:10+02:00; GPS 45.764000, 4.835700.",
-            data={"capture_time": "2019-06-01T14:32:10+02:00", "timezone_known": True},
+            observation=Exif(capture_time="2019-06-01T14:32:10+02:00", timezone_known=True),
             reliability=0.9,
             location=MediaLocation(asset_id="asset:1"),
             provenance=Provenance(

@@ -11,7 +11,7 @@ from pydantic import ValidationError
 
 from semv.config import Settings
 from semv.errors import InputError
-from semv.model import Evidence, Modality, SourceType
+from semv.model import Evidence, Modality, SourceType, SuppliedItem
 
 __all__ = ["evidence_from_data", "read_evidence_file"]
 
@@ -57,6 +57,8 @@ def evidence_from_data(
     data.setdefault("source_type", SourceType.HUMAN.value)
     data.setdefault("modality", Modality.TEXT.value)
     data.setdefault("reliability", settings.contest.human_reliability)
+    if "observation" not in data and "data" not in data:
+        data["observation"] = SuppliedItem().model_dump(mode="json")
     try:
         return Evidence.model_validate(data)
     except ValidationError as exc:

@@ -107,6 +107,27 @@ class SourceType(StrEnum):
     OTHER = "other"
 
 
+class EvidenceKind(StrEnum):
+    """What an evidence item's typed observation is (the tag of ``Observation``)."""
+
+    EXIF = "exif"
+    FILE = "file"
+    CONTAINER = "container"
+    C2PA = "c2pa"
+    FORENSIC_MAP = "forensic-map"
+    FORENSIC_COMBINED = "forensic-combined"
+    JPEG_STRUCTURE = "jpeg-structure"
+    BORDER_CUES = "border-cues"
+    REVERSE_SEARCH_MATCH = "reverse-search-match"
+    OCR = "ocr"
+    TRANSCRIPT = "transcript"
+    KEYFRAMES = "keyframes"
+    VISUAL = "visual"
+    DESCRIPTION = "description"
+    RETRIEVED = "retrieved-document"
+    SUPPLIED = "supplied"
+
+
 class ProducerKind(StrEnum):
     """Who produced an evidence item (provenance ρ)."""
 

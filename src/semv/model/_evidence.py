@@ -2,12 +2,37 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
-from pydantic import Field
+from pydantic import ConfigDict, Field, model_validator
 
 from semv.model._base import Frozen
-from semv.model._enums import Modality, ProducerKind, SourceType, Stage, UncertaintyCode
+from semv.model._enums import (
+    EvidenceKind,
+    Modality,
+    ProducerKind,
+    SourceType,
+    Stage,
+    UncertaintyCode,
+)
+from semv.model._observation import Observation, ObservationBase, observation_from_data
+
+_O = TypeVar("_O", bound=ObservationBase)
+
+EVIDENCE_SCHEMA_VERSION = 2
+"""2: the structured payload is the typed ``observation`` (a tagged union on ``kind``); 1 (before):
+an untyped mapping ``data``, still accepted on input and mapped onto the union."""
+
+
+def _legacy_data_in_schema(schema: dict[str, Any]) -> None:
+    properties = schema.setdefault("properties", {})
+    properties["data"] = {
+        "deprecated": True,
+        "description": "Schema version 1: the payload as an untyped mapping. Accepted on input "
+        "and mapped onto 'observation' (by its 'kind' key); never written.",
+        "type": "object",
+        "additionalProperties": True,
+    }
 
 
 class Provenance(Frozen):
@@ -34,14 +59,17 @@ class MediaLocation(Frozen):
 class Evidence(Frozen):
     """One normalized, provenance-bearing evidence item (Eq. 4)."""
 
+    model_config = ConfigDict(json_schema_extra=_legacy_data_in_schema)
+
     id: str = Field(pattern=r"^ev:[A-Za-z0-9_.:\-]+$")
     source: str = Field(description="src_e: publisher, tool, or dataset name.")
     source_type: SourceType
     modality: Modality
     content: str = Field(description="obs_e: the observed content, as text.")
-    data: dict[str, Any] = Field(
-        default_factory=dict,
-        description="Structured observations (e.g. capture_time, latitude, longitude).",
+    observation: Observation | None = Field(
+        None,
+        description="The structured payload (EXIF, forensic map, OCR text...), tagged by "
+        "'kind'; None when the item is its text alone.",
     )
     reliability: float = Field(ge=0.0, le=1.0, description="r_e")
     relevance: float = Field(0.5, ge=0.0, le=1.0, description="q_e (per subclaim after ranking)")
@@ -51,6 +79,35 @@ class Evidence(Frozen):
     url: str | None = None
     title: str | None = None
     published: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_schema_v1(cls, value: Any) -> Any:
+        """Map the schema-v1 ``data`` mapping (old stored runs, review batches, evidence
+        files) onto ``observation``."""
+        if isinstance(value, dict) and "data" in value:
+            value = dict(value)
+            data = value.pop("data")
+            if value.get("observation") is None:
+                value["observation"] = observation_from_data(data, str(value.get("id", "")))
+            elif data:
+                raise ValueError("give either 'observation' or the legacy 'data', not both")
+        return value
+
+    @property
+    def kind(self) -> EvidenceKind | None:
+        """The observation's kind; None for an item that is its text alone."""
+        return self.observation.kind if self.observation is not None else None
+
+    def observed(self, cls: type[_O]) -> _O | None:
+        """The observation when it is a ``cls``, else None."""
+        return self.observation if isinstance(self.observation, cls) else None
+
+    @property
+    def data(self) -> dict[str, Any]:
+        """Deprecated, read-only: the observation as the schema-v1 flat mapping. Kept while
+        readers move to typed access; use ``observation`` / ``observed``."""
+        return self.observation.as_data() if self.observation is not None else {}
 
 
 class UncertaintyItem(Frozen):

@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Final
 
+from semv.model import Exif
+
 __all__ = ["CaptureTime", "MetadataFields", "parse_tags"]
 
 _STAMP: Final = re.compile(
@@ -92,23 +94,22 @@ class MetadataFields:
         """True when no usable fact was found."""
         return not self.tags_used
 
-    def data(self) -> dict[str, Any]:
-        """The structured observations (``Evidence.data``), only keys with a value."""
-        out: dict[str, Any] = {}
-        if self.capture_time is not None:
-            out["capture_time"] = self.capture_time.iso
-            out["timezone_known"] = self.capture_time.timezone_known
-            out["capture_time_tag"] = self.capture_time.tag
-            if self.capture_time.timezone_source is not None:
-                out["timezone_source"] = self.capture_time.timezone_source
-        if self.latitude is not None and self.longitude is not None:
-            out["latitude"] = self.latitude
-            out["longitude"] = self.longitude
-        for key in ("make", "model", "software", "modify_time"):
-            value = getattr(self, key)
-            if value is not None:
-                out[key] = value
-        return out
+    def observation(self) -> Exif:
+        """The typed observation of the evidence item."""
+        capture = self.capture_time
+        located = self.latitude is not None and self.longitude is not None
+        return Exif(
+            capture_time=capture.iso if capture is not None else None,
+            timezone_known=capture.timezone_known if capture is not None else None,
+            capture_time_tag=capture.tag if capture is not None else None,
+            timezone_source=capture.timezone_source if capture is not None else None,
+            latitude=self.latitude if located else None,
+            longitude=self.longitude if located else None,
+            make=self.make,
+            model=self.model,
+            software=self.software,
+            modify_time=self.modify_time,
+        )
 
     def summary(self) -> str:
         """A readable one-line summary of the facts."""

@@ -18,6 +18,7 @@ from typing import Any, Final
 
 from semv.model import (
     Asset,
+    Container,
     Evidence,
     MediaEvidence,
     MediaKind,
@@ -147,7 +148,7 @@ def probe(asset: Asset, path: Path, context: ExtractContext) -> MediaEvidence:
         source_type=SourceType.METADATA,
         modality=Modality.METADATA,
         content=_text(data),
-        data=data,
+        observation=Container.model_validate(data),
         reliability=0.9,
         relevance=STRUCTURAL_RELEVANCE,
         location=context.location(asset),

@@ -19,6 +19,7 @@ from typing import Any, Final
 
 from semv.model import (
     Asset,
+    ContentCredentials,
     Evidence,
     MediaEvidence,
     MediaLocation,
@@ -145,26 +146,25 @@ def _evidence(
         parts.append("digital source type: " + ", ".join(s.rsplit("/", 1)[-1] for s in sources))
     if failures:
         parts.append("validation failures: " + ", ".join(failures))
-    data: dict[str, Any] = {
-        "kind": "c2pa",
-        "validation_state": state,
-        "signer": signer,
-        "issuer": issuer,
-        "claim_generator": generator,
-        "actions": ", ".join(names),
-        "ai_generated": ai,
-        "edited": edited,
-        "hash_mismatch": hash_mismatch,
-        "trusted": state == "Trusted",
-        "failures": ", ".join(failures),
-    }
+    data = ContentCredentials(
+        validation_state=state,
+        signer=signer,
+        issuer=issuer,
+        claim_generator=generator,
+        actions=", ".join(names),
+        ai_generated=ai,
+        edited=edited,
+        hash_mismatch=hash_mismatch,
+        trusted=state == "Trusted",
+        failures=", ".join(failures),
+    )
     return Evidence(
         id=f"ev:c2pa:{asset.id}",
         source="C2PA content credentials",
         source_type=SourceType.METADATA,
         modality=Modality.METADATA,
         content="; ".join(parts) + ".",
-        data=data,
+        observation=data,
         reliability=C2PA_RELIABILITY,
         location=MediaLocation(asset_id=asset.id),
         provenance=Provenance(

@@ -35,7 +35,10 @@ from PIL import Image
 from semv.config import ForensicsConfig
 from semv.model import (
     Asset,
+    BorderCues,
     Evidence,
+    EvidenceKind,
+    ForensicMap,
     MediaEvidence,
     MediaKind,
     MediaLocation,
@@ -47,6 +50,7 @@ from semv.model import (
     UncertaintyCode,
     UncertaintyItem,
 )
+from semv.model import JpegStructure as JpegObservation
 from semv.perception import _forensic_maps as fm
 from semv.perception._jpeg import JpegStructure, read_structure
 
@@ -140,15 +144,16 @@ def analyze_image(asset: Asset, cfg: ForensicsConfig) -> MediaEvidence:
         evidence.append(jpeg)
     evidence.append(_border_evidence(asset, img, cfg, version))
     uncertainty: tuple[UncertaintyItem, ...] = ()
-    if combined.data["exceeds"]:
+    scored = combined.observed(ForensicMap)
+    if scored is not None and scored.exceeds:
         support = "; ".join(traces) if traces else "no JPEG editing trace corroborates it"
         uncertainty = (
             UncertaintyItem(
                 code=UncertaintyCode.FORENSIC_ANOMALY,
                 subject=asset.id,
                 detail=(
-                    f"combined forensic region score {combined.data['region_score']:.2f} "
-                    f">= {cfg.threshold:.2f} at {combined.data['region']} ({support}); "
+                    f"combined forensic region score {scored.region_score:.2f} "
+                    f">= {cfg.threshold:.2f} at {scored.region} ({support}); "
                     "classical maps also flag textured or resized authentic photos"
                 ),
                 stages=_STAGES,
@@ -159,13 +164,13 @@ def analyze_image(asset: Asset, cfg: ForensicsConfig) -> MediaEvidence:
 
 def _editing_traces(jpeg: Evidence | None) -> tuple[str, ...]:
     """Container-level traces of re-saving or editing that corroborate a map anomaly."""
-    if jpeg is None:
+    structure = jpeg.observed(JpegObservation) if jpeg is not None else None
+    if structure is None:
         return ()
     traces: list[str] = []
-    if jpeg.data.get("double_compression_hint"):
-        traces.append(f"double-compression hint at quality {jpeg.data.get('ghost_dip_quality')}")
-    markers = str(jpeg.data.get("editor_markers") or "")
-    if "Photoshop" in markers:
+    if structure.double_compression_hint:
+        traces.append(f"double-compression hint at quality {structure.ghost_dip_quality}")
+    if "Photoshop" in (structure.editor_markers or ""):
         traces.append("Adobe Photoshop image resources in the JPEG")
     return tuple(traces)
 
@@ -230,7 +235,7 @@ def _map_evidence(
         f"{cfg.threshold:.2f}; most anomalous region x={x}, y={y}, {w}x{h} px"
     )
     data: dict[str, Any] = {
-        "kind": "forensic-combined" if name == "combined" else "forensic-map",
+        "kind": EvidenceKind.FORENSIC_COMBINED if name == "combined" else EvidenceKind.FORENSIC_MAP,
         "map": name,
         "region_score": score,
         "threshold": cfg.threshold,
@@ -247,6 +252,7 @@ def _map_evidence(
     if png is not None:
         data["map_png"] = png
         text += f"; map maps/{png}"
+    observation = ForensicMap.model_validate(data)
     method = (
         f"{_METHODS[name]}; {cfg.block}-px blocks, robust z (median/MAD), score 0.5 at "
         f"z={cfg.robust_z:g}; region = best {cfg.window_blocks}x{cfg.window_blocks}-block window"
@@ -257,7 +263,7 @@ def _map_evidence(
         source_type=SourceType.FORENSIC,
         modality=Modality.IMAGE,
         content=text + ".",
-        data=data,
+        observation=observation,
         reliability=FORENSIC_RELIABILITY,
         location=MediaLocation(asset_id=asset.id, region=(x, y, w, h)),
         provenance=_provenance(asset, name, version, method),
@@ -285,7 +291,7 @@ def _double_compression(
 def _jpeg_evidence(
     asset: Asset, img: Image.Image, structure: JpegStructure, cfg: ForensicsConfig, version: str
 ) -> Evidence:
-    data: dict[str, Any] = {"kind": "jpeg-structure", **structure.data()}
+    data: dict[str, Any] = structure.data()
     parts = []
     if structure.quality is not None:
         tables = "standard IJG tables" if structure.standard_tables else "custom tables"
@@ -314,7 +320,7 @@ def _jpeg_evidence(
         source_type=SourceType.FORENSIC,
         modality=Modality.IMAGE,
         content="JPEG structure: " + "; ".join(parts) + ".",
-        data=data,
+        observation=JpegObservation.model_validate(data),
         reliability=STRUCTURE_RELIABILITY,
         location=MediaLocation(asset_id=asset.id),
         provenance=_provenance(
@@ -356,11 +362,13 @@ def _border_evidence(
         source_type=SourceType.FORENSIC,
         modality=Modality.IMAGE,
         content=text,
-        data={
-            "kind": "border-cues",
-            **{f"border_{k}": v for k, v in bands.items()},
-            "border_fraction": fraction,
-        },
+        observation=BorderCues(
+            border_top=bands["top"],
+            border_bottom=bands["bottom"],
+            border_left=bands["left"],
+            border_right=bands["right"],
+            border_fraction=fraction,
+        ),
         reliability=FORENSIC_RELIABILITY,
         location=MediaLocation(asset_id=asset.id),
         provenance=_provenance(

@@ -21,6 +21,7 @@ from PIL import Image, UnidentifiedImageError
 from semv.model import (
     Asset,
     Evidence,
+    FileIntegrity,
     MediaEvidence,
     MediaKind,
     Modality,
@@ -128,7 +129,7 @@ def check_file(asset: Asset, path: Path, context: ExtractContext) -> MediaEviden
         )
         context.usable = False
     found = sniff(head)
-    data: dict[str, object] = {"kind": "file", "sha256": digest, "size_bytes": size}
+    data = FileIntegrity(sha256=digest, size_bytes=size)
     if found is None:
         problems.append(
             uncertain(
@@ -139,7 +140,7 @@ def check_file(asset: Asset, path: Path, context: ExtractContext) -> MediaEviden
         )
     else:
         name, kind = found
-        data["format"] = name
+        data = data.model_copy(update={"format": name})
         declared = asset.kind
         other_kind = kind is not declared and not (
             kind is MediaKind.VIDEO and declared is MediaKind.AUDIO
@@ -155,10 +156,13 @@ def check_file(asset: Asset, path: Path, context: ExtractContext) -> MediaEviden
                 context.kind = kind
             problems.append(uncertain(asset, UncertaintyCode.MEDIA_TYPE_MISMATCH, detail))
     if context.usable and context.kind is MediaKind.IMAGE:
-        problems.extend(_check_image(asset, path, context, data))
+        problems.extend(_check_image(asset, path, context))
+    if context.image_size is not None:
+        width, height = context.image_size
+        data = data.model_copy(update={"width": width, "height": height})
     summary = f"File {path.name}: {size:,} bytes, SHA-256 {digest}"
-    if "format" in data:
-        summary += f", content {data['format']}"
+    if data.format is not None:
+        summary += f", content {data.format}"
     if context.image_size is not None:
         summary += f", {context.image_size[0]}×{context.image_size[1]} pixels"
     evidence = Evidence(
@@ -167,7 +171,7 @@ def check_file(asset: Asset, path: Path, context: ExtractContext) -> MediaEviden
         source_type=SourceType.METADATA,
         modality=Modality.METADATA,
         content=summary + ".",
-        data=data,
+        observation=data,
         reliability=1.0,
         relevance=STRUCTURAL_RELEVANCE,
         location=context.location(asset),
@@ -193,9 +197,7 @@ def _hash(path: Path) -> tuple[str, bytes]:
     return digest.hexdigest(), head
 
 
-def _check_image(
-    asset: Asset, path: Path, context: ExtractContext, data: dict[str, object]
-) -> list[UncertaintyItem]:
+def _check_image(asset: Asset, path: Path, context: ExtractContext) -> list[UncertaintyItem]:
     limit = context.config.max_pixels
     try:
         with warnings.catch_warnings():
@@ -221,7 +223,6 @@ def _check_image(
         context.usable = False
         return [uncertain(asset, UncertaintyCode.MEDIA_UNREADABLE, f"{path.name}: {exc}")]
     context.image_size = (width, height)
-    data["width"], data["height"] = width, height
     side = context.config.min_side_px
     if min(width, height) < side:
         context.usable = False

@@ -15,6 +15,7 @@ from typing import Any, Final
 from semv.model import (
     Asset,
     Evidence,
+    Exif,
     MediaEvidence,
     MediaLocation,
     Modality,
@@ -102,7 +103,7 @@ def _evidence(asset: Asset, fields: MetadataFields, version: str) -> Evidence:
         source_type=SourceType.METADATA,
         modality=Modality.METADATA,
         content=fields.summary(),
-        data=fields.data(),
+        observation=fields.observation(),
         reliability=METADATA_RELIABILITY,
         location=MediaLocation(asset_id=asset.id),
         provenance=Provenance(
@@ -137,11 +138,14 @@ def extract(asset: Asset, path: Path, context: ExtractContext) -> MediaEvidence:
     if not result.evidence:
         return result
     item = result.evidence[0]
+    exif = item.observed(Exif)
+    if exif is None:
+        return result
     try:
         mtime = path.stat().st_mtime
     except OSError:
         mtime = None
-    gaps = time_gaps(item.data, mtime)
+    gaps = time_gaps(exif, mtime)
     if not gaps:
         return result
     extra = []
@@ -150,13 +154,15 @@ def extract(asset: Asset, path: Path, context: ExtractContext) -> MediaEvidence:
     if "file_modified_gap_hours" in gaps:
         extra.append(f"file modified {gaps['file_modified_gap_hours']:+.1f} h after capture")
     content = item.content.removesuffix(".") + ("; " + "; ".join(extra) if extra else "") + "."
-    updated = item.model_copy(update={"data": {**item.data, **gaps}, "content": content})
+    updated = item.model_copy(
+        update={"observation": exif.model_copy(update=gaps), "content": content}
+    )
     return MediaEvidence(
         asset_id=asset.id, evidence=(updated, *result.evidence[1:]), uncertainty=result.uncertainty
     )
 
 
-def time_gaps(data: dict[str, Any], file_mtime: float | None) -> dict[str, Any]:
+def time_gaps(exif: Exif, file_mtime: float | None) -> dict[str, Any]:
     """``modify_gap_hours`` (EXIF modify − capture) and ``file_modified`` with
     ``file_modified_gap_hours`` (file system mtime − capture), when both times are known.
 
@@ -164,7 +170,7 @@ def time_gaps(data: dict[str, Any], file_mtime: float | None) -> dict[str, Any]:
     so (the gap is then off by the camera's UTC offset, at most 14 h).
     """
     out: dict[str, Any] = {}
-    capture = _stamp(data.get("capture_time"))
+    capture = _stamp(exif.capture_time)
     if file_mtime is not None:
         modified = dt.datetime.fromtimestamp(file_mtime, tz=dt.UTC).replace(microsecond=0)
         out["file_modified"] = modified.isoformat()
@@ -172,7 +178,7 @@ def time_gaps(data: dict[str, Any], file_mtime: float | None) -> dict[str, Any]:
         return out
     approximate = capture.tzinfo is None
     base = capture if capture.tzinfo is not None else capture.replace(tzinfo=dt.UTC)
-    modify = _stamp(data.get("modify_time"))
+    modify = _stamp(exif.modify_time)
     if modify is not None:
         approximate = approximate or modify.tzinfo is None
         mod = modify if modify.tzinfo is not None else modify.replace(tzinfo=base.tzinfo)

@@ -33,6 +33,7 @@ from semv.model import (
     MediaEvidence,
     MediaKind,
     Modality,
+    OcrText,
     ProducerKind,
     Provenance,
     SourceType,
@@ -281,12 +282,13 @@ def read_text(asset: Asset, path: Path, context: ExtractContext) -> MediaEvidenc
         source_type=SourceType.OTHER,
         modality=Modality.IMAGE,
         content=text,
-        data={
-            "kind": "ocr",
-            "lines": lines,
-            "languages": languages,
-            "frame_time_s": context.frame.time_s if context.frame is not None else None,
-        },
+        observation=OcrText.model_validate(
+            {
+                "lines": lines,
+                "languages": languages,
+                "frame_time_s": context.frame.time_s if context.frame is not None else None,
+            }
+        ),
         reliability=context.config.ocr_reliability,
         location=context.location(asset),
         provenance=Provenance(

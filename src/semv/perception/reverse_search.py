@@ -45,6 +45,7 @@ from semv.model import (
     Modality,
     ProducerKind,
     Provenance,
+    ReverseSearchMatch,
     SourceType,
     Stage,
     UncertaintyCode,
@@ -456,26 +457,23 @@ def _evidence(
     text = ", ".join(parts)
     if image.caption:
         text += f". Its caption there: “{image.caption}”"
-    data: dict[str, Any] = {
-        "kind": "reverse-search-match",
-        "match_method": match.method,
-        "indexed_sha256": image.sha256,
-        "indexed_path": image.path,
-        "phash_threshold": cfg.phash_max_distance,
-    }
-    if match.distance is not None:
-        data["phash_distance"] = match.distance
-    if match.inliers is not None:
-        data["orb_inliers"] = match.inliers
-        data["orb_inlier_ratio"] = match.inlier_ratio
-        data["orb_min_inlier_ratio"] = cfg.orb_min_inlier_ratio
-    if match.similarity is not None:
-        data["clip_similarity"] = match.similarity
-        data["clip_threshold"] = cfg.clip_threshold
-    for key in ("first_seen", "caption", "source_url"):
-        value = getattr(image, key)
-        if value:
-            data[key] = value
+    orb = match.inliers is not None
+    clip = match.similarity is not None
+    data = ReverseSearchMatch(
+        match_method=match.method,
+        indexed_sha256=image.sha256,
+        indexed_path=image.path,
+        phash_threshold=cfg.phash_max_distance,
+        phash_distance=match.distance,
+        orb_inliers=match.inliers,
+        orb_inlier_ratio=match.inlier_ratio if orb else None,
+        orb_min_inlier_ratio=cfg.orb_min_inlier_ratio if orb else None,
+        clip_similarity=match.similarity,
+        clip_threshold=cfg.clip_threshold if clip else None,
+        first_seen=image.first_seen or None,
+        caption=image.caption or None,
+        source_url=image.source_url or None,
+    )
     host = urlsplit(image.source_url).netloc if image.source_url else ""
     frame = f"t{time_s:.3f}:".replace(".", "_") if time_s is not None else ""
     if time_s is not None:
@@ -486,7 +484,7 @@ def _evidence(
         source_type=SourceType.PRIOR_CAPTION,
         modality=Modality.IMAGE,
         content=text + ".",
-        data=data,
+        observation=data,
         reliability=reliability,
         location=MediaLocation(asset_id=asset.id, start_s=time_s, end_s=time_s),
         provenance=Provenance(

@@ -25,6 +25,7 @@ from semv.model import (
     ProducerKind,
     Provenance,
     SourceType,
+    Transcript,
     UncertaintyCode,
 )
 from semv.perception._context import ExtractContext, nothing, only
@@ -163,7 +164,7 @@ def transcribe(asset: Asset, path: Path, context: ExtractContext) -> MediaEviden
         source_type=SourceType.OTHER,
         modality=Modality.AUDIO,
         content=text,
-        data={"kind": "transcript", "segments": segments, **meta},
+        observation=Transcript.model_validate({"segments": segments, **meta}),
         reliability=context.config.speech_reliability,
         location=MediaLocation(
             asset_id=asset.id, start_s=segments[0]["start_s"], end_s=segments[-1]["end_s"]

@@ -24,6 +24,7 @@ from semv.config import MediaConfig
 from semv.model import (
     Asset,
     Evidence,
+    Keyframes,
     MediaEvidence,
     MediaKind,
     MediaLocation,
@@ -33,6 +34,7 @@ from semv.model import (
     SourceType,
     UncertaintyCode,
 )
+from semv.model import Keyframe as KeyframeRow
 from semv.perception._context import ExtractContext, Keyframe, nothing, only
 from semv.perception.artifacts import ArtifactStore
 from semv.perception.container import streams
@@ -283,27 +285,26 @@ def _evidence(
         source_type=SourceType.OTHER,
         modality=Modality.VIDEO,
         content=content,
-        data={
-            "kind": "keyframes",
-            "cuts": cuts,
-            "duration_s": round(duration, 3),
-            "dropped_duplicates": dropped,
-            "keyframes": [
-                {
-                    "number": k.number,
-                    "frame": k.frame,
-                    "time_s": k.time_s,
-                    "scene_start_s": k.scene_start_s,
-                    "scene_end_s": k.scene_end_s,
-                    "phash": k.phash,
-                    "sha256": k.sha256,
-                    "artifact": str(k.path),
-                    "width": k.width,
-                    "height": k.height,
-                }
+        observation=Keyframes(
+            cuts=tuple(cuts),
+            duration_s=round(duration, 3),
+            dropped_duplicates=dropped,
+            keyframes=tuple(
+                KeyframeRow(
+                    number=k.number,
+                    frame=k.frame,
+                    time_s=k.time_s,
+                    scene_start_s=k.scene_start_s,
+                    scene_end_s=k.scene_end_s,
+                    phash=k.phash,
+                    sha256=k.sha256,
+                    artifact=str(k.path),
+                    width=k.width,
+                    height=k.height,
+                )
                 for k in kept
-            ],
-        },
+            ),
+        ),
         reliability=0.9,
         relevance=STRUCTURAL_RELEVANCE,
         location=MediaLocation(asset_id=asset.id, start_s=0.0, end_s=round(duration, 3)),

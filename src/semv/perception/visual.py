@@ -22,6 +22,7 @@ from semv.model import (
     Provenance,
     SourceType,
     UncertaintyCode,
+    VisualFeatures,
 )
 from semv.perception._context import ExtractContext, nothing, only
 from semv.perception.integrity import STRUCTURAL_RELEVANCE
@@ -142,7 +143,7 @@ def visual_features(asset: Asset, path: Path, context: ExtractContext) -> MediaE
         source_type=SourceType.OTHER,
         modality=Modality.IMAGE,
         content=content,
-        data={"kind": "visual", **features},
+        observation=VisualFeatures.model_validate(features),
         reliability=0.5,
         relevance=STRUCTURAL_RELEVANCE,
         location=context.location(asset),

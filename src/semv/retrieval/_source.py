@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from typing import Protocol, runtime_checkable
 
-from semv.model import Evidence, Modality, ProducerKind, Provenance, SourceType
+from semv.model import Evidence, Modality, ProducerKind, Provenance, RetrievedDocument, SourceType
 from semv.retrieval._corpus import CorpusHit, LocalCorpus
 from semv.retrieval._priors import SourcePriors
 from semv.retrieval._rerank import E5Reranker
@@ -87,7 +87,7 @@ class CorpusSource:
             source_type=SourceType(kind),
             modality=Modality.TEXT,
             content=hit.text[:CONTENT_CHARS],
-            data={"corpus_doc": hit.doc_id, "prior": prior.category},
+            observation=RetrievedDocument(corpus_doc=hit.doc_id, prior=prior.category),
             reliability=prior.reliability,
             provenance=Provenance(
                 producer=ProducerKind.RETRIEVAL,

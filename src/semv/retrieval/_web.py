@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from semv.errors import ConfigError
-from semv.model import Evidence, Modality, ProducerKind, Provenance, SourceType
+from semv.model import Evidence, Modality, ProducerKind, Provenance, RetrievedDocument, SourceType
 from semv.retrieval._cache import CacheEntry, ReplayCache, cache_key
 from semv.retrieval._dates import iso_date
 from semv.retrieval._documents import extract_html
@@ -406,7 +406,7 @@ class WebSearchSource:
                     source_type=SourceType(prior.source_type),
                     modality=Modality.TEXT,
                     content=content[:CONTENT_CHARS] or url,
-                    data={"prior": prior.category, "search_rank": n},
+                    observation=RetrievedDocument(prior=prior.category, search_rank=n),
                     reliability=prior.reliability,
                     provenance=Provenance(
                         producer=ProducerKind.RETRIEVAL,

@@ -17,6 +17,7 @@ from semv.model import (
     Provenance,
     SourceType,
     SuppliedEvidence,
+    SuppliedItem,
 )
 
 _ID_SAFE = re.compile(r"[^A-Za-z0-9_.:\-]+")
@@ -56,6 +57,7 @@ def normalize_supplied(
         source_type=item.source_type,
         modality=Modality.TEXT,
         content=item.text,
+        observation=SuppliedItem(),
         reliability=(
             item.reliability
             if item.reliability is not None

@@ -12,6 +12,9 @@ from semv.graph import StageContext, StageDef
 from semv.model import (
     Asset,
     Evidence,
+    EvidenceKind,
+    Keyframes,
+    MediaDescription,
     MediaEvidence,
     MediaKind,
     MediaLocation,
@@ -26,9 +29,10 @@ from semv.perception.integrity import STRUCTURAL_RELEVANCE
 def _images(asset: Asset, media: MediaEvidence) -> tuple[str, ...]:
     paths: list[str] = []
     for ev in media.evidence:
-        if ev.data.get("kind") == "keyframes":
-            paths += [str(k["artifact"]) for k in ev.data.get("keyframes", [])]
-    usable = any(ev.data.get("kind") == "visual" for ev in media.evidence)
+        frames = ev.observed(Keyframes)
+        if frames is not None:
+            paths += [k.artifact for k in frames.keyframes]
+    usable = any(ev.kind is EvidenceKind.VISUAL for ev in media.evidence)
     if asset.kind is MediaKind.IMAGE and usable:
         paths.insert(0, asset.path)
     return tuple(paths)
@@ -49,7 +53,7 @@ async def describe(ctx: StageContext, *, asset: Asset, media: MediaEvidence) -> 
         source_type=SourceType.OTHER,
         modality=Modality.IMAGE if asset.kind is not MediaKind.AUDIO else Modality.AUDIO,
         content=out.text,
-        data={"kind": "description", "backend": ctx.agents.name, **out.observations},
+        observation=MediaDescription(backend=ctx.agents.name, facts=out.observations),
         reliability=0.5,
         relevance=STRUCTURAL_RELEVANCE,
         location=MediaLocation(asset_id=asset.id),
