@@ -12,28 +12,33 @@ from semv.agents.offline._rules import ClaimView, rule_for
 from semv.config import OfflineAgentConfig
 from semv.model import (
     Asset,
+    ColourShare,
     Dimension,
     Evidence,
+    Exif,
     MediaKind,
     MediaLocation,
     Modality,
+    Observation,
+    OcrText,
     ProducerKind,
     Provenance,
     SourceType,
     Subclaim,
+    VisualFeatures,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _ev(id_: str, content: str, data: dict[str, object], modality: Modality) -> Evidence:
+def _ev(id_: str, content: str, data: Observation, modality: Modality) -> Evidence:
     return Evidence(
         id=id_,
         source="test",
         source_type=SourceType.METADATA if modality is Modality.METADATA else SourceType.OTHER,
         modality=modality,
         content=content,
-        data=data,
+        observation=data,
         reliability=0.6,
         location=MediaLocation(asset_id="asset:1"),
         provenance=Provenance(producer=ProducerKind.TOOL, agent="test"),
@@ -44,32 +49,37 @@ EVIDENCE = (
     _ev(
         "ev:exif:asset:1",
         "Metadata: ...",
-        {
-            "capture_time": "2024-03-12T10:00:00+01:00",
-            "make": "Canon",
-            "model": "EOS 7D",
-            "latitude": 45.76,
-            "longitude": 4.83,
-        },
+        Exif(
+            capture_time="2024-03-12T10:00:00+01:00",
+            make="Canon",
+            model="EOS 7D",
+            latitude=45.76,
+            longitude=4.83,
+        ),
         Modality.METADATA,
     ),
     _ev(
         "ev:visual:asset:1",
         "Visual features ...",
-        {
-            "kind": "visual",
-            "scene_type": "outdoor scene (sky or vegetation)",
-            "dominant_colours": [
-                {"colour": "sky blue", "share": 0.5},
-                {"colour": "grey", "share": 0.3},
-            ],
-        },
+        VisualFeatures(
+            scene_type="outdoor scene (sky or vegetation)",
+            dominant_colours=(
+                ColourShare(colour="sky blue", share=0.5),
+                ColourShare(colour="grey", share=0.3),
+            ),
+            brightness=0.6,
+            colourfulness=0.3,
+            edge_density=0.1,
+            sky_share_top=0.5,
+            vegetation_share=0.1,
+            neutral_share=0.3,
+        ),
         Modality.IMAGE,
     ),
     _ev(
         "ev:ocr:asset:1",
         "RUE DE LA REPUBLIQUE\nFERME",
-        {"kind": "ocr", "languages": ["en", "fr"]},
+        OcrText(lines=(), languages=("en", "fr")),
         Modality.IMAGE,
     ),
 )
@@ -110,14 +120,19 @@ def test_text_rules_skip_measurements_but_read_ocr() -> None:
     assert rule_for(Dimension.WHAT)(view, visual, cfg) == []
     assert rule_for(Dimension.WHY)(view, visual, cfg) == []
     sign = _ev(
-        "ev:ocr:asset:1:f1", "EVACUATION: 300 PEOPLE\n12 MARCH", {"kind": "ocr"}, Modality.IMAGE
+        "ev:ocr:asset:1:f1",
+        "EVACUATION: 300 PEOPLE\n12 MARCH",
+        OcrText(lines=(), languages=("en",)),
+        Modality.IMAGE,
     )
     [finding] = rule_for(Dimension.WHAT)(view, sign, cfg)
     assert finding.key_facts == ("300",)  # the day of the month is a date, not a count
     assert finding.text.startswith(
         "The text read in the media (OCR) (ev:ocr:asset:1:f1) states 300"
     )
-    unrelated = _ev("ev:ocr:asset:1:f2", "OPEN 24 HOURS", {"kind": "ocr"}, Modality.IMAGE)
+    unrelated = _ev(
+        "ev:ocr:asset:1:f2", "OPEN 24 HOURS", OcrText(lines=(), languages=("en",)), Modality.IMAGE
+    )
     assert rule_for(Dimension.WHAT)(view, unrelated, cfg) == []  # text in the media is no scene
 
 

@@ -16,10 +16,13 @@ from semv.config import Settings
 from semv.model import (
     REMMD_L1,
     Case,
+    ContentCredentials,
     Context,
     Evidence,
+    Exif,
     MediaLocation,
     Modality,
+    Observation,
     ProducerKind,
     Provenance,
     SourceType,
@@ -66,7 +69,7 @@ def _text(ident: str, content: str, kind: SourceType = SourceType.NEWS, **extra:
     )
 
 
-def _meta(ident: str, data: dict[str, Any], kind: SourceType = SourceType.METADATA) -> Evidence:
+def _meta(ident: str, data: Observation, kind: SourceType = SourceType.METADATA) -> Evidence:
     return Evidence(
         id=ident,
         source="exiftool",
@@ -76,7 +79,7 @@ def _meta(ident: str, data: dict[str, Any], kind: SourceType = SourceType.METADA
         reliability=0.9,
         relevance=0.5,
         location=MediaLocation(asset_id="asset:1"),
-        data=data,
+        observation=data,
         provenance=Provenance(producer=ProducerKind.TOOL, agent="test", method="hand-made"),
     )
 
@@ -115,13 +118,24 @@ def test_text_stage_codes_follow_what_the_evidence_contradicts() -> None:
 def test_image_stage_reads_integrity_and_names_synthetic_or_edited() -> None:
     c2pa = _meta(
         "ev:c2pa:asset:1",
-        {"kind": "c2pa", "ai_generated": True, "signer": "Gen AI Inc", "validation_state": "Valid"},
+        ContentCredentials(
+            validation_state="Valid",
+            signer="Gen AI Inc",
+            issuer="Gen AI CA",
+            claim_generator="Gen AI 1.0",
+            actions="c2pa.created",
+            ai_generated=True,
+            edited=False,
+            hash_mismatch=False,
+            trusted=False,
+            failures="",
+        ),
         SourceType.FORENSIC,
     )
     synthetic = image_stage(VIEWS, [c2pa], 1, CFG, OFFLINE)
     assert synthetic.codes == ("V1",) and synthetic.score is not None and synthetic.score < 0
     edited = image_stage(
-        VIEWS, [_meta("ev:exif:asset:1", {"software": "Adobe Photoshop 25.0"})], 1, CFG, OFFLINE
+        VIEWS, [_meta("ev:exif:asset:1", Exif(software="Adobe Photoshop 25.0"))], 1, CFG, OFFLINE
     )
     assert edited.codes == ("V2",) and edited.signal in (Signal.WEAK_REFUTE, Signal.STRONG_REFUTE)
     assert image_stage(VIEWS, [c2pa], 0, CFG, OFFLINE).signal is Signal.UNKNOWN  # no image
@@ -130,7 +144,7 @@ def test_image_stage_reads_integrity_and_names_synthetic_or_edited() -> None:
 def test_cross_stage_flags_a_capture_from_another_time_and_place() -> None:
     exif = _meta(
         "ev:exif:asset:1",
-        {"capture_time": "2019-06-01T14:32:10+02:00", "latitude": 45.7629, "longitude": 4.8311},
+        Exif(capture_time="2019-06-01T14:32:10+02:00", latitude=45.7629, longitude=4.8311),
     )
     outcome = cross_stage(VIEWS, [exif], 1, CFG, OFFLINE)
     assert outcome.codes == ("C2",)

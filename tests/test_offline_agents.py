@@ -24,6 +24,7 @@ from semv.model import (
     Context,
     Dimension,
     Evidence,
+    Exif,
     MemoryGuidance,
     MemoryView,
     Modality,
@@ -39,13 +40,14 @@ CLAIM = "Floodwater covers the streets of Paris, France on 2023-03-14 as Mayor A
 
 
 def exif(**data: Any) -> Evidence:
+    """An EXIF item; ``data`` are ``Exif`` fields."""
     return Evidence(
         id="ev:exif:asset:1",
         source="exiftool",
         source_type=SourceType.METADATA,
         modality=Modality.METADATA,
         content="EXIF summary",
-        data=data,
+        observation=Exif(**data),
         reliability=0.9,
         provenance=Provenance(producer=ProducerKind.TOOL, agent="exiftool"),
     )
