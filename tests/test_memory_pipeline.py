@@ -13,6 +13,7 @@ from semv.adapters import LoadedCase, SealedGold, get_adapter
 from semv.agents import ArgueInput, ArgueOutput, ArgumentDraft
 from semv.agents.offline import OfflineAgents
 from semv.config import Settings
+from semv.learning import learn, transfer
 from semv.memory import (
     ActiveMemory,
     MemoryFrozen,
@@ -23,10 +24,8 @@ from semv.memory import (
     ReflectInput,
     ReflectOutput,
     Status,
-    learn,
     load_trace,
     split_cases,
-    transfer,
 )
 from semv.model import Arguments, MemoryView, RunStatus, Stance, TraceKind, UncertaintyCode
 from semv.pipeline import RunOutcome, run_case

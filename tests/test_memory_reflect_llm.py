@@ -16,13 +16,13 @@ from semv.adapters import LoadedCase, SealedGold, get_adapter
 from semv.agents.llm import LlmAgents
 from semv.agents.offline import OfflineAgents
 from semv.config import Settings
+from semv.learning import learn
 from semv.memory import (
     LlmReflector,
     MemoryStore,
     MemoryType,
     OfflineReflector,
     ReflectInput,
-    learn,
     load_trace,
 )
 from semv.model import UncertaintyCode

@@ -35,7 +35,13 @@ from semv.model import (
 )
 from semv.perception.artifacts import use_artifacts
 from semv.perception.paths import copy_maps, resolve_data_paths
-from semv.procedures import DEFAULT_PROCEDURE, build_result, get_procedure, node_value
+from semv.procedures import (
+    DEFAULT_PROCEDURE,
+    ResultBuilder,
+    build_result,
+    get_procedure,
+    node_value,
+)
 from semv.report._usage import with_usage
 from semv.stages import CASE_SOURCE, MEMORY_SOURCE
 from semv.store import Store, content_hash, sha256_file, sha256_text
@@ -48,6 +54,7 @@ __all__ = [
     "RunOutcome",
     "append_commit",
     "build_result",
+    "commit_run",
     "publish_reports",
     "record_failure",
     "run_case",
@@ -160,21 +167,17 @@ async def run_case(
         with bind_ledger(ledger), use_artifacts(artifacts_root(store, reports_dir)):
             nodes = await executor.run(specs, sources)
         wall = time.perf_counter() - started
-        usage = run_usage(ledger, agents, wall, specs, nodes)
-        report = node_value(nodes, chosen.render_node, RenderedReport)
-        if usage is not None:
-            report = with_usage(report, usage)
-        paths = publish_reports(store, run_id, report, nodes.values(), settings, reports_dir)
-        verdict = node_value(nodes, chosen.verdict_node, Verdict)
-        commit = append_commit(store, run_id, verdict)
-        result = chosen.result(run_id, nodes, paths, commit.hash)
-        result = with_run_usage(result, usage, ledger)
-        store.finish_run(
+        result = commit_run(
+            store,
             run_id,
-            RunStatus.COMMITTED,
-            label=verdict.label,
-            confidence=verdict.confidence,
-            result_json=result.model_dump_json(),
+            report=node_value(nodes, chosen.render_node, RenderedReport),
+            verdict=(verdict := node_value(nodes, chosen.verdict_node, Verdict)),
+            nodes=nodes,
+            settings=settings,
+            reports_dir=reports_dir,
+            result=chosen.result,
+            usage=run_usage(ledger, agents, wall, specs, nodes),
+            ledger=ledger,
         )
     except BaseException as exc:
         record_failure(store, run_id, exc)
@@ -187,6 +190,44 @@ async def run_case(
         reused=len(nodes) - executed,
         nodes=nodes,
     )
+
+
+def commit_run(
+    store: Store,
+    run_id: str,
+    *,
+    report: RenderedReport,
+    verdict: Verdict,
+    nodes: Mapping[str, NodeOutcome],
+    settings: Settings,
+    reports_dir: Path | None,
+    result: ResultBuilder,
+    usage: Usage | None = None,
+    ledger: Ledger | None = None,
+    before_commit: Callable[[], object] | None = None,
+) -> Result:
+    """The sequence every run ends with: first runs (``run_case``), revisions
+    (``semv.contest.revise``) and CTR injections. The report (with the run's model usage) and
+    the maps it cites are written atomically and traced (``report.written``); then
+    ``before_commit`` (a revision's ``contest.revised`` event), ``run.committed``, the result
+    built with the commit's hash, and the run finished as committed with that result."""
+    if usage is not None:
+        report = with_usage(report, usage)
+    paths = publish_reports(store, run_id, report, nodes.values(), settings, reports_dir)
+    if before_commit is not None:
+        before_commit()
+    commit = append_commit(store, run_id, verdict)
+    built = result(run_id, dict(nodes), paths, commit.hash)
+    if ledger is not None:
+        built = with_run_usage(built, usage, ledger)
+    store.finish_run(
+        run_id,
+        RunStatus.COMMITTED,
+        label=verdict.label,
+        confidence=verdict.confidence,
+        result_json=built.model_dump_json(),
+    )
+    return built
 
 
 def run_usage(

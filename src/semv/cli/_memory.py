@@ -20,7 +20,8 @@ if TYPE_CHECKING:
     from semv.adapters import LoadedCase
     from semv.agents import Agents
     from semv.config import Settings
-    from semv.memory import Reflector, TransferReport
+    from semv.learning import TransferReport
+    from semv.memory import Reflector
     from semv.store import Store
 
 __all__ = ["learn_command", "memory_app"]
@@ -102,7 +103,7 @@ def learn_command(
 
     from semv.agents.backends import with_llm_overrides
     from semv.config import load_settings
-    from semv.memory import learn
+    from semv.learning import learn
     from semv.store import Store
 
     try:
@@ -353,7 +354,7 @@ def transfer_command(
 
     from semv.agents.offline import OfflineAgents
     from semv.config import load_settings
-    from semv.memory import ablations, transfer
+    from semv.learning import ablations, transfer
     from semv.store import Store
 
     try:

@@ -33,7 +33,7 @@ from semv.contest._routing import Action, RevisionPlan, plan_batch
 from semv.contest._stages import reviewed_graph, reviewer_evidence
 from semv.contest._state import RunState, load_state
 from semv.errors import ContestError, SemvError
-from semv.graph import Executor
+from semv.graph import Executor, NodeOutcome
 from semv.model import (
     Arguments,
     Evidence,
@@ -41,7 +41,6 @@ from semv.model import (
     RankedEvidence,
     RenderedReport,
     Result,
-    RunStatus,
     TraceKind,
     Verdict,
     result_evidence,
@@ -49,15 +48,12 @@ from semv.model import (
 from semv.perception.artifacts import use_artifacts
 from semv.perception.paths import resolve_data_paths
 from semv.pipeline import (
-    append_commit,
     artifacts_root,
-    publish_reports,
+    commit_run,
     record_failure,
     run_usage,
-    with_run_usage,
 )
 from semv.procedures import DEFAULT_PROCEDURE
-from semv.report._usage import with_usage
 from semv.retrieval import Retrieval, reopen_retrieval
 from semv.stages import CASE_SOURCE, MEMORY_SOURCE
 from semv.store import Store, canonical_json, content_hash, sha256_text
@@ -191,7 +187,7 @@ async def revise(
         retrieval = opened = reopen_retrieval(settings, store.url, recorded, as_of)
     rejected = None
     if parent.procedure.name == "remmd":  # rejections enter ReMMD's judge node only
-        from semv.procedures.remmd.contest import remmd_rejections
+        from semv.contest._remmd import remmd_rejections
 
         rejected = remmd_rejections(review, set(view.subclaims))
     specs = reviewed_graph(
@@ -280,9 +276,6 @@ async def revise(
         verdict = nodes[parent.procedure.verdict_node].value
         if not isinstance(report, RenderedReport) or not isinstance(verdict, Verdict):
             raise ContestError("the revised graph produced no report")
-        if usage is not None:  # the revision's own model calls (reused nodes cost none)
-            report = with_usage(report, usage)
-        paths = publish_reports(store, run_id, report, nodes.values(), settings, reports_dir)
         after = {k: (n.fingerprint, n.output_hash) for k, n in nodes.items()}
         executed = [k for k, n in nodes.items() if not n.reused]
         loc = locality(parent.reuse_map(), after, scope, executed)
@@ -297,53 +290,63 @@ async def revise(
             k: [parent.nodes[k].output_hash if k in parent.nodes else "", after[k][1]]
             for k in (*loc.changed_inside, *loc.changed_outside)
         }
-        store.append_event(
+
+        def revised() -> None:
+            store.append_event(
+                run_id,
+                TraceKind.CONTEST_REVISED,
+                payload={
+                    "action": [h.op for h in actions],
+                    "target": [h.target for h in actions],
+                    "reason": [h.reason for h in actions],
+                    "routing": {
+                        "restart": plan.restart.value,
+                        "policy": chosen.value,
+                        "actions": [
+                            {"default": r.default.value, "route": r.route.value, "rule": r.rule}
+                            for r in plan.actions
+                        ],
+                    },
+                    "scope": {
+                        "subclaims": list(plan.subclaims),
+                        "nodes": list(loc.scope),
+                        "widened": list(plan.widened),
+                    },
+                    "objects": {"nodes": changed_nodes, "subclaims": objects},
+                    "delta": delta.model_dump(mode="json"),
+                    "locality": loc.value,
+                    "executed": len(executed),
+                    "global_transitions": loc.global_transitions,
+                    "base": {
+                        "parent_run_id": parent.run_id,
+                        "stale": bool(siblings),
+                        "other_revisions": [s.model_dump() for s in siblings],
+                    },
+                },
+            )
+
+        def build(
+            run_id: str,
+            nodes: dict[str, NodeOutcome],
+            report_paths: dict[str, str],
+            trace_head: str,
+        ) -> Result:
+            built = parent.procedure.result(run_id, nodes, report_paths, trace_head)
+            return _with_reviewer_evidence(built, reviewer_evidence(review))
+
+        # the revision's own model calls go into its report (reused nodes cost none)
+        result = commit_run(
+            store,
             run_id,
-            TraceKind.CONTEST_REVISED,
-            payload={
-                "action": [h.op for h in actions],
-                "target": [h.target for h in actions],
-                "reason": [h.reason for h in actions],
-                "routing": {
-                    "restart": plan.restart.value,
-                    "policy": chosen.value,
-                    "actions": [
-                        {"default": r.default.value, "route": r.route.value, "rule": r.rule}
-                        for r in plan.actions
-                    ],
-                },
-                "scope": {
-                    "subclaims": list(plan.subclaims),
-                    "nodes": list(loc.scope),
-                    "widened": list(plan.widened),
-                },
-                "objects": {"nodes": changed_nodes, "subclaims": objects},
-                "delta": delta.model_dump(mode="json"),
-                "locality": loc.value,
-                "executed": len(executed),
-                "global_transitions": loc.global_transitions,
-                "base": {
-                    "parent_run_id": parent.run_id,
-                    "stale": bool(siblings),
-                    "other_revisions": [s.model_dump() for s in siblings],
-                },
-            },
-        )
-        commit = append_commit(store, run_id, verdict)
-        result = with_run_usage(
-            _with_reviewer_evidence(
-                parent.procedure.result(run_id, dict(nodes), paths, commit.hash),
-                reviewer_evidence(review),
-            ),
-            usage,
-            ledger,
-        )
-        store.finish_run(
-            run_id,
-            RunStatus.COMMITTED,
-            label=verdict.label,
-            confidence=verdict.confidence,
-            result_json=result.model_dump_json(),
+            report=report,
+            verdict=verdict,
+            nodes=nodes,
+            settings=settings,
+            reports_dir=reports_dir,
+            result=build,
+            usage=usage,
+            ledger=ledger,
+            before_commit=revised,
         )
     except BaseException as exc:
         record_failure(store, run_id, exc)

@@ -64,7 +64,7 @@ class RunState:
 
     def view(self) -> BaseView:
         if self.procedure.name == "remmd":
-            from semv.procedures.remmd.contest import remmd_view
+            from semv.contest._remmd import remmd_view
 
             return remmd_view(self.value)
         claims = self.value("claims", Claims)

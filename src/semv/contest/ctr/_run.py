@@ -28,12 +28,11 @@ from semv.model import (
     Reject,
     RenderedReport,
     Retrieved,
-    RunStatus,
     SolvedQbaf,
     TraceKind,
     Verdict,
 )
-from semv.pipeline import build_result, run_case, write_reports
+from semv.pipeline import build_result, commit_run, run_case
 from semv.stages import CASE_SOURCE, build_graph
 from semv.store import Store, canonical_json, content_hash, sha256_text
 
@@ -128,15 +127,15 @@ async def inject(
     report = nodes["render"].value
     verdict = nodes["aggregate"].value
     assert isinstance(report, RenderedReport) and isinstance(verdict, Verdict)
-    paths = write_reports(report, reports_dir / run_id)
-    commit = store.append_event(run_id, TraceKind.RUN_COMMITTED, payload={"label": verdict.label})
-    result = build_result(run_id, dict(nodes), paths, commit.hash)
-    store.finish_run(
+    commit_run(
+        store,
         run_id,
-        RunStatus.COMMITTED,
-        label=verdict.label,
-        confidence=verdict.confidence,
-        result_json=result.model_dump_json(),
+        report=report,
+        verdict=verdict,
+        nodes=nodes,
+        settings=settings,
+        reports_dir=reports_dir,
+        result=build_result,
     )
     return run_id
 

@@ -3,9 +3,10 @@ M_s with TopK reuse across points, and the judge (σ_j per point, L1 from the pa
 central claims and bindings, L2 after L1, L3 in the post's language)."""
 
 from semv.procedures._labelled import labelled_procedure
+from semv.procedures.remmd._models import AtomicPoints, EvidenceBank
 from semv.procedures.remmd.graph import NAME, build_remmd_graph
 
-__all__ = ["REMMD"]
+__all__ = ["REMMD", "AtomicPoints", "EvidenceBank"]
 
 REMMD = labelled_procedure(
     NAME,

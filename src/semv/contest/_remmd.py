@@ -1,4 +1,5 @@
-"""Contesting a ReMMD run (Module E on ReMMD's nodes).
+"""Contesting a ReMMD run (Module E on ReMMD's nodes; here, above the procedures, so that
+procedures never import contest).
 
 A reviewer's actions resolve against the run's atomic points (the targets routing calls
 "subclaims") and each point's R_j (its "evidence pool"): rejecting a bank record removes it
@@ -15,7 +16,7 @@ from typing import Any
 
 from semv.contest._review import ReviewState
 from semv.contest._routing import BaseView
-from semv.procedures.remmd._models import AtomicPoints, EvidenceBank
+from semv.procedures.remmd import AtomicPoints, EvidenceBank
 
 __all__ = ["remmd_rejections", "remmd_view"]
 

@@ -17,13 +17,20 @@ from semv.adapters import LoadedCase
 from semv.agents import Agents
 from semv.config import Settings
 from semv.errors import InputError, StageError
-from semv.memory._consolidate import Policy
-from semv.memory._learn import learn, log_usage
-from semv.memory._model import Action, Record
-from semv.memory._reflect import Reflector, context_signal
-from semv.memory._retrieve import ActiveMemory, evidence_pattern
-from semv.memory._store import MemoryStore
-from semv.memory._trace import CaseTrace, load_trace
+from semv.learning._learn import learn
+from semv.memory import (
+    Action,
+    ActiveMemory,
+    CaseTrace,
+    MemoryStore,
+    Policy,
+    Record,
+    Reflector,
+    context_signal,
+    evidence_pattern,
+    load_trace,
+    log_usage,
+)
 from semv.model import UncertaintyCode
 from semv.pipeline import run_case
 from semv.store import Store

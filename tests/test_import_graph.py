@@ -1,0 +1,136 @@
+"""The package import graph of ``src/semv`` has no cycles, and the CLI loads commands lazily.
+
+The graph has one node per package directly under ``semv`` (``semv.memory``, ``semv.pipeline``
+...) and an edge for every ``import`` / ``from ... import`` of another such package, at module
+level **and inside functions** (a function-level import is still a dependency, only a later
+one); imports under ``if TYPE_CHECKING:`` are left out (they never run).
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(SRC).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _package(module: str) -> str:
+    return ".".join(module.split(".")[:2])
+
+
+def _type_checking_nodes(tree: ast.AST) -> set[int]:
+    skipped: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            for stmt in node.body:
+                skipped.update(id(n) for n in ast.walk(stmt))
+    return skipped
+
+
+def _imported(node: ast.AST, module: str, is_package: bool) -> list[str]:
+    if isinstance(node, ast.Import):
+        return [a.name for a in node.names]
+    if isinstance(node, ast.ImportFrom):
+        if not node.level:
+            return [node.module or ""]
+        base = module.split(".") if is_package else module.split(".")[:-1]
+        base = base[: len(base) - (node.level - 1)]
+        return [".".join(base + ([node.module] if node.module else []))]
+    return []
+
+
+def import_graph() -> dict[str, dict[str, str]]:
+    """package → {imported package: one "module -> module" import that makes the edge}."""
+    edges: dict[str, dict[str, str]] = defaultdict(dict)
+    for path in sorted((SRC / "semv").rglob("*.py")):
+        module = _module_name(path)
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        skipped = _type_checking_nodes(tree)
+        for node in ast.walk(tree):
+            if id(node) in skipped:
+                continue
+            for target in _imported(node, module, path.name == "__init__.py"):
+                if target.startswith("semv.") and _package(target) != _package(module):
+                    edges[_package(module)].setdefault(_package(target), f"{module} -> {target}")
+    return edges
+
+
+def _cycles(edges: dict[str, dict[str, str]]) -> list[list[str]]:
+    """Strongly connected components with more than one package (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in edges.get(v, {}):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in list(edges):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_the_graph_sees_function_level_imports() -> None:
+    edges = import_graph()
+    # `semv.cli._runs.verify` imports the pipeline inside the command, nowhere else
+    assert "semv.pipeline" in edges["semv.cli"]
+    assert "semv.memory" in edges["semv.stages"]  # stages.recall, at module level
+
+
+def test_no_package_import_cycles() -> None:
+    edges = import_graph()
+    problems = [
+        f"{' / '.join(c)}: " + "; ".join(edges[a][b] for a in c for b in edges[a] if b in c)
+        for c in _cycles(edges)
+    ]
+    assert problems == []
+
+
+def _modules_after(code: str) -> set[str]:
+    run = subprocess.run(
+        [sys.executable, "-c", code + "\nimport sys\nprint('\\n'.join(sorted(sys.modules)))"],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"PYTHONPATH": str(SRC), "PATH": "/usr/bin:/bin"},
+    )
+    return set(run.stdout.split())
+
+
+def test_semv_version_loads_no_command() -> None:
+    code = (
+        "import sys\nsys.argv = ['semv', '--version']\nfrom semv.cli import main\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass"
+    )
+    loaded = _modules_after(code)
+    heavy = {"matplotlib", "sqlalchemy", "spacy", "semv.store", "semv.pipeline", "semv.model"}
+    heavy |= {"semv.web", "semv.eval", "semv.procedures", "semv.config", "semv.cli._runs"}
+    assert heavy & loaded == set()
