@@ -1,4 +1,5 @@
-"""Benchmarks: QBAF solve time and offline ``verify`` throughput. Prints tables.
+"""Benchmarks: QBAF solve time, offline ``verify`` throughput, ..., and the whole-process
+start-up, cold-verify, memory and LLM critical-path figures (``startup.py``). Prints tables.
 
 Run with ``make bench``. The machines are shared and noisy, so every number is a median over
 repeats, and the tables report ratios next to absolute times.
@@ -268,6 +269,9 @@ def main(argv: list[str] | None = None) -> int:
     from web_latency import bench_web  # benchmarks/web_latency.py
 
     bench_web()
+    import startup  # benchmarks/startup.py: whole-process figures of issue 15
+
+    startup.main(["--repeats", str(max(3, args.repeats // 8))])
     return 0
 
 

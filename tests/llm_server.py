@@ -21,6 +21,7 @@ import threading
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import uvicorn
@@ -145,9 +146,12 @@ def competent_script(role: str, body: dict[str, Any], _n: int) -> Reply:
 class ScriptedServer:
     """``with ScriptedServer(script) as s: s.url`` → ``http://127.0.0.1:<port>/v1``."""
 
-    def __init__(self, script: Script = competent_script, *, latency: float = 0.0) -> None:
+    def __init__(
+        self, script: Script = competent_script, *, latency: float = 0.0, log: Path | None = None
+    ) -> None:
         self.script = script
         self.latency = latency
+        self.log = log  # one JSON line per answered request: role, start and end (epoch s)
         self.requests: list[dict[str, Any]] = []
         self.roles: list[str] = []
         self._lock = threading.Lock()
@@ -178,6 +182,7 @@ class ScriptedServer:
             await self._send(send, 404, json.dumps({"error": "not found"}), {})
             return
         body = json.loads(raw)
+        arrived = time.time()
         role = role_of(body)
         with self._lock:
             n = len(self.requests)
@@ -213,6 +218,10 @@ class ScriptedServer:
         else:
             payload = json.dumps({"error": {"message": reply.content or "scripted error"}})
         await self._send(send, reply.status, payload, reply.headers)
+        if self.log is not None:
+            line = {"role": role, "start": arrived, "end": time.time(), "status": reply.status}
+            with self._lock, self.log.open("a", encoding="utf-8") as handle:
+                handle.write(json.dumps(line) + "\n")
 
     @staticmethod
     async def _send(send: Any, status: int, payload: str, headers: dict[str, str]) -> None:
@@ -272,8 +281,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=main.__doc__)
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--latency", type=float, default=0.0)
+    parser.add_argument("--log", type=Path, help="Append one JSON line per request here.")
     args = parser.parse_args()
-    server = ScriptedServer(latency=args.latency)
+    server = ScriptedServer(latency=args.latency, log=args.log)
     config = uvicorn.Config(
         server.app, host="127.0.0.1", port=args.port, log_level="warning", lifespan="off",
         interface="asgi3",

@@ -9,6 +9,7 @@ one); imports under ``if TYPE_CHECKING:`` are left out (they never run).
 from __future__ import annotations
 
 import ast
+import os
 import subprocess
 import sys
 from collections import defaultdict
@@ -120,7 +121,7 @@ def _modules_after(code: str) -> set[str]:
         capture_output=True,
         text=True,
         check=True,
-        env={"PYTHONPATH": str(SRC), "PATH": "/usr/bin:/bin"},
+        env={**os.environ, "PYTHONPATH": str(SRC)},
     )
     return set(run.stdout.split())
 
@@ -134,3 +135,17 @@ def test_semv_version_loads_no_command() -> None:
     heavy = {"matplotlib", "sqlalchemy", "spacy", "semv.store", "semv.pipeline", "semv.model"}
     heavy |= {"semv.web", "semv.eval", "semv.procedures", "semv.config", "semv.cli._runs"}
     assert heavy & loaded == set()
+
+
+def test_semv_verify_loads_no_evaluation_web_plotting_or_other_procedure(tmp_path: Path) -> None:
+    example = Path(__file__).resolve().parents[1] / "examples" / "lyon-flood"
+    argv = ["semv", "verify", str(example), "--text-only", "--data-dir", str(tmp_path)]
+    code = (
+        f"import sys\nsys.argv = {argv!r}\nfrom semv.cli import main\n"
+        "try:\n    main()\nexcept SystemExit as exc:\n    assert not exc.code, exc.code"
+    )
+    loaded = _modules_after(code)
+    assert "semv.pipeline" in loaded  # it did verify
+    unwanted = ("matplotlib", "semv.web", "semv.eval", "semv.learning", "semv.contest")
+    unwanted += ("semv.procedures.remmd", "semv.procedures.mmd_agent", "semv.procedures.t2_agent")
+    assert sorted(m for m in loaded if m.startswith(unwanted)) == []

@@ -576,6 +576,36 @@ def test_describe_unreadable_image_and_dead_server() -> None:
     assert out.description == "" and out.uncertainty[0].code is UncertaintyCode.MODEL_FALLBACK
 
 
+def test_describe_calls_the_vlm_while_the_offline_observation_is_computed() -> None:
+    """The offline describe runs beside the model call, never before it: the offline side here
+    waits until the server has received the VLM request, which a sequential describe (offline
+    first, then the model) could never see."""
+    import threading
+
+    from semv.agents import DescribeInput, Description
+    from semv.agents.offline import OfflineAgents
+
+    asked = threading.Event()
+
+    def script(role: str, body: dict[str, Any], n: int) -> Reply:
+        asked.set()
+        return Reply(json.dumps(competent(role, body)))
+
+    class Waiting(OfflineAgents):
+        async def describe(self, request: DescribeInput) -> Description:
+            assert asked.wait(20), "the offline describe ran before the model was asked"
+            return await super().describe(request)
+
+    photo = str(EXAMPLE / "photo.jpg")
+    with ScriptedServer(script) as server:
+        settings = llm_settings(server.url, vision=True)
+        agents = LlmAgents(settings, fallback=Waiting(settings))
+        asset = Asset(id="asset:0", path=photo, kind="image")
+        out = asyncio.run(agents.describe(DescribeInput(asset=asset, evidence=(), images=(photo,))))
+    assert out.observations["vlm"]["description"] == "A river below a hill."
+    assert "Model-described: A river below a hill." in out.text
+
+
 def test_reflect_keeps_only_grounded_lessons() -> None:
     arg = TraceArgument(
         id="arg:when:att:1",

@@ -94,6 +94,11 @@ class ReplayMiss(SemvError):
 # ---- the backend -----------------------------------------------------------------------------
 
 
+def _offline_describe(offline: OfflineAgents, request: DescribeInput) -> Description:
+    """The offline backend's describe role run to completion (it computes synchronously)."""
+    return asyncio.run(offline.describe(request))
+
+
 @dataclass(frozen=True)
 class _Target:
     url: str
@@ -715,11 +720,14 @@ class LlmAgents:
         """The protocol's describe role: the offline structured observation (OCR, EXIF,
         colours), plus what the model sees in the image when it is a VLM (``llm.vision``).
         A failed VLM call leaves the offline observation and says why."""
-        base = await self.fallback.describe(request)
         if not self.config.vision or not request.images:
-            return base
+            return await self.fallback.describe(request)
         image = request.asset.model_copy(update={"path": request.images[0]})
-        seen = await self.describe_image(ImageDescribeInput(asset=image))
+        # the offline observation (CPU, in a thread) never delays the model call beside it
+        base, seen = await asyncio.gather(
+            asyncio.to_thread(_offline_describe, self.fallback, request),
+            self.describe_image(ImageDescribeInput(asset=image)),
+        )
         observations = dict(base.observations)
         if not seen.description:
             observations["vlm_unavailable"] = "; ".join(u.detail for u in seen.uncertainty)

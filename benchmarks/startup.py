@@ -1,0 +1,265 @@
+"""Whole-process start-up, cold verify, throughput, memory and the LLM critical path (issue 15).
+
+Every figure is one ``semv`` process as a user starts it (``python -m semv`` from the sources
+on PYTHONPATH), timed from outside; peak RSS is the child's own ``ru_maxrss`` (``os.wait4``).
+Medians over ``--repeats`` runs; the machines are shared and busy, so each row also gives the
+ratio to its target.
+
+- ``semv --version``;
+- cold ``semv verify examples/lyon-flood`` with a fresh data dir (wall, peak RSS), and the
+  same ``--text-only`` (peak RSS of a text-only case);
+- ``semv eval cosmos <OOKPIK dev> --text-only``: a fresh data dir (cold), then the identical
+  rerun on it (warm), in cases/s;
+- the LLM backend against the scripted OpenAI-compatible server of the tests
+  (``tests/llm_server.py``, its own process) answering every call after a fixed latency: calls
+  and round trips (from the server's request log: the longest chain of requests each sent
+  after the previous one was answered), the model critical path (``usage`` of the result) and
+  the process wall, for the first pass text-only and with the example's photo, and for a
+  one-argument rejection (``semv contest --reject``).
+
+    python benchmarks/startup.py [--repeats 3] [--latency 0.2] [--skip-ookpik]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "lyon-flood"
+OOKPIK = ROOT.parent / "shared" / "data" / "ookpik-dev" / "dev_data.json"
+SEMV = (sys.executable, "-m", "semv")
+MIB = 1024 * 1024
+
+console = Console()
+
+
+@dataclass(frozen=True)
+class Proc:
+    wall: float
+    rss_mib: float
+    stdout: str
+
+
+def run(args: Sequence[str], *, check: bool = True) -> Proc:
+    """One process: wall time and its own peak RSS (``ru_maxrss``, KiB on Linux)."""
+    started = time.perf_counter()
+    child = subprocess.Popen(
+        [*SEMV, *args], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+    )
+    assert child.stdout is not None
+    stdout = child.stdout.read()
+    _pid, status, usage = os.wait4(child.pid, 0)
+    wall = time.perf_counter() - started
+    child.returncode = os.waitstatus_to_exitcode(status)
+    if check and child.returncode != 0:
+        raise RuntimeError(f"semv {' '.join(args)} exited {child.returncode}")
+    return Proc(wall, usage.ru_maxrss * 1024 / MIB, stdout)
+
+
+def median(values: Sequence[float]) -> float:
+    return statistics.median(values) if values else float("nan")
+
+
+class Rows:
+    def __init__(self, title: str) -> None:
+        self.table = Table(title=title)
+        for col in ("figure", "median", "runs", "target", "÷ target"):
+            self.table.add_column(col, justify="left" if col == "figure" else "right")
+
+    def add(
+        self, figure: str, value: float, unit: str, runs: int, target: float, lower: bool = True
+    ) -> None:
+        ratio = value / target if lower else target / value if value else float("inf")
+        mark = "" if ratio <= 1 else " [red]✗[/]"
+        sign = "≤" if lower else "≥"
+        self.table.add_row(
+            figure,
+            f"{value:.2f} {unit}",
+            str(runs),
+            f"{sign} {target:g} {unit}",
+            f"{ratio:.2f}{mark}",
+        )
+
+
+def bench_process(rows: Rows, repeats: int) -> None:
+    version = [run(["--version"]).wall for _ in range(repeats)]
+    rows.add("semv --version (whole process)", median(version), "s", repeats, 0.5)
+    cold: list[Proc] = []
+    text: list[Proc] = []
+    for _ in range(repeats):
+        with tempfile.TemporaryDirectory() as tmp:
+            cold.append(run(["verify", str(EXAMPLE), "--data-dir", f"{tmp}/a"]))
+            text.append(run(["verify", str(EXAMPLE), "--text-only", "--data-dir", f"{tmp}/b"]))
+    rows.add("cold verify lyon-flood, fresh data dir: wall", median([p.wall for p in cold]), "s",
+             repeats, 3.0)  # fmt: skip
+    rows.add("cold verify lyon-flood: peak RSS", median([p.rss_mib for p in cold]), "MiB",
+             repeats, 300)  # fmt: skip
+    rows.add("cold verify --text-only: peak RSS", median([p.rss_mib for p in text]), "MiB",
+             repeats, 300)  # fmt: skip
+
+
+def bench_ookpik(rows: Rows, repeats: int) -> None:
+    if not OOKPIK.is_file():
+        console.print(f"[yellow]skipped OOKPIK throughput: {OOKPIK} not found[/]")
+        return
+    n = len(json.loads(OOKPIK.read_text(encoding="utf-8")))
+    cold, warm = [], []
+    for _ in range(repeats):
+        with tempfile.TemporaryDirectory() as tmp:
+            args = ["eval", "cosmos", str(OOKPIK), "--text-only", "--data-dir", f"{tmp}/d"]
+            cold.append(n / run([*args, "--out", f"{tmp}/o1"]).wall)
+            warm.append(n / run([*args, "--out", f"{tmp}/o2"]).wall)
+    rows.add(f"OOKPIK dev {n} rows --text-only, cold", median(cold), "cases/s", repeats, 10,
+             lower=False)  # fmt: skip
+    rows.add(f"OOKPIK dev {n} rows --text-only, warm", median(warm), "cases/s", repeats, 50,
+             lower=False)  # fmt: skip
+
+
+# ---- the LLM backend against a fixed-latency server ------------------------------------------
+
+
+@contextlib.contextmanager
+def scripted_server(latency: float, log: Path) -> Iterator[str]:
+    """tests/llm_server.py in its own process, logging every request to ``log``."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tests.llm_server", "--port", str(port), "--latency",
+         str(latency), "--log", str(log)],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), *sys.path])},
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 1):
+                break
+            if time.monotonic() > deadline or proc.poll() is not None:
+                raise RuntimeError("scripted server did not start")
+            time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}/v1"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def round_trips(log: Path, since: float) -> tuple[int, int]:
+    """(calls, round trips) of the requests logged after ``since``: a round trip is one link
+    of the longest chain of requests each sent after the previous one was answered."""
+    if not log.exists():
+        return 0, 0
+    rows = sorted(
+        (r for r in map(json.loads, log.read_text().splitlines()) if r["start"] >= since),
+        key=lambda r: r["start"],
+    )
+    depth: list[int] = []
+    for i, r in enumerate(rows):
+        before = [depth[j] for j in range(i) if rows[j]["end"] <= r["start"] + 1e-4]
+        depth.append(1 + max(before, default=0))
+    return len(rows), max(depth, default=0)
+
+
+@dataclass(frozen=True)
+class LlmRun:
+    calls: int
+    trips: int
+    critical: float
+    wall: float
+
+
+def _llm_process(args: list[str], log: Path) -> tuple[LlmRun, dict[str, object]]:
+    since = time.time()
+    proc = run([*args, "--json"])
+    payload = json.loads(proc.stdout.strip().splitlines()[-1])
+    result = payload.get("result", payload)
+    assert isinstance(result, dict)
+    usage = result.get("usage") or {}
+    calls, trips = round_trips(log, since)
+    critical = float(usage.get("model_critical_path_s", 0.0))
+    return LlmRun(calls, trips, critical, proc.wall), result
+
+
+def bench_llm(latency: float, repeats: int) -> None:
+    table = Table(
+        title=f"LLM backend, scripted server answering in {latency * 1000:.0f} ms, whole "
+        f"process (median of {repeats}); target wall ÷ critical path ≤ 2, with photo ≤ 5 s"
+    )
+    for col in ("pass", "calls", "round trips", "critical path s", "wall s", "wall ÷ critical"):
+        table.add_column(col, justify="left" if col == "pass" else "right")
+    with tempfile.TemporaryDirectory() as tmp, scripted_server(latency, Path(tmp) / "log") as url:
+        log = Path(tmp) / "log"
+        llm = ["--backend", "llm", "--llm-url", url]
+        results: dict[str, list[LlmRun]] = {}
+        for k in range(repeats):
+            for name, extra in (("first pass, text only", ["--text-only"]),
+                                ("first pass, with photo", [])):  # fmt: skip
+                data = f"{tmp}/{k}-{len(extra)}"
+                got, result = _llm_process(
+                    ["verify", str(EXAMPLE), *extra, "--data-dir", data, *llm], log
+                )
+                results.setdefault(name, []).append(got)
+                if extra:
+                    continue
+                target = next(
+                    a["id"]
+                    for s in result["subclaims"]  # type: ignore[union-attr]
+                    for a in s["arguments"]
+                )
+                rejected, _ = _llm_process(
+                    ["contest", str(result["run_id"]), "--reject", target, "--reason",
+                     "benchmark: reject one argument", "--data-dir", data, *llm],
+                    log,
+                )  # fmt: skip
+                results.setdefault("one-argument rejection (semv contest)", []).append(rejected)
+    for name, runs in results.items():
+        crit = median([r.critical for r in runs])
+        wall = median([r.wall for r in runs])
+        table.add_row(
+            name,
+            f"{median([r.calls for r in runs]):.0f}",
+            f"{median([r.trips for r in runs]):.0f}",
+            f"{crit:.2f}",
+            f"{wall:.2f}",
+            f"{median([r.wall / r.critical for r in runs if r.critical]):.1f}" if crit else "–",
+        )
+    console.print(table)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--ookpik-repeats", type=int, default=1)
+    parser.add_argument("--latency", type=float, default=0.2)
+    parser.add_argument("--skip-ookpik", action="store_true")
+    parser.add_argument("--only", choices=("process", "ookpik", "llm"))
+    args = parser.parse_args(argv)
+    rows = Rows("start-up, cold verify, throughput, memory (whole process, median of runs)")
+    if args.only in (None, "process"):
+        bench_process(rows, args.repeats)
+    if args.only in (None, "ookpik") and not args.skip_ookpik:
+        bench_ookpik(rows, args.ookpik_repeats)
+    if args.only != "llm":
+        console.print(rows.table)
+    if args.only in (None, "llm"):
+        bench_llm(args.latency, args.repeats)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
