@@ -1,14 +1,15 @@
 """Verification procedures on the shared stage-graph machinery (issue 10).
 
 ``semv`` (default) is SEMV's procedure. Each further procedure registers here with one line in
-``_ALL`` (name → where it is defined, imported on first use: ``semv verify`` loads only the
-procedure it runs); ``get_procedure(name)`` finds one, ``procedure_names()`` lists them. The 5-way
-procedures share ``labelled_procedure``, ``labelled_verdict``, ``Findings`` and
-``RENDER_STAGE`` (``semv.procedures._labelled``)."""
+``_ALL`` (a ``_Registered`` name and ``module:attr``, imported on first use: ``semv verify``
+loads only the procedure it runs); ``get_procedure(name)`` finds one, ``procedure_names()``
+lists them. The 5-way procedures share ``labelled_procedure``, ``labelled_verdict``,
+``Findings`` and ``RENDER_STAGE`` (``semv.procedures._labelled``)."""
 
 from __future__ import annotations
 
 import importlib
+from dataclasses import dataclass
 
 from semv.procedures._labelled import (
     RENDER_STAGE,
@@ -48,29 +49,42 @@ __all__ = [
     "procedure_names",
 ]
 
-_ALL: dict[str, str] = {
-    "semv": "semv.procedures._semv:SEMV",
-    "remmd": "semv.procedures.remmd:REMMD",
-    "mmd-agent": "semv.procedures.mmd_agent:MMD_AGENT",
-    "t2-agent": "semv.procedures.t2_agent:T2_AGENT",
+
+@dataclass(frozen=True)
+class _Registered:
+    """A procedure known by name, its package imported on first use (``module:attr``)."""
+
+    name: str
+    target: str
+
+    def load(self) -> Procedure:
+        module, _, attr = self.target.partition(":")
+        procedure = getattr(importlib.import_module(module), attr)
+        assert isinstance(procedure, Procedure) and procedure.name == self.name, self.name
+        return procedure
+
+
+_ALL: tuple[Procedure | _Registered, ...] = (
+    SEMV,
+    _Registered("remmd", "semv.procedures.remmd:REMMD"),
+    _Registered("mmd-agent", "semv.procedures.mmd_agent:MMD_AGENT"),
+    _Registered("t2-agent", "semv.procedures.t2_agent:T2_AGENT"),
     # one line per registered procedure (append; keep `semv` first)
-}
+)
 
 
-def _load(name: str) -> Procedure:
-    module, _, attr = _ALL[name].partition(":")
-    procedure = getattr(importlib.import_module(module), attr)
-    assert isinstance(procedure, Procedure) and procedure.name == name, name
-    return procedure
+def _load(entry: Procedure | _Registered) -> Procedure:
+    return entry.load() if isinstance(entry, _Registered) else entry
 
 
 def get_procedure(name: str) -> Procedure:
     """The procedure called ``name`` (its package imported now); ``InputError`` naming the
     valid ones otherwise."""
-    if name in _ALL:
-        return _load(name)
-    return lookup([_load(n) for n in _ALL], name)
+    for entry in _ALL:
+        if entry.name == name:
+            return _load(entry)
+    return lookup([_load(e) for e in _ALL], name)
 
 
 def procedure_names() -> tuple[str, ...]:
-    return tuple(_ALL)
+    return tuple(e.name for e in _ALL)
