@@ -13,7 +13,6 @@ from typing import Any
 
 from semv.adapters import LoadedCase
 from semv.agents import Agents
-from semv.agents.offline._similarity import similarity
 from semv.config import MemoryConfig, Settings
 from semv.errors import InputError, StageError
 from semv.memory._consolidate import ConsolidationCounts, Policy, consolidate
@@ -24,6 +23,7 @@ from semv.memory._retrieve import ActiveMemory
 from semv.memory._store import LONG_TERM, MemoryStore, snapshot_hash
 from semv.memory._trace import CaseTrace, load_trace
 from semv.model import Argument
+from semv.nlp.similarity import similarity
 from semv.pipeline import run_case
 from semv.store import Store, sha256_text
 

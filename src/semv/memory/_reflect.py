@@ -16,9 +16,7 @@ from typing import Protocol, runtime_checkable
 
 from pydantic import Field
 
-from semv.agents.offline._extract import extract
 from semv.agents.offline._rules import ClaimView, _shared_entities, describes_same_media
-from semv.agents.offline._similarity import similarity
 from semv.config import Settings
 from semv.memory._model import Action, Diagnosis, MemoryType
 from semv.memory._trace import CaseTrace
@@ -31,6 +29,8 @@ from semv.model import (
     UncertaintyCode,
     UncertaintyItem,
 )
+from semv.nlp.entities import extract
+from semv.nlp.similarity import similarity
 
 __all__ = [
     "CandidateDraft",

@@ -22,9 +22,6 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 
 from semv.agents.offline._rules import (
-    _DAY_OF_MONTH,
-    _NUMBER,
-    _YEAR,
     ClaimView,
     describes_same_media,
     is_media_text,
@@ -35,7 +32,8 @@ from semv.agents.offline._rules import (
 )
 from semv.config import OfflineAgentConfig
 from semv.model import Case, Claims, Dimension, Evidence, Frozen, Modality, Stance
-from semv.text import STOPWORDS, normalize_token, tokens
+from semv.nlp.quantities import DAY_OF_MONTH, NUMBER, YEAR_NUMBER
+from semv.nlp.text import STOPWORDS, normalize_token, tokens
 
 __all__ = [
     "Cue",
@@ -144,11 +142,11 @@ def counted(text: str) -> dict[str, set[str]]:
     """Counted quantities in ``text``: the noun after each number (its first content word,
     suffix-normalised) → the values stated for it. Years and days of the month are dates,
     not counts (the when rule compares them)."""
-    text = _DAY_OF_MONTH.sub(lambda m: " " * len(m.group(0)), text)
+    text = DAY_OF_MONTH.sub(lambda m: " " * len(m.group(0)), text)
     out: dict[str, set[str]] = {}
-    for match in _NUMBER.finditer(text):
+    for match in NUMBER.finditer(text):
         value = re.sub(r"[,.\u202f ](?=\d{3}\b)", "", match.group(0).strip())
-        if _YEAR.match(value):
+        if YEAR_NUMBER.match(value):
             continue
         rest = text[match.end() : match.end() + 40]
         for word in tokens(rest)[:3]:

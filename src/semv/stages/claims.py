@@ -79,5 +79,5 @@ STAGE = StageDef(
     output=Claims,
     uses_agents=True,
     symbol=Stage.CLAIMS,
-    code=("semv.agents.offline._decompose",),
+    code=("semv.agents.offline._decompose", "semv.nlp"),
 )

@@ -14,8 +14,6 @@ graph: subclaim → evidence → source provenance).
 
 from __future__ import annotations
 
-from semv.agents.offline._resources import cosine, embeddings_available
-from semv.agents.offline._similarity import calibrate
 from semv.config import EvidenceRankingConfig, OfflineAgentConfig
 from semv.graph import StageContext, StageDef
 from semv.model import (
@@ -28,7 +26,9 @@ from semv.model import (
     Stage,
     Subclaim,
 )
-from semv.text import lexical_overlap
+from semv.nlp.embeddings import cosine, embeddings_available
+from semv.nlp.similarity import calibrate
+from semv.nlp.text import lexical_overlap
 
 FITTING: dict[Dimension, frozenset[Modality | SourceType]] = {
     Dimension.WHAT: frozenset({Modality.TEXT, Modality.IMAGE, Modality.VIDEO}),
@@ -121,6 +121,6 @@ STAGE = StageDef(
     output=RankedEvidence,
     reads=("ranking", "offline"),
     symbol=Stage.VALIDATE,
-    code=("semv.text", "semv.agents.offline._similarity", "semv.agents.offline._resources"),
+    code=("semv.nlp.text", "semv.nlp.similarity", "semv.nlp.embeddings"),
     tools=_embedder_version,
 )

@@ -19,7 +19,6 @@ from semv.agents._protocol import (
 from semv.agents.offline._decompose import decompose_case, plan_subclaim
 from semv.agents.offline._describe import describe_asset
 from semv.agents.offline._guidance import memory_config
-from semv.agents.offline._resources import embeddings_available
 from semv.agents.offline._rules import ClaimView, Finding, is_metadata, is_observation, rule_for
 from semv.agents.offline._verify import judge, verify_drafts
 from semv.config import Settings
@@ -31,6 +30,7 @@ from semv.model import (
     UncertaintyCode,
     UncertaintyItem,
 )
+from semv.nlp.embeddings import embeddings_available
 from semv.store import content_hash
 
 __all__ = ["OfflineAgents"]
@@ -58,7 +58,7 @@ class OfflineAgents:
         return (
             f"{self.name}/{self.version}"
             f"/settings:{content_hash(self.config)[:16]}"
-            f"/code:{code_fingerprint(('semv.agents.offline', 'semv.text'))[:16]}"
+            f"/code:{code_fingerprint(('semv.agents.offline', 'semv.nlp'))[:16]}"
             f"/{embeddings}"
         )
 

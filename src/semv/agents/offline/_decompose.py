@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from semv.agents.offline import _places
-from semv.agents.offline._dates import DateMention, from_iso, parse_one
-from semv.agents.offline._extract import extract
 from semv.config import OfflineAgentConfig
 from semv.model import (
     Case,
@@ -19,6 +16,9 @@ from semv.model import (
     SourceType,
     Subclaim,
 )
+from semv.nlp import places as _places
+from semv.nlp.dates import DateMention, from_iso, parse_one
+from semv.nlp.entities import extract
 
 __all__ = ["bridge_query", "decompose_case", "media_seeds", "plan_subclaim"]
 

@@ -15,8 +15,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from semv.agents.offline import _places
-from semv.agents.offline._dates import (
+from semv.config import OfflineAgentConfig
+from semv.model import Dimension, Evidence, Modality, SourceType, Stance, Subclaim, UncertaintyCode
+from semv.nlp import places as _places
+from semv.nlp.dates import (
     Agreement,
     DateMention,
     compare,
@@ -24,19 +26,18 @@ from semv.agents.offline._dates import (
     parse_one,
     signed_days,
 )
-from semv.agents.offline._extract import (
+from semv.nlp.entities import (
     PlaceMention,
     TextFacts,
     extract,
     person_matches,
     place_key,
 )
-from semv.agents.offline._markers import editor_in, recontext_marker
-from semv.agents.offline._places import Place, PlaceKind
-from semv.agents.offline._similarity import similarity
-from semv.config import OfflineAgentConfig
-from semv.model import Dimension, Evidence, Modality, SourceType, Stance, Subclaim, UncertaintyCode
-from semv.text import content_words, fold, normalize_token, tokens
+from semv.nlp.markers import editor_in, recontext_marker
+from semv.nlp.places import Place, PlaceKind
+from semv.nlp.quantities import numbers
+from semv.nlp.similarity import similarity
+from semv.nlp.text import content_words, fold, normalize_token, tokens
 
 __all__ = ["RULES", "ClaimView", "Finding", "is_metadata", "rule_for", "signal_kind"]
 
@@ -527,40 +528,12 @@ def _surface_words(words: set[str], text: str, limit: int = MAX_KEY_FACTS) -> tu
     return tuple(out)
 
 
-_NUMBER = re.compile(r"(?<![\w.,])\d{1,3}(?:[,.\u202f ]\d{3})+(?![\d])|(?<![\w.,])\d+(?:[.,]\d+)?")
-_YEAR = re.compile(r"^(1[89]|20)\d\d$")
-_MONTHS = (
-    r"jan(?:uary|vier)?|feb(?:ruary)?|f[ée]v(?:rier)?|mar(?:ch|s)?|apr(?:il)?|avr(?:il)?|"
-    r"may|mai|june?|juin|july?|juil(?:let)?|aug(?:ust)?|ao[ûu]t|sep(?:t|tember|tembre)?|"
-    r"oct(?:ober|obre)?|nov(?:ember|embre)?|dec(?:ember)?|d[ée]c(?:embre)?"
-)
-_DAY_OF_MONTH = re.compile(
-    rf"\b\d{{1,2}}(?:st|nd|rd|th|er)?\s+(?:of\s+)?(?:{_MONTHS})\b"
-    rf"|\b(?:{_MONTHS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?\b",
-    re.IGNORECASE,
-)
-"""A day of the month written with its month ("12 March", "March 12th"): a date, not a count."""
-
-
-def _numbers(text: str) -> dict[str, str]:
-    """Numbers in ``text`` (thousands separators removed) → as written; years left out (the
-    when rule compares dates)."""
-    out: dict[str, str] = {}
-    text = _DAY_OF_MONTH.sub(lambda m: " " * len(m.group(0)), text)
-    for match in _NUMBER.finditer(text):
-        written = match.group(0).strip()
-        value = re.sub(r"[,.\u202f ](?=\d{3}\b)", "", written)
-        if not _YEAR.match(value):
-            out.setdefault(value, written)
-    return out
-
-
 def _number_finding(view: ClaimView, ev: Evidence) -> list[Finding]:
     """OCR/ASR text that states a number the claim states (a count, a score, a toll)."""
-    claimed = _numbers(view.claim_text)
+    claimed = numbers(view.claim_text)
     if not claimed:
         return []
-    seen = _numbers(ev.content)
+    seen = numbers(ev.content)
     shared = [value for value in claimed if value in seen]
     if not shared:
         return []

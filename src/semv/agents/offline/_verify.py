@@ -21,11 +21,11 @@ from semv.agents._protocol import (
     VerifyInput,
     VerifyOutput,
 )
-from semv.agents.offline._dates import find_dates, from_iso
 from semv.agents.offline._rules import ClaimView, is_metadata, rule_for, signal_kind
 from semv.config import OfflineAgentConfig
 from semv.model import Dimension, Evidence, Stance, UncertaintyCode
-from semv.text import content_words, fold, lexical_overlap
+from semv.nlp.dates import find_dates, from_iso
+from semv.nlp.text import content_words, fold, lexical_overlap
 
 __all__ = ["judge", "key_fact_found", "verify_drafts"]
 """Without key facts, an argument's text must share at least this much content with its evidence."""

@@ -24,11 +24,12 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 
-from semv.agents.offline import _places
-from semv.agents.offline._dates import Agreement, compare, find_dates, from_iso
-from semv.agents.offline._markers import editor_in
 from semv.config import RemmdConfig
 from semv.model import Evidence
+from semv.nlp import places as _places
+from semv.nlp.dates import Agreement, compare, find_dates, from_iso
+from semv.nlp.markers import editor_in
+from semv.nlp.text import fold, lexical_overlap
 from semv.procedures.remmd._models import (
     AtomicPoint,
     Diagnosis,
@@ -48,7 +49,6 @@ from semv.procedures.remmd._text import (
     is_refutation,
     quantities,
 )
-from semv.text import fold, lexical_overlap
 
 __all__ = [
     "DECISIVE_ROLES",

@@ -50,7 +50,7 @@ __all__ = [
     "rationale",
 ]
 
-_CODE = ("semv.procedures.remmd",)
+_CODE = ("semv.procedures.remmd", "semv.nlp")
 
 
 # ---- points ------------------------------------------------------------------------------

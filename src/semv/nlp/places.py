@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from semv.text import fold
+from semv.nlp.text import fold
 
 __all__ = [
     "Place",
