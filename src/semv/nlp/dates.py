@@ -1,4 +1,18 @@
-"""Date mentions: regex candidates, ``dateparser.parse`` for non-English ones, ISO output.
+"""Dates: the one parser semv uses for claimed dates, text mentions and publication metadata.
+
+``parse_date`` reads one date field (a case's claimed date, an API's publication date, a
+``--before`` cut-off) into a ``ClaimedDate``: machine forms (ISO 8601, compact timestamps, RFC
+822) first, then ranges ("3-5 March 2024", "2019-2021", "1 March 2024 to 5 March 2024"), then
+the mention patterns below, then ``dateparser``. Its precision is a day, a month, a year or a
+range. A numeric date whose day and month can both be read either way ("7/3/2024") is read in
+the order of the case's language tag (``date_order``: "en-US" month first, "en-GB", "fr", "de"
+day first); when the tag does not decide (no tag, bare "en"), English is read month first, as
+before, and the ``ClaimedDate`` keeps the other reading so the ``when`` subclaim can record the
+ambiguity as an uncertainty item. The ``when`` subclaim and the ``--before-claim-date`` cut-off
+both come from this one parse.
+
+``find_dates`` finds the date mentions of a running text: regex candidates, ``dateparser.parse``
+for non-English ones, ISO output.
 
 ``dateparser.search_dates`` is slow and over-eager, so candidates are found with regular
 expressions (ISO dates, numeric D.M.Y, English month-name dates with or without a year, "March
@@ -7,8 +21,9 @@ shape for other languages) and only the non-English candidates are handed to
 ``dateparser.parse``. Relative expressions ("Saturday", "last year", "recently") have no anchor
 and are dropped.
 
-A ``DateMention`` is an interval: a year, a year-month, a day, or a month-day without year
-(rendered ``--MM-DD``, the ISO 8601 reduced form) that can only be compared by month and day.
+A ``DateMention`` is an interval: a year, a year-month, a day, a range between two of those
+(rendered ``start/end``, the ISO 8601 interval form), or a month-day without year (rendered
+``--MM-DD``, the ISO 8601 reduced form) that can only be compared by month and day.
 """
 
 from __future__ import annotations
@@ -17,12 +32,28 @@ import calendar
 import datetime as dt
 import re
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from functools import lru_cache
 from typing import Any
 
-__all__ = ["Agreement", "DateMention", "compare", "find_dates", "from_iso", "parse_one"]
+__all__ = [
+    "Agreement",
+    "ClaimedDate",
+    "DateMention",
+    "DateOrder",
+    "Precision",
+    "capture_agreement",
+    "compare",
+    "date_order",
+    "find_dates",
+    "from_iso",
+    "iso_date",
+    "parse_date",
+    "parse_one",
+    "published_after",
+    "signed_days",
+]
 
 _MONTHS: dict[str, int] = {}
 for _i, _name in enumerate(calendar.month_name):
@@ -91,6 +122,60 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 _NEGATION = re.compile(r"\b(?:not|never|rather than|instead of)\s+(?:in|on|from|during)?\s*$", re.I)
 
 
+class Precision(StrEnum):
+    """How much of a date is known."""
+
+    DAY = "day"
+    MONTH = "month"
+    YEAR = "year"
+    RANGE = "range"
+
+
+class DateOrder(StrEnum):
+    """The order of day and month in a numeric date such as 7/3/2024."""
+
+    DAY_FIRST = "day-first"
+    MONTH_FIRST = "month-first"
+
+
+_MONTH_FIRST_REGIONS = frozenset({"us", "ph", "fm", "mh", "pw", "as", "gu", "mp", "pr", "vi", "um"})
+"""Regions whose numeric dates put the month first (the United States and its territories,
+the Philippines, the Pacific states in free association with the US)."""
+_UNDECIDED_REGIONS = frozenset({"ca"})
+"""Regions where both orders are in common use (Canada)."""
+_YEAR_FIRST_LANGUAGES = frozenset({"zh", "ja", "ko", "hu", "lt", "mn"})
+"""Languages that write the year first: a numeric date with the year last is not their own."""
+
+
+def date_order(language: str | None) -> DateOrder | None:
+    """The day/month order of numeric dates for a BCP 47 language tag, or None when the tag
+    does not decide it (no tag, English without a region, Canada, year-first languages)."""
+    if not language:
+        return None
+    parts = language.replace("_", "-").lower().split("-")
+    lang = parts[0]
+    region = next((p for p in parts[1:] if len(p) == 2 and p.isalpha()), None)
+    if region in _MONTH_FIRST_REGIONS:
+        return DateOrder.MONTH_FIRST
+    if region in _UNDECIDED_REGIONS and lang == "en":
+        return None
+    if lang == "en":
+        return DateOrder.DAY_FIRST if region is not None else None
+    if lang in _YEAR_FIRST_LANGUAGES:
+        return None
+    return DateOrder.DAY_FIRST
+
+
+def _numeric_order(language: str | None) -> DateOrder:
+    """The order used for a numeric date: the language's, else month first for English (or no
+    language) and day first for any other language."""
+    decided = date_order(language)
+    if decided is not None:
+        return decided
+    english = not language or language.lower()[:2] == "en"
+    return DateOrder.MONTH_FIRST if english else DateOrder.DAY_FIRST
+
+
 class Agreement(StrEnum):
     AGREE = "agree"
     DISAGREE = "disagree"
@@ -99,7 +184,9 @@ class Agreement(StrEnum):
 
 @dataclass(frozen=True)
 class DateMention:
-    """A date in a text, with its character span and whether it is negated ("not 2022")."""
+    """A date in a text, with its character span and whether it is negated ("not 2022").
+
+    ``until`` makes it a range: this date is its first part and ``until`` its last."""
 
     year: int | None
     month: int | None
@@ -108,9 +195,23 @@ class DateMention:
     start: int = 0
     end: int = 0
     negated: bool = False
+    until: DateMention | None = None
+
+    @property
+    def precision(self) -> Precision:
+        if self.until is not None:
+            return Precision.RANGE
+        if self.day is not None:
+            return Precision.DAY
+        return Precision.MONTH if self.month is not None else Precision.YEAR
 
     @property
     def iso(self) -> str:
+        if self.until is not None:
+            return f"{self._iso()}/{self.until.iso}"
+        return self._iso()
+
+    def _iso(self) -> str:
         if self.year is None:
             return f"--{self.month:02d}-{self.day:02d}"
         if self.month is None:
@@ -120,6 +221,10 @@ class DateMention:
         return f"{self.year:04d}-{self.month:02d}-{self.day:02d}"
 
     def interval(self) -> tuple[dt.date, dt.date] | None:
+        if self.until is not None:
+            head = replace(self, until=None).interval()
+            tail = self.until.interval()
+            return None if head is None or tail is None else (head[0], tail[1])
         if self.year is None:
             return None
         if self.month is None:
@@ -147,6 +252,10 @@ def _valid(year: int | None, month: int | None, day: int | None) -> bool:
 def from_iso(value: str) -> DateMention | None:
     """Parse an ISO form produced by ``DateMention.iso`` (or a longer ISO timestamp)."""
     value = value.strip()
+    if "/" in value:
+        first, _, last = value.partition("/")
+        a, b = from_iso(first), from_iso(last)
+        return _range(a, b, value)
     m = re.match(r"^--(\d{2})-(\d{2})$", value)
     if m:
         md_month, md_day = int(m.group(1)), int(m.group(2))
@@ -172,6 +281,8 @@ def _dateparser(text: str, language: str | None) -> tuple[int, int, int] | None:
         "REQUIRE_PARTS": ["day", "month", "year"],
         "PREFER_DATES_FROM": "past",
         "RETURN_AS_TIMEZONE_AWARE": False,
+        # no relative dates ("yesterday", "3 days ago"): they would be read against today
+        "PARSERS": ["timestamp", "custom-formats", "absolute-time"],
     }
     languages = [language] if language else None
     with _DP_LOCK:
@@ -184,17 +295,221 @@ def _dateparser(text: str, language: str | None) -> tuple[int, int, int] | None:
     return parsed.year, parsed.month, parsed.day
 
 
+def _range(a: DateMention | None, b: DateMention | None, text: str) -> DateMention | None:
+    """The range from ``a`` to ``b`` (both dated, ``a`` not after ``b``), else None."""
+    if a is None or b is None or a.until is not None or b.until is not None:
+        return None
+    ia, ib = a.interval(), b.interval()
+    if ia is None or ib is None or ia[0] > ib[1]:
+        return None
+    if a == b:
+        return a
+    return DateMention(a.year, a.month, a.day, text, until=replace(b, text="", start=0, end=0))
+
+
+@dataclass(frozen=True)
+class ClaimedDate:
+    """One date field as read by ``parse_date``: the date, and how a numeric date was read.
+
+    ``alternative`` is the other reading of a numeric date ("7/3/2024": 2024-07-03 or
+    2024-03-07) when the language did not decide the order; it is None when the reading is
+    certain (a day above 12, a month name, ISO form, or a language that decides)."""
+
+    mention: DateMention
+    order: DateOrder | None = None
+    alternative: DateMention | None = None
+
+    @property
+    def precision(self) -> Precision:
+        return self.mention.precision
+
+    @property
+    def iso(self) -> str:
+        return self.mention.iso
+
+    @property
+    def ambiguous(self) -> bool:
+        return self.alternative is not None
+
+    @property
+    def cutoff(self) -> str | None:
+        """The latest date the claim covers, as ISO at its precision (a range's last part):
+        the ``--before-claim-date`` cut-off. None without a year."""
+        last = self.mention.until or self.mention
+        return last.iso if last.year is not None else None
+
+    def ambiguity(self) -> str:
+        """A readable account of an undecided reading ('' when the reading is certain)."""
+        if self.alternative is None or self.order is None:
+            return ""
+        other = (
+            DateOrder.DAY_FIRST if self.order is DateOrder.MONTH_FIRST else DateOrder.MONTH_FIRST
+        )
+        return (
+            f"the date {self.mention.text!r} reads as {self.mention.iso} ({self.order.value}) "
+            f"or {self.alternative.iso} ({other.value}); no language tag with a region decides "
+            f"the order, so it was read {self.order.value}"
+        )
+
+
+_MACHINE_ISO = re.compile(r"^(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?(?:[T ]\d.*)?$")
+_MACHINE_FORMATS = ("%Y%m%dT%H%M%SZ", "%Y%m%d%H%M%S", "%a, %d %b %Y %H:%M:%S %Z")
+_NUMERIC_DATE = re.compile(r"^([0-3]?\d)([/-])([0-3]?\d)\2(1[6-9]\d\d|20\d\d)$")
+_RANGE_SEPARATOR = re.compile(r"\s*(?:/|–|—|\s-\s|\bto\b|\buntil\b|\bthrough\b)\s*", re.I)
+_RANGE_PREFIX = re.compile(r"^(?:from|between)\s+", re.I)
+_DAY_RANGE = (
+    _p(
+        r"^(?P<d1>[0-3]?\d)(?:st|nd|rd|th)?\s*[-–]\s*(?P<d2>[0-3]?\d)(?:st|nd|rd|th)?\s+"
+        + _MONTH.format(g="m")
+        + r",?\s+"
+        + _YEAR.format(g="y")
+        + r"$"
+    ),
+    _p(
+        r"^"
+        + _MONTH.format(g="m")
+        + r"\s+(?P<d1>[0-3]?\d)(?:st|nd|rd|th)?\s*[-–]\s*(?P<d2>[0-3]?\d)(?:st|nd|rd|th)?,?\s+"
+        + _YEAR.format(g="y")
+        + r"$"
+    ),
+)
+_YEAR_RANGE = re.compile(r"^(1[6-9]\d\d|20\d\d)\s*[-–/]\s*(1[6-9]\d\d|20\d\d)$")
+
+
+def _machine(text: str) -> DateMention | None:
+    """ISO 8601 (a year, a month, a day, or a timestamp), compact and RFC 822 timestamps."""
+    m = _MACHINE_ISO.match(text)
+    if m:
+        year, month, day = (int(g) if g else None for g in m.groups())
+        assert year is not None
+        if 1600 <= year <= 2200 and _valid(year, month, day):
+            return DateMention(year, month, day, text)
+        return None
+    for fmt in _MACHINE_FORMATS:
+        try:
+            stamp = dt.datetime.strptime(text, fmt)
+        except ValueError:
+            continue
+        return DateMention(stamp.year, stamp.month, stamp.day, text)
+    return None
+
+
+def _parse_range(text: str, language: str | None) -> DateMention | None:
+    for pattern in _DAY_RANGE:
+        m = pattern.match(text)
+        if m and m.group("m")[0].isupper():
+            year, month = int(m.group("y")), _MONTHS[m.group("m").lower().rstrip(".")]
+            d1, d2 = int(m.group("d1")), int(m.group("d2"))
+            if _valid(year, month, d1) and _valid(year, month, d2):
+                return _range(DateMention(year, month, d1), DateMention(year, month, d2), text)
+    m = _YEAR_RANGE.match(text)
+    if m:
+        return _range(
+            DateMention(int(m.group(1)), None, None), DateMention(int(m.group(2)), None, None), text
+        )
+    body = _RANGE_PREFIX.sub("", text)
+    parts = _RANGE_SEPARATOR.split(body)
+    if len(parts) == 1 and text[: len(text) - len(body)].lower().startswith("between"):
+        parts = re.split(r"\s+and\s+", body, flags=re.I)
+    if len(parts) != 2 or not all(parts):
+        return None
+    last = _single(parts[1], language, None)
+    if last is None or last.year is None:
+        return None
+    first = _single(parts[0], language, None)
+    if first is None:
+        return None
+    if first.year is None and first.month is not None:
+        first = replace(first, year=last.year)
+    if first.year is None or not _valid(first.year, first.month, first.day):
+        return None
+    return _range(first, last, text)
+
+
+def _single(text: str, language: str | None, order: DateOrder | None) -> DateMention | None:
+    text = text.strip()
+    machine = _machine(text)
+    if machine is not None:
+        return machine
+    numeric = _NUMERIC_DATE.match(text)
+    if numeric:
+        a, b, year = int(numeric.group(1)), int(numeric.group(3)), int(numeric.group(4))
+        first = order or _numeric_order(language)
+        day, month = (a, b) if first is DateOrder.DAY_FIRST else (b, a)
+        if not _valid(year, month, day):
+            day, month = month, day
+        return DateMention(year, month, day, text) if _valid(year, month, day) else None
+    found = [d for d in find_dates(text, language) if not d.negated]
+    return found[0] if found else None
+
+
+def parse_date(
+    text: str,
+    language: str | None = None,
+    *,
+    order: DateOrder | None = None,
+    fuzzy: bool = True,
+) -> ClaimedDate | None:
+    """Read one date field: machine forms, ranges, numeric, mention patterns, then dateparser.
+
+    ``language`` is the case's BCP 47 tag; it decides a numeric date's day/month order unless
+    ``order`` fixes it (publication-date fields of known APIs). ``fuzzy=False`` skips the
+    ``dateparser`` fallback, which can read relative phrases against today's date.
+    """
+    text = " ".join(str(text).split())
+    if not text:
+        return None
+    mention = _machine(text) or _parse_range(text, language) or _single(text, language, order)
+    if mention is None:
+        if not fuzzy:
+            return None
+        parts = _dateparser(text, (language or "").lower()[:2] or None)
+        return None if parts is None else ClaimedDate(DateMention(*parts, text))
+    return _with_order(mention, language, order)
+
+
+_SLASH_SHAPE = re.compile(r"^([0-3]?\d)[/.-]([0-3]?\d)[/.-](\d{4})$")
+
+
+def _with_order(mention: DateMention, language: str | None, order: DateOrder | None) -> ClaimedDate:
+    shape = _SLASH_SHAPE.match(mention.text.strip())
+    if shape is None or "." in mention.text or mention.until is not None:
+        return ClaimedDate(mention)
+    a, b = int(shape.group(1)), int(shape.group(2))
+    used = DateOrder.DAY_FIRST if (mention.day, mention.month) == (a, b) else DateOrder.MONTH_FIRST
+    if a == b or a > 12 or b > 12 or order is not None or date_order(language) is not None:
+        return ClaimedDate(mention, used)
+    other = DateMention(mention.year, mention.day, mention.month, mention.text)
+    return ClaimedDate(mention, used, other if _valid(other.year, other.month, other.day) else None)
+
+
 def parse_one(text: str, language: str | None = None) -> DateMention | None:
-    """Parse one free-form date (a case's context date): regex first, then dateparser."""
-    found = find_dates(text, language)
-    if found:
-        return found[0]
-    if not text.strip():
+    """The date of one free-form field (``parse_date`` without the reading's provenance)."""
+    parsed = parse_date(text, language)
+    return None if parsed is None else parsed.mention
+
+
+def iso_date(value: str | None) -> str | None:
+    """A publication date field as ISO 8601 (day precision at most; a range gives its first
+    part), or None when unreadable. Numeric API dates are day first (DD/MM/YYYY)."""
+    if value is None:
         return None
-    parts = _dateparser(text.strip(), language)
-    if parts is None:
+    parsed = parse_date(str(value), order=DateOrder.DAY_FIRST, fuzzy=False)
+    if parsed is None or parsed.mention.year is None:
         return None
-    return DateMention(parts[0], parts[1], parts[2], text.strip())
+    return replace(parsed.mention, until=None).iso
+
+
+def published_after(published: str | None, before: str) -> bool:
+    """True when ``published`` is certainly later than the cut-off ``before`` (both ISO).
+
+    Compared at the coarser precision of the two: '2024-03' is not after '2024-03-14'.
+    Undated items are not 'after' (they are kept and the retrieval records the cut-off).
+    """
+    if not published:
+        return False
+    n = min(len(published), len(before))
+    return published[:n] > before[:n]
 
 
 def _overlaps(span: tuple[int, int], taken: list[tuple[int, int]]) -> bool:
@@ -203,20 +518,21 @@ def _overlaps(span: tuple[int, int], taken: list[tuple[int, int]]) -> bool:
 
 def find_dates(text: str, language: str | None = None) -> list[DateMention]:
     """Every absolute date mentioned in ``text``, in order of appearance."""
-    return list(_find_dates(text, (language or "").lower()[:2] or None))
+    return list(_find_dates(text, (language or "").lower().replace("_", "-") or None))
 
 
 @lru_cache(maxsize=8192)
-def _find_dates(text: str, language: str | None) -> tuple[DateMention, ...]:
+def _find_dates(text: str, tag: str | None) -> tuple[DateMention, ...]:
     taken: list[tuple[int, int]] = []
     out: list[DateMention] = []
+    language = tag[:2] if tag else None
     english = language in (None, "en")
     for kind, pattern in _PATTERNS:
         for m in pattern.finditer(text):
             span = m.span()
             if _overlaps(span, taken):
                 continue
-            parsed = _interpret(kind, m, language, english)
+            parsed = _interpret(kind, m, language, english, tag)
             if parsed is None:
                 continue
             year, month, day = parsed
@@ -230,7 +546,7 @@ def _find_dates(text: str, language: str | None) -> tuple[DateMention, ...]:
 
 
 def _interpret(
-    kind: str, m: re.Match[str], language: str | None, english: bool
+    kind: str, m: re.Match[str], language: str | None, english: bool, tag: str | None
 ) -> tuple[int | None, int | None, int | None] | None:
     g = m.groupdict()
     if kind in ("iso", "dmy_num"):
@@ -241,7 +557,7 @@ def _interpret(
         a, b = int(g["a"]), int(g["b"])
         if a > 12 >= b:
             return int(g["y"]), b, a
-        if b > 12 >= a or english:
+        if b > 12 >= a or _numeric_order(tag) is DateOrder.MONTH_FIRST:
             return int(g["y"]), a, b
         return int(g["y"]), b, a
     if kind in ("dmy", "mdy", "my", "dm", "md"):
@@ -297,6 +613,8 @@ def compare(
     year compares by month/day only, with a date that has them.
     """
     ia, ib = claimed.interval(), observed.interval()
+    if claimed.until is not None or observed.until is not None:
+        intervals = True  # a range agrees with what falls within tolerance of it
     if ia is not None and ib is not None:
         if ia[1] < ib[0]:
             gap = (ib[0] - ia[1]).days
@@ -333,3 +651,15 @@ def signed_days(claimed: DateMention, observed: DateMention) -> int | None:
     mid_a = ia[0] + (ia[1] - ia[0]) / 2
     mid_b = ib[0] + (ib[1] - ib[0]) / 2
     return (mid_b - mid_a).days
+
+
+def capture_agreement(
+    claimed: DateMention, captured: DateMention, tolerance_days: int
+) -> tuple[Agreement, int | None]:
+    """A capture time (EXIF) against a claimed date: the one check every procedure uses.
+
+    The capture time is exact, so the claimed date is taken as the interval it names and the
+    two agree when the gap between them is at most ``tolerance_days``
+    (``offline.time_tolerance_days``): a claimed "March 2024" agrees with a photo taken on
+    2024-03-31, a claimed 2024-03-07 with one taken two days later."""
+    return compare(claimed, captured, tolerance_days, intervals=True)

@@ -17,7 +17,7 @@ from semv.model import (
     Subclaim,
 )
 from semv.nlp import places as _places
-from semv.nlp.dates import DateMention, from_iso, parse_one
+from semv.nlp.dates import from_iso, parse_date
 from semv.nlp.entities import extract
 
 __all__ = ["bridge_query", "decompose_case", "media_seeds", "plan_subclaim"]
@@ -76,7 +76,7 @@ def decompose_case(case: Case) -> Claims:
         places.insert(0, case.context.location.strip())
     dates = list(base.dates)
     if case.context.date:
-        parsed: DateMention | None = parse_one(case.context.date, language)
+        parsed = parse_date(case.context.date, language)
         if parsed is not None:
             dates.insert(0, parsed.iso)
     full = ClaimFacts(

@@ -21,6 +21,7 @@ from semv.nlp import places as _places
 from semv.nlp.dates import (
     Agreement,
     DateMention,
+    capture_agreement,
     compare,
     from_iso,
     parse_one,
@@ -205,14 +206,19 @@ def _capture(ev: Evidence) -> tuple[DateMention, dt.datetime | None] | None:
 
 
 def _best_pair(
-    claimed: list[DateMention], observed: list[DateMention], tolerance: int, intervals: bool
+    claimed: list[DateMention], observed: list[DateMention], tolerance: int, capture: bool
 ) -> tuple[Agreement, DateMention, DateMention, int | None] | None:
-    """The agreeing pair if any, else the closest disagreeing pair, else None."""
+    """The agreeing pair if any, else the closest disagreeing pair, else None.
+
+    ``capture``: the observed dates are capture times, compared by ``capture_agreement`` (the
+    one EXIF-versus-claim check, shared with ReMMD); else dates at their common precision."""
     agree: tuple[Agreement, DateMention, DateMention, int | None] | None = None
     disagree: tuple[Agreement, DateMention, DateMention, int | None] | None = None
     for c in claimed:
         for o in observed:
-            result, gap = compare(c, o, tolerance, intervals=intervals)
+            result, gap = (
+                capture_agreement(c, o, tolerance) if capture else compare(c, o, tolerance)
+            )
             if result is Agreement.AGREE and agree is None:
                 agree = (result, c, o, gap)
             elif result is Agreement.DISAGREE:
