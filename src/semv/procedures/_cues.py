@@ -11,7 +11,7 @@ MMD-Agent's stages and T²-Agent's subtasks split the evidence the same way:
   time and GPS, reverse-search matches, OCR and speech, captions of the same media): the
   cross-modal stage / ``match`` subtask.
 
-A ``Cue`` is one finding of ``semv.agents.offline`` rules (entity, date, place and number
+A ``Cue`` is one finding of the ``semv.dimensions`` offline rules (entity, date, place and number
 comparison, forensic and C2PA readings) on one evidence item, weighted by that item's
 reliability: the same deterministic machinery SEMV's offline arguments come from.
 """
@@ -21,7 +21,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 
-from semv.agents.offline._rules import (
+from semv.config import OfflineAgentConfig
+from semv.dimensions import (
     ClaimView,
     describes_same_media,
     is_media_text,
@@ -30,7 +31,6 @@ from semv.agents.offline._rules import (
     rule_for,
     signal_kind,
 )
-from semv.config import OfflineAgentConfig
 from semv.model import Case, Claims, Dimension, Evidence, Frozen, Modality, Stance
 from semv.nlp.quantities import DAY_OF_MONTH, NUMBER, YEAR_NUMBER
 from semv.nlp.text import STOPWORDS, normalize_token, tokens

@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 
 from semv.agents import DecomposeInput
-from semv.agents.offline._decompose import decompose_case, media_seeds
+from semv.dimensions import decompose_case, media_seeds
 from semv.graph import StageContext, StageDef
 from semv.model import Case, Claims, Dimension, Evidence, MediaEvidence, Stage, Subclaim
 
@@ -79,5 +79,5 @@ STAGE = StageDef(
     output=Claims,
     uses_agents=True,
     symbol=Stage.CLAIMS,
-    code=("semv.agents.offline._decompose", "semv.nlp"),
+    code=("semv.dimensions", "semv.nlp"),
 )
