@@ -18,6 +18,7 @@ from semv.model import (
     Dimension,
     Evidence,
     Facts,
+    MemoryView,
     Modality,
     Scope,
     SourceType,
@@ -134,6 +135,11 @@ class DimensionSpec:
         default=lambda _sub, _evidence: None
     )
     """An uncertainty note when the evidence cannot speak to the dimension at all."""
+    guided: Callable[
+        [OfflineAgentConfig, MemoryView], tuple[OfflineAgentConfig | None, tuple[str, ...]]
+    ] = field(default=lambda _cfg, _memory: (None, ()))
+    """The rule configuration recalled memory asks for (a reasoning check, never evidence)
+    and the records behind it; ``(None, ())`` when no recalled record changes the rule."""
     remmd_l2: str | None = None
     """The ReMMD L2 distortion label a refuted subclaim of this dimension points to."""
     mv_field: str | None = None

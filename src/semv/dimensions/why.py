@@ -9,6 +9,10 @@
   (a recalled ``context-threshold`` memory may raise that threshold); a text that shares named
   entities with the claim supports; one that ties the media to other entities attacks.
 - **Signals**: a reverse-search match's caption is read as a text about the media.
+- **Memory**: a recalled ``context-threshold`` record raises ``context_attack`` for this rule;
+  the argument such a check yields cites the caption (current-case evidence) and lists the
+  memory ids that suggested the check in M(a) (with no evidence it would be inadmissible,
+  Def. 3.1).
 - **Report**: the "Why" section; MV2026 field ``motivation``.
 """
 
@@ -30,7 +34,7 @@ from semv.dimensions._common import (
     source_phrase,
 )
 from semv.dimensions._spec import CaseFacts, DimensionSpec, PlanSeed, ReportSection, Statement
-from semv.model import Dimension, Evidence, Scope, SourceType, Stance, Subclaim
+from semv.model import Dimension, Evidence, MemoryView, Scope, SourceType, Stance, Subclaim
 from semv.nlp.entities import extract
 from semv.nlp.markers import recontext_marker
 from semv.nlp.similarity import similarity
@@ -105,6 +109,30 @@ def why_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[Fin
     return []
 
 
+CONTEXT_THRESHOLD = "context-threshold"
+"""The memory action that raises ``context_attack`` (``semv.memory``'s ``Action``)."""
+
+
+def guided(
+    cfg: OfflineAgentConfig, memory: MemoryView
+) -> tuple[OfflineAgentConfig | None, tuple[str, ...]]:
+    """The highest recalled ``context-threshold`` above the configured one, and the records
+    that ask for it; None when no recalled record raises it."""
+    best = cfg.context_attack
+    ids: list[str] = []
+    for g in memory.guidance:
+        if g.action != CONTEXT_THRESHOLD or g.dimension != Dimension.WHY.value:
+            continue
+        threshold = g.params.get("threshold")
+        if threshold is None or threshold <= cfg.context_attack:
+            continue
+        ids.append(g.id)
+        best = max(best, threshold)
+    if not ids:
+        return None, ()
+    return cfg.model_copy(update={"context_attack": best}), tuple(ids)
+
+
 WHY = DimensionSpec(
     dimension=Dimension.WHY,
     claim_type="context",
@@ -115,6 +143,7 @@ WHY = DimensionSpec(
     fits=frozenset({SourceType.FACT_CHECK, SourceType.PRIOR_CAPTION, SourceType.NEWS}),
     rule=why_rule,
     reads_match_caption=True,
+    guided=guided,
     section=ReportSection(key="why", title="Why", order=4),
     remmd_l2="C2 Contextual Inconsistency",
     mv_field="motivation",

@@ -17,7 +17,6 @@ from semv.agents._protocol import (
     VerifyOutput,
 )
 from semv.agents.offline._describe import describe_asset
-from semv.agents.offline._guidance import memory_config
 from semv.agents.offline._verify import judge, verify_drafts
 from semv.config import Settings
 from semv.dimensions import (
@@ -84,7 +83,7 @@ class OfflineAgents:
             language=request.case.context.language,
         )
         rule = rule_for(subclaim.dimension)
-        guided, memory_ids = memory_config(self.config, request.memory, subclaim.dimension)
+        guided, memory_ids = DIMENSIONS[subclaim.dimension].guided(self.config, request.memory)
         drafts: list[ArgumentDraft] = []
         uncertainty: list[UncertaintyItem] = []
         for ev in request.evidence:
