@@ -24,10 +24,13 @@ class DatePrecision(StrEnum):
     YEAR = "year"
     DAY_OF_YEAR = "day-of-year"
     """Day and month without a year ("14 March")."""
+    RANGE = "range"
+    """From one date to another (``iso`` is ``start/end``)."""
 
 
 class DateFact(Frozen):
-    """A date as written and as ISO 8601 (``YYYY``, ``YYYY-MM``, ``YYYY-MM-DD``, ``--MM-DD``)."""
+    """A date as written and as ISO 8601 (``YYYY``, ``YYYY-MM``, ``YYYY-MM-DD``, ``--MM-DD``,
+    or ``start/end`` for a range)."""
 
     text: str = Field(description="The date as written in the evidence or the claim.")
     iso: str
