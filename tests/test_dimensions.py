@@ -21,6 +21,7 @@ from semv.model import (
     DatePrecision,
     Dimension,
     Evidence,
+    Exif,
     Facts,
     Modality,
     ProducerKind,
@@ -63,7 +64,7 @@ def test_a_report_section_beyond_the_six_is_validated_as_a_section() -> None:
         ReportView.model_validate({"how": {"key": "how"}})
 
 
-def _metadata(ev_id: str, **data: object) -> Evidence:
+def _metadata(ev_id: str, exif: Exif) -> Evidence:
     return Evidence(
         id=ev_id,
         source="exif",
@@ -72,7 +73,7 @@ def _metadata(ev_id: str, **data: object) -> Evidence:
         content="EXIF",
         reliability=0.9,
         relevance=0.5,
-        data=dict(data),
+        observation=exif,
         provenance=Provenance(producer=ProducerKind.TOOL, agent="test"),
     )
 
@@ -94,7 +95,7 @@ def test_when_types_claimed_and_observed_dates_with_their_precision() -> None:
     ]
     view = ClaimView(subclaim=sub, claim_text="Lyon, 14 March 2024")
     (finding,) = when.rule(
-        view, _metadata("ev:exif", capture_time="2019-06-01T10:00:00"), Settings().offline
+        view, _metadata("ev:exif", Exif(capture_time="2019-06-01T10:00:00")), Settings().offline
     )
     assert finding.stance is Stance.ATTACK
     typed = when.typed(finding.key_facts, None)

@@ -16,7 +16,16 @@ import re
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from semv.model import Evidence, Modality, SourceType, Stance, Subclaim, UncertaintyCode
+from semv.model import (
+    Evidence,
+    EvidenceKind,
+    Exif,
+    Modality,
+    SourceType,
+    Stance,
+    Subclaim,
+    UncertaintyCode,
+)
 from semv.nlp import places as _places
 from semv.nlp.dates import DateMention, from_iso
 from semv.nlp.entities import PlaceMention, TextFacts, extract, person_matches, place_key
@@ -122,44 +131,56 @@ def is_metadata(ev: Evidence) -> bool:
     return ev.modality is Modality.METADATA or ev.source_type is SourceType.METADATA
 
 
-_OBSERVATION_KINDS = frozenset({"file", "container", "keyframes", "visual", "description"})
+_OBSERVATION_KINDS = frozenset(
+    {
+        EvidenceKind.FILE,
+        EvidenceKind.CONTAINER,
+        EvidenceKind.KEYFRAMES,
+        EvidenceKind.VISUAL,
+        EvidenceKind.DESCRIPTION,
+    }
+)
 """Media evidence that records measurements (hashes, streams, frames, colours), not text
 anyone wrote or said: the text rules do not read it."""
 
 _MEDIA_TEXT = {
-    "ocr": "the text read in the media (OCR)",
-    "transcript": "the speech in the media (ASR)",
+    EvidenceKind.OCR: "the text read in the media (OCR)",
+    EvidenceKind.TRANSCRIPT: "the speech in the media (ASR)",
 }
 """Text found in the case's own media: compared for dates, places, names and numbers, but it
 neither describes the scene nor is a caption of it."""
 
-FORENSIC_KINDS = frozenset({"forensic-map", "forensic-combined", "jpeg-structure", "border-cues"})
-REVERSE_MATCH = "reverse-search-match"
-C2PA = "c2pa"
+FORENSIC_KINDS = frozenset(
+    {
+        EvidenceKind.FORENSIC_MAP,
+        EvidenceKind.FORENSIC_COMBINED,
+        EvidenceKind.JPEG_STRUCTURE,
+        EvidenceKind.BORDER_CUES,
+    }
+)
+REVERSE_MATCH = EvidenceKind.REVERSE_SEARCH_MATCH
+C2PA = EvidenceKind.C2PA
+_SIGNAL_KINDS = FORENSIC_KINDS | {REVERSE_MATCH, C2PA}
 
 
-def media_kind(ev: Evidence) -> str:
-    """``data["kind"]`` of media evidence (``ocr``, ``transcript``, ``keyframes``...), or ""."""
-    kind = ev.data.get("kind")
-    return kind if isinstance(kind, str) else ""
+def media_kind(ev: Evidence) -> EvidenceKind | None:
+    """The kind of the item's observation (``ocr``, ``transcript``, ``keyframes``...)."""
+    return ev.kind
 
 
 def is_observation(ev: Evidence) -> bool:
     """A measurement, not a text: skipped by the text rules."""
-    return media_kind(ev) in _OBSERVATION_KINDS
+    return ev.kind in _OBSERVATION_KINDS
 
 
 def is_media_text(ev: Evidence) -> bool:
     """OCR or speech transcript of the case's media."""
-    return media_kind(ev) in _MEDIA_TEXT
+    return ev.kind in _MEDIA_TEXT
 
 
-def signal_kind(ev: Evidence) -> str | None:
-    """The ``data["kind"]`` of an item from the forensic, C2PA or reverse-search extractors."""
-    kind = ev.data.get("kind")
-    if kind in FORENSIC_KINDS or kind in (REVERSE_MATCH, C2PA):
-        return str(kind)
-    return None
+def signal_kind(ev: Evidence) -> EvidenceKind | None:
+    """The kind of an item from the forensic, C2PA or reverse-search extractors, else None."""
+    return ev.kind if ev.kind in _SIGNAL_KINDS else None
 
 
 def describes_same_media(ev: Evidence) -> bool:
@@ -172,10 +193,10 @@ def describes_same_media(ev: Evidence) -> bool:
 
 def capture(ev: Evidence) -> tuple[DateMention, dt.datetime | None] | None:
     """The EXIF capture date of a metadata item (day precision) and its timestamp."""
-    raw = ev.data.get("capture_time")
-    if not raw:
+    exif = ev.observed(Exif)
+    if exif is None or not exif.capture_time:
         return None
-    text = str(raw).strip()
+    text = exif.capture_time.strip()
     stamp: dt.datetime | None = None
     try:
         stamp = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
@@ -216,8 +237,8 @@ def capitalized(text: str) -> str:
 
 def source_phrase(ev: Evidence) -> str:
     """How a rule's text names the item: "the fact-check", "the speech in the media (ASR)"."""
-    if is_media_text(ev):
-        return _MEDIA_TEXT[media_kind(ev)]
+    if ev.kind is not None and ev.kind in _MEDIA_TEXT:
+        return _MEDIA_TEXT[ev.kind]
     return {
         SourceType.PRIOR_CAPTION: "the prior caption",
         SourceType.FACT_CHECK: "the fact-check",

@@ -32,8 +32,13 @@ COORD_TOLERANCE = 1e-3
 def _fields(ev: Evidence) -> list[str]:
     out = [ev.content]
     out += [v for v in (ev.title, ev.published, ev.url) if v]
-    out += [str(v) for v in ev.data.values() if v is not None and not isinstance(v, dict | list)]
+    out += [str(v) for v in _scalars(ev).values()]
     return out
+
+
+def _scalars(ev: Evidence) -> dict[str, str | int | float | bool]:
+    """The scalar facts of the item's observation (none for a text alone)."""
+    return ev.observation.scalars() if ev.observation is not None else {}
 
 
 def _number(text: str) -> float | None:
@@ -63,7 +68,7 @@ def key_fact_found(fact: str, ev: Evidence) -> bool:
                 return True
     number = _number(fact)
     if number is not None:
-        for value in ev.data.values():
+        for value in _scalars(ev).values():
             numeric = isinstance(value, int | float) and not isinstance(value, bool)
             if numeric and abs(float(value) - number) <= COORD_TOLERANCE:
                 return True

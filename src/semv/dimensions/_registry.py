@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 from semv.config import OfflineAgentConfig
-from semv.dimensions._common import REVERSE_MATCH, ClaimView, Finding, signal_kind
+from semv.dimensions._common import ClaimView, Finding, signal_kind
 from semv.dimensions._spec import DimensionSpec, Rule
 from semv.dimensions.authenticity import AUTHENTICITY
 from semv.dimensions.what import WHAT
@@ -18,7 +18,7 @@ from semv.dimensions.when import WHEN
 from semv.dimensions.where import WHERE
 from semv.dimensions.who import WHO
 from semv.dimensions.why import WHY
-from semv.model import Dimension, Evidence
+from semv.model import Dimension, Evidence, ReverseSearchMatch
 
 __all__ = ["DIMENSIONS", "judge", "report_order", "rule_for", "spec"]
 
@@ -52,8 +52,9 @@ def judge(
     kind = signal_kind(ev)
     if kind is None:
         return s.rule(view, ev, cfg)
-    if kind == REVERSE_MATCH and s.reads_match_caption:
-        caption = str(ev.data.get("caption") or "").strip()
+    match = ev.observed(ReverseSearchMatch)
+    if match is not None and s.reads_match_caption:
+        caption = (match.caption or "").strip()
         if not caption:
             return []
         return s.rule(view, ev.model_copy(update={"content": caption, "published": None}), cfg)

@@ -19,15 +19,7 @@ from __future__ import annotations
 import datetime as dt
 
 from semv.config import OfflineAgentConfig
-from semv.dimensions._common import (
-    C2PA,
-    ClaimView,
-    Finding,
-    capture,
-    is_metadata,
-    is_observation,
-    signal_kind,
-)
+from semv.dimensions._common import ClaimView, Finding, capture, is_metadata, is_observation
 from semv.dimensions._spec import (
     CaseFacts,
     DimensionSpec,
@@ -38,8 +30,13 @@ from semv.dimensions._spec import (
 )
 from semv.model import (
     ClaimFacts,
+    ContentCredentials,
     Dimension,
     Evidence,
+    EvidenceKind,
+    Exif,
+    ForensicMap,
+    JpegStructure,
     Modality,
     SourceType,
     Stage,
@@ -70,9 +67,10 @@ def plan(subclaim: Subclaim, cfg: OfflineAgentConfig) -> PlanSeed:
 
 
 def authenticity_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[Finding]:
-    if not is_metadata(ev) or is_observation(ev):
+    exif = ev.observed(Exif)
+    if not is_metadata(ev) or is_observation(ev) or exif is None:
         return []  # file hash and container streams restate no camera or editor claim
-    software = str(ev.data.get("software") or "").strip()
+    software = (exif.software or "").strip()
     editor = editor_in(software) if software else None
     if editor is not None:
         text = (
@@ -80,11 +78,12 @@ def authenticity_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) ->
             f"edited with {editor}."
         )
         return [Finding(Stance.ATTACK, text, (ev.id,), (software,))]
-    camera = " ".join(str(ev.data.get(k) or "").strip() for k in ("make", "model")).strip()
+    named = [v for v in (exif.make, exif.model) if v]
+    camera = " ".join((v or "").strip() for v in (exif.make, exif.model)).strip()
     if not camera:
         return []
     cap = capture(ev)
-    modified = str(ev.data.get("modify_time") or "").strip()
+    modified = (exif.modify_time or "").strip()
     if cap is not None and cap[1] is not None and modified:
         try:
             mod = dt.datetime.fromisoformat(modified.replace("Z", "+00:00"))
@@ -94,7 +93,7 @@ def authenticity_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) ->
         except ValueError:
             return []
     when = f" with capture time {cap[0].iso}" if cap is not None else ""
-    facts = tuple(str(ev.data.get(k)).strip() for k in ("make", "model") if ev.data.get(k))
+    facts = tuple(v.strip() for v in named)
     text = (
         f"EXIF names the capturing camera ({camera}){when} and no editing software; the "
         f"timestamps are consistent ({ev.id}). Weak evidence of an unedited capture."
@@ -107,79 +106,75 @@ def authenticity_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) ->
 
 def authenticity_signals(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[Finding]:
     """Forensic and C2PA items bear on authenticity only."""
-    kind = signal_kind(ev)
-    if kind == C2PA:
-        return _c2pa_finding(ev)
-    if kind == "forensic-combined":
-        return _forensic_finding(ev)
-    if kind == "jpeg-structure":
-        markers = str(ev.data.get("editor_markers") or "")
-        if "Photoshop" in markers:
-            text = (
-                f"The JPEG container ({ev.id}) carries Adobe Photoshop image resources: "
-                f"the file was saved by an image editor."
-            )
-            return [Finding(Stance.ATTACK, text, (ev.id,), ("Adobe Photoshop",))]
+    credentials = ev.observed(ContentCredentials)
+    if credentials is not None:
+        return _c2pa_finding(ev.id, credentials)
+    forensic = ev.observed(ForensicMap)
+    if forensic is not None and forensic.kind is EvidenceKind.FORENSIC_COMBINED:
+        return _forensic_finding(ev.id, forensic)
+    jpeg = ev.observed(JpegStructure)
+    if jpeg is not None and "Photoshop" in (jpeg.editor_markers or ""):
+        text = (
+            f"The JPEG container ({ev.id}) carries Adobe Photoshop image resources: "
+            f"the file was saved by an image editor."
+        )
+        return [Finding(Stance.ATTACK, text, (ev.id,), ("Adobe Photoshop",))]
     return []
 
 
-def _forensic_finding(ev: Evidence) -> list[Finding]:
-    score, threshold = ev.data.get("region_score"), ev.data.get("threshold")
-    if not isinstance(score, int | float) or not isinstance(threshold, int | float):
-        return []
-    traces = str(ev.data.get("editing_traces") or "")
+def _forensic_finding(ev_id: str, forensic: ForensicMap) -> list[Finding]:
+    score, threshold = forensic.region_score, forensic.threshold
+    traces = forensic.editing_traces or ""
     if score < threshold or not traces:
         # No localized anomaly is not evidence of an unedited image; an anomaly without an
         # editing trace in the container is too common in authentic photos to argue from
         # (the map flags 63% of the COSMOS news photos; benchmarks/forensics.py).
         return []
-    region = str(ev.data.get("region") or "")
     text = (
-        f"The combined forensic map ({ev.id}: ELA, noise residual, JPEG ghost) scores "
-        f"{score:.2f} at or above the threshold {threshold:.2f} in the region {region}, and "
-        f"the file shows editing traces ({traces}): that region was compressed or captured "
-        f"differently from the rest of the image."
+        f"The combined forensic map ({ev_id}: ELA, noise residual, JPEG ghost) scores "
+        f"{score:.2f} at or above the threshold {threshold:.2f} in the region "
+        f"{forensic.region}, and the file shows editing traces ({traces}): that region was "
+        f"compressed or captured differently from the rest of the image."
     )
     return [
         Finding(
             Stance.ATTACK,
             text,
-            (ev.id,),
+            (ev_id,),
             (f"{score:.2f}",),
             (UncertaintyCode.FORENSIC_ANOMALY,),
         )
     ]
 
 
-def _c2pa_finding(ev: Evidence) -> list[Finding]:
-    state = str(ev.data.get("validation_state") or "")
-    signer = str(ev.data.get("signer") or "")
-    if ev.data.get("hash_mismatch"):
+def _c2pa_finding(ev_id: str, c2pa: ContentCredentials) -> list[Finding]:
+    state, signer = c2pa.validation_state, c2pa.signer
+    if c2pa.hash_mismatch:
         text = (
-            f"The C2PA manifest ({ev.id}, signed by {signer}) no longer matches the file: "
-            f"validation state {state}, failures {ev.data.get('failures')}. The content was "
-            f"altered after it was signed."
+            f"The C2PA manifest ({ev_id}, signed by {signer}) no longer matches the file: "
+            f"validation state {state}, failures {c2pa.failures}. The content was altered "
+            f"after it was signed."
         )
-        return [Finding(Stance.ATTACK, text, (ev.id,), (state, "mismatch"))]
-    if ev.data.get("ai_generated"):
+        return [Finding(Stance.ATTACK, text, (ev_id,), (state, "mismatch"))]
+    if c2pa.ai_generated:
         text = (
-            f"The C2PA manifest ({ev.id}, signed by {signer}) declares the media as generated "
-            f"by an algorithm or AI (actions: {ev.data.get('actions')})."
+            f"The C2PA manifest ({ev_id}, signed by {signer}) declares the media as generated "
+            f"by an algorithm or AI (actions: {c2pa.actions})."
         )
-        return [Finding(Stance.ATTACK, text, (ev.id,), ("trainedAlgorithmicMedia",))]
-    if ev.data.get("edited"):
+        return [Finding(Stance.ATTACK, text, (ev_id,), ("trainedAlgorithmicMedia",))]
+    if c2pa.edited:
         text = (
-            f"The C2PA manifest ({ev.id}, signed by {signer}) declares edits to the content "
-            f"(actions: {ev.data.get('actions')})."
+            f"The C2PA manifest ({ev_id}, signed by {signer}) declares edits to the content "
+            f"(actions: {c2pa.actions})."
         )
-        return [Finding(Stance.ATTACK, text, (ev.id,), (signer,))]
+        return [Finding(Stance.ATTACK, text, (ev_id,), (signer,))]
     if state in ("Valid", "Trusted"):
         trust = "a trusted" if state == "Trusted" else "an untrusted but intact"
         text = (
-            f"The C2PA manifest ({ev.id}) validates ({state}) with {trust} signature by "
+            f"The C2PA manifest ({ev_id}) validates ({state}) with {trust} signature by "
             f"{signer} and declares no edits or AI generation."
         )
-        return [Finding(Stance.SUPPORT, text, (ev.id,), (state, signer))]
+        return [Finding(Stance.SUPPORT, text, (ev_id,), (state, signer))]
     return []
 
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from semv.config import OfflineAgentConfig
 from semv.dimensions._common import (
-    REVERSE_MATCH,
     ClaimView,
     Finding,
     asserted_text,
@@ -28,7 +27,6 @@ from semv.dimensions._common import (
     days,
     is_metadata,
     is_observation,
-    signal_kind,
     source_phrase,
 )
 from semv.dimensions._spec import (
@@ -43,8 +41,10 @@ from semv.model import (
     ClaimFacts,
     Dimension,
     Evidence,
+    Exif,
     Facts,
     Modality,
+    ReverseSearchMatch,
     Scope,
     SourceType,
     Stance,
@@ -157,7 +157,8 @@ def _exif_finding(claimed: list[DateMention], ev: Evidence, tol: int) -> list[Fi
     result, c, o, gap = pair
     unc: tuple[UncertaintyCode, ...] = ()
     note = ""
-    if ev.data.get("timezone_known") is False:
+    exif = ev.observed(Exif)
+    if exif is not None and exif.timezone_known is False:
         unc = (UncertaintyCode.TIMEZONE_UNKNOWN,)
         note = " (camera time zone unknown: the date may be off by one day)"
     if result is Agreement.AGREE:
@@ -231,9 +232,10 @@ def when_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[Fi
 
 def earlier_match(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[Finding]:
     """A copy first seen before the claimed date: the media predates the claimed event."""
-    if signal_kind(ev) != REVERSE_MATCH:
+    match = ev.observed(ReverseSearchMatch)
+    if match is None:
         return []
-    first = str(ev.data.get("first_seen") or "").strip()
+    first = (match.first_seen or "").strip()
     seen = from_iso(first[:10]) if first else None
     earliest = _earliest(view.dates)
     if seen is None or earliest is None:

@@ -31,6 +31,7 @@ from semv.model import (
     ClaimFacts,
     Dimension,
     Evidence,
+    Exif,
     Facts,
     Modality,
     Scope,
@@ -76,10 +77,10 @@ def plan(subclaim: Subclaim, cfg: OfflineAgentConfig) -> PlanSeed:
 
 
 def _gps(ev: Evidence) -> tuple[float, float] | None:
-    lat, lon = ev.data.get("latitude"), ev.data.get("longitude")
-    if not isinstance(lat, int | float) or not isinstance(lon, int | float):
+    exif = ev.observed(Exif)
+    if exif is None or exif.latitude is None or exif.longitude is None:
         return None
-    return float(lat), float(lon)
+    return float(exif.latitude), float(exif.longitude)
 
 
 def _gps_relation(
