@@ -23,7 +23,7 @@ from semv.model import (
     Subclaim,
 )
 from semv.nlp import places as _places
-from semv.nlp.dates import DateMention, parse_one
+from semv.nlp.dates import parse_date
 from semv.nlp.entities import extract
 
 __all__ = ["bridge_query", "decompose_case", "media_seeds", "plan_subclaim"]
@@ -46,7 +46,8 @@ def _unique(items: list[str]) -> tuple[str, ...]:
 
 
 def case_facts(case: Case) -> CaseFacts:
-    """The facts of the claim and its claimed context (date and place first)."""
+    """The facts of the claim and its claimed context (date and place first). The claimed
+    date is parsed once, by the one date parser, in the case's language."""
     language = case.context.language
     base = extract(case.claim, language).claim_facts()
     places = list(base.places)
@@ -54,7 +55,7 @@ def case_facts(case: Case) -> CaseFacts:
         places.insert(0, case.context.location.strip())
     dates = list(base.dates)
     if case.context.date:
-        parsed: DateMention | None = parse_one(case.context.date, language)
+        parsed = parse_date(case.context.date, language)
         if parsed is not None:
             dates.insert(0, parsed.iso)
     full = ClaimFacts(

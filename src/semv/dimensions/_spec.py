@@ -14,6 +14,7 @@ from enum import StrEnum
 from semv.config import OfflineAgentConfig
 from semv.dimensions._common import ClaimView, Finding
 from semv.model import (
+    Case,
     ClaimFacts,
     Dimension,
     Evidence,
@@ -135,6 +136,10 @@ class DimensionSpec:
         default=lambda _sub, _evidence: None
     )
     """An uncertainty note when the evidence cannot speak to the dimension at all."""
+    notes: Callable[[Case, Subclaim], tuple[UncertaintyItem, ...]] = field(
+        default=lambda _case, _sub: ()
+    )
+    """Uncertainty about what the case claims for this dimension (any backend)."""
     guided: Callable[
         [OfflineAgentConfig, MemoryView], tuple[OfflineAgentConfig | None, tuple[str, ...]]
     ] = field(default=lambda _cfg, _memory: (None, ()))

@@ -17,7 +17,9 @@ _THOUSANDS = re.compile(r"[,.\u202f ](?=\d{3}\b)")
 
 def date_fact(mention: DateMention, text: str | None = None) -> DateFact:
     """``mention`` with its precision; ``text`` as written (default: the mention's text)."""
-    if mention.year is None:
+    if mention.until is not None:
+        precision = DatePrecision.RANGE
+    elif mention.year is None:
         precision = DatePrecision.DAY_OF_YEAR
     elif mention.month is None:
         precision = DatePrecision.YEAR

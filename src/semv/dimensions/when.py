@@ -10,6 +10,8 @@
   fact-check or forensic item *published* before the claimed date attacks it.
 - **Signals**: a reverse-search match first seen before the claimed date attacks it.
 - **Re-check**: metadata and reverse-search matches are re-derived by the verifier.
+- **Notes**: a numeric claimed date whose day/month order the case's language does not decide
+  is an uncertainty item (``date-ambiguous``).
 - **Facts**: claimed dates with their precision (the subclaim), and the dates the argument
   rests on (its key facts); evaluation reads these, never the argument's prose.
 - **Report**: the "When" section; MV2026 field ``event-time``.
@@ -38,6 +40,7 @@ from semv.dimensions._spec import (
 )
 from semv.dimensions._typing import date_fact, key_fact_date
 from semv.model import (
+    Case,
     ClaimFacts,
     Dimension,
     Evidence,
@@ -47,15 +50,19 @@ from semv.model import (
     ReverseSearchMatch,
     Scope,
     SourceType,
+    Stage,
     Stance,
     Subclaim,
     UncertaintyCode,
+    UncertaintyItem,
 )
 from semv.nlp.dates import (
     Agreement,
     DateMention,
+    capture_agreement,
     compare,
     from_iso,
+    parse_date,
     parse_one,
     signed_days,
 )
@@ -120,14 +127,19 @@ def plan(subclaim: Subclaim, cfg: OfflineAgentConfig) -> PlanSeed:
 
 
 def _best_pair(
-    claimed: list[DateMention], observed: list[DateMention], tolerance: int, intervals: bool
+    claimed: list[DateMention], observed: list[DateMention], tolerance: int, capture: bool
 ) -> tuple[Agreement, DateMention, DateMention, int | None] | None:
-    """The agreeing pair if any, else the closest disagreeing pair, else None."""
+    """The agreeing pair if any, else the closest disagreeing pair, else None.
+
+    ``capture``: the observed dates are capture times, compared by ``capture_agreement`` (the
+    one EXIF-versus-claim check, shared with ReMMD); else dates at their common precision."""
     agree: tuple[Agreement, DateMention, DateMention, int | None] | None = None
     disagree: tuple[Agreement, DateMention, DateMention, int | None] | None = None
     for c in claimed:
         for o in observed:
-            result, gap = compare(c, o, tolerance, intervals=intervals)
+            result, gap = (
+                capture_agreement(c, o, tolerance) if capture else compare(c, o, tolerance)
+            )
             if result is Agreement.AGREE and agree is None:
                 agree = (result, c, o, gap)
             elif result is Agreement.DISAGREE:
@@ -260,6 +272,24 @@ def earlier_match(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> lis
     ]
 
 
+def notes(case: Case, subclaim: Subclaim) -> tuple[UncertaintyItem, ...]:
+    """The claimed date's day/month order when the case's language does not decide it
+    ("7/3/2024" without a region): one reading was used, the other is named."""
+    if not case.context.date:
+        return ()
+    claimed = parse_date(case.context.date, case.context.language)
+    if claimed is None or not claimed.ambiguous:
+        return ()
+    return (
+        UncertaintyItem(
+            code=UncertaintyCode.DATE_AMBIGUOUS,
+            subject=subclaim.id,
+            detail=claimed.ambiguity(),
+            stages=(Stage.RETRIEVE, Stage.VALIDATE, Stage.ARGUE),
+        ),
+    )
+
+
 # ---- typed facts ----------------------------------------------------------------------------
 
 
@@ -288,6 +318,7 @@ WHEN = DimensionSpec(
     rederives_match=True,
     claimed=claimed,
     typed=typed,
+    notes=notes,
     section=ReportSection(key="when", title="When", order=2),
     remmd_l2="C2 Contextual Inconsistency",
     mv_field="event-time",

@@ -21,7 +21,6 @@ from semv.model import (
     Argument,
     Arguments,
     Case,
-    Dimension,
     Evidence,
     MemoryView,
     Origin,
@@ -32,7 +31,6 @@ from semv.model import (
     UncertaintyCode,
     UncertaintyItem,
 )
-from semv.nlp.dates import parse_date
 from semv.reasoning import strength_from_features
 
 _AFFECTS = (Stage.RETRIEVE, Stage.VALIDATE, Stage.ARGUE)
@@ -169,7 +167,7 @@ async def argue(
         for a in arguments
         if a.memory and not a.evidence
     ]
-    notes += _date_ambiguity(case, subclaim)
+    notes += DIMENSIONS[subclaim.dimension].notes(case, subclaim)
     if not arguments:
         code = UncertaintyCode.NO_EVIDENCE if subclaim.asserted else UncertaintyCode.NOT_ASSERTED
         detail = (
@@ -184,23 +182,6 @@ async def argue(
     return Arguments(subclaim=subclaim.id, arguments=tuple(arguments), uncertainty=tuple(notes))
 
 
-def _date_ambiguity(case: Case, subclaim: Subclaim) -> list[UncertaintyItem]:
-    """The claimed date's day/month order when the case's language does not decide it."""
-    if subclaim.dimension is not Dimension.WHEN or not case.context.date:
-        return []
-    claimed = parse_date(case.context.date, case.context.language)
-    if claimed is None or not claimed.ambiguous:
-        return []
-    return [
-        UncertaintyItem(
-            code=UncertaintyCode.DATE_AMBIGUOUS,
-            subject=subclaim.id,
-            detail=claimed.ambiguity(),
-            stages=_AFFECTS,
-        )
-    ]
-
-
 STAGE = StageDef(
     name="argue",
     version="1",
@@ -209,5 +190,5 @@ STAGE = StageDef(
     reads=("strength",),
     uses_agents=True,
     symbol=Stage.ARGUE,
-    code=("semv.reasoning", "semv.nlp.dates", "semv.dimensions"),
+    code=("semv.reasoning", "semv.dimensions", "semv.nlp"),
 )
