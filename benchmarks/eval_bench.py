@@ -112,7 +112,8 @@ def _timed_plan(plan: EvalPlan, *, workers: int = 1) -> tuple[float, int]:
 def _timed_fresh(plan: EvalPlan) -> tuple[float, int]:
     """``_timed_plan`` in a fresh process: the encoder and the spaCy pipeline are loaded first,
     untimed, so only the verification is measured."""
-    from semv.agents.offline._resources import embed, parse
+    from semv.nlp.embeddings import embed
+    from semv.nlp.parsing import parse
 
     embed("warm-up")
     parse("warm-up")

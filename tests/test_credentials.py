@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from semv.agents.offline._rules import ClaimView, rule_for
 from semv.config import OfflineAgentConfig
+from semv.dimensions import ClaimView, rule_for
 from semv.model import Asset, Dimension, Scope, Stance, Subclaim, UncertaintyCode
 from semv.perception.credentials import read_credentials
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from semv.agents import DescribeInput
 from semv.agents.offline._describe import describe_asset
-from semv.agents.offline._rules import ClaimView, rule_for
 from semv.config import OfflineAgentConfig
+from semv.dimensions import ClaimView, rule_for
 from semv.model import (
     Asset,
     ColourShare,

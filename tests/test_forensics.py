@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from semv.agents.offline._rules import ClaimView, rule_for
 from semv.config import ForensicsConfig, OfflineAgentConfig
+from semv.dimensions import ClaimView, rule_for
 from semv.model import (
     Asset,
     Dimension,

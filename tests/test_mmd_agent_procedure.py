@@ -11,8 +11,8 @@ from typing import Any
 
 from semv._api import load_cases
 from semv.agents.llm import LlmAgents
-from semv.agents.offline._decompose import decompose_case
 from semv.config import Settings
+from semv.dimensions import decompose_case
 from semv.model import (
     REMMD_L1,
     Case,

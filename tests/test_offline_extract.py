@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from semv.agents.offline import extract_facts, haversine_km
-from semv.agents.offline._dates import Agreement, compare, find_dates, from_iso
-from semv.agents.offline._extract import extract, person_matches
-from semv.agents.offline._places import PlaceKind, Relation, relation, resolve, specific
-from semv.text import content_words, lexical_overlap
+from semv.nlp.dates import Agreement, compare, find_dates, from_iso
+from semv.nlp.entities import extract, person_matches
+from semv.nlp.places import PlaceKind, Relation, relation, resolve, specific
+from semv.nlp.text import content_words, lexical_overlap
 
 
 def test_content_words_and_overlap() -> None:

@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 
 from semv.config import RemmdConfig, Settings
+from semv.nlp.text import normalize_token
 from semv.procedures.remmd._models import PointRole, PointType
 from semv.procedures.remmd._text import detect_language, quantities, sentences
 from semv.procedures.remmd.points import extract_points
-from semv.text import normalize_token
 from tests.conftest import shared_data
 
 CFG = Settings().remmd

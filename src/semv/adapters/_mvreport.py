@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Final
 
+from semv.dimensions import DIMENSIONS
 from semv.model import InternalLabel
 
 __all__ = [
@@ -47,17 +48,13 @@ REQUIRED_FIELDS: Final[tuple[str, ...]] = (
 
 _HEADINGS: Final[dict[str, tuple[str, ...]]] = {
     "summary": ("summary", "overview"),
-    "content-classification": ("what", "content", "classification", "category"),
     "source": ("source", "provenance", "origin"),
-    "location": ("where", "location", "geolocation", "place"),
-    "event-time": ("when", "time", "date", "chronology"),
-    "people-and-organisations": ("who", "people", "actors", "entities", "organisations"),
-    "motivation": ("why", "motivation", "intent", "narrative", "purpose"),
-    "forensic-analysis": ("forensic", "authenticity", "manipulation"),
+    **{s.mv_field: s.mv_headings for s in DIMENSIONS.values() if s.mv_field is not None},
     "cross-checking": ("evidence", "cross", "corroborat"),
     "uncertainty": ("uncertaint", "limitation", "caveat", "open question"),
 }
-"""Section-heading keywords (lower-case substrings) that fill a field."""
+"""Section-heading keywords (lower-case substrings) that fill a field; each dimension's field
+and headings come from its ``DimensionSpec`` (``mv_field``, ``mv_headings``)."""
 
 _LINES: Final[dict[str, tuple[str, ...]]] = {
     "content-classification": ("claim", "category", "classification"),

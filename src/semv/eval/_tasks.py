@@ -39,6 +39,7 @@ from semv.adapters import (
     parse_mv_report,
 )
 from semv.config import EvalConfig
+from semv.dimensions import DIMENSIONS
 from semv.eval._classes import MultiClassReport, MultiLabelReport, multiclass_report
 from semv.eval._classes import multilabel_report as _multilabel
 from semv.eval._metrics import (
@@ -62,7 +63,7 @@ from semv.eval._report_metrics import (
     url_f1,
 )
 from semv.eval._stats import auroc, cluster_bootstrap, two_proportion_z_test
-from semv.model import Band, InternalLabel, Result
+from semv.model import Band, DatePrecision, Dimension, Facts, InternalLabel, Result
 
 __all__ = [
     "INTERNAL_TO_MMFAKEBENCH",
@@ -89,13 +90,9 @@ INTERNAL_TO_REMMD: Final[dict[str, str]] = {
 }
 
 _REMMD_L2_BY_DIMENSION: Final[dict[str, str]] = {
-    "authenticity": "V2 Visual Editing",
-    "what": "C1 Semantic Inconsistency",
-    "who": "C1 Semantic Inconsistency",
-    "where": "C2 Contextual Inconsistency",
-    "when": "C2 Contextual Inconsistency",
-    "why": "C2 Contextual Inconsistency",
+    d.value: spec.remmd_l2 for d, spec in DIMENSIONS.items() if spec.remmd_l2 is not None
 }
+"""The ReMMD L2 label a refuted subclaim points to (``DimensionSpec.remmd_l2``)."""
 
 INTERNAL_TO_MMFAKEBENCH: Final[dict[str, str]] = {
     InternalLabel.VERIFIED: "original",
@@ -452,18 +449,26 @@ class MmFakeBenchTask:
         return metrics
 
 
+def _first_day(facts: Facts | None) -> str | None:
+    """The first date of day precision (with a year) among ``facts``."""
+    if facts is None:
+        return None
+    return next((d.iso for d in facts.dates if d.precision is DatePrecision.DAY), None)
+
+
 def _event_time(result: Result) -> str | None:
-    """The event time semv's report states: the claimed date of a supported ``when``
-    subclaim, else the first date in the arguments attacking it (a capture time, a dated
-    earlier publication), else none."""
+    """The event time semv's result states: the claimed date (to the day) of a supported
+    ``when`` subclaim, else the first dated fact of an argument attacking it (a capture time,
+    a dated earlier publication, a first-seen date), else none. Read from the typed facts the
+    result carries, never from the arguments' prose."""
     for sub in result.subclaims:
-        if sub.dimension != "when":
+        if sub.dimension != Dimension.WHEN.value:
             continue
-        if sub.decision in _SUPPORTED and (d := parse_date(sub.statement)):
-            return d.isoformat()
+        if sub.decision in _SUPPORTED and (d := _first_day(sub.facts)):
+            return d
         for argument in sub.arguments:
-            if argument.stance == "att" and (d := parse_date(argument.text)):
-                return d.isoformat()
+            if argument.stance == "att" and (d := _first_day(argument.facts)):
+                return d
     return None
 
 

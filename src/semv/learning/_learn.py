@@ -12,7 +12,7 @@ from typing import Any
 
 from semv.adapters import LoadedCase
 from semv.agents import Agents
-from semv.agents.offline._similarity import similarity
+from semv.nlp.similarity import similarity
 from semv.config import Settings
 from semv.errors import StageError
 from semv.memory import (

@@ -23,7 +23,7 @@ from semv.memory._math import (
 )
 from semv.memory._model import Candidate, MemoryType, Record, Status
 from semv.memory._store import MemoryStore
-from semv.text import content_words
+from semv.nlp.text import content_words
 
 __all__ = [
     "ConsolidationCounts",

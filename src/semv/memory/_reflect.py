@@ -16,10 +16,8 @@ from typing import Protocol, runtime_checkable
 
 from pydantic import Field
 
-from semv.agents.offline._extract import extract
-from semv.agents.offline._rules import ClaimView, _shared_entities, describes_same_media
-from semv.agents.offline._similarity import similarity
 from semv.config import Settings
+from semv.dimensions import ClaimView, describes_same_media, shared_entities
 from semv.memory._model import Action, Diagnosis, MemoryType
 from semv.memory._trace import CaseTrace
 from semv.model import (
@@ -31,6 +29,8 @@ from semv.model import (
     UncertaintyCode,
     UncertaintyItem,
 )
+from semv.nlp.entities import extract
+from semv.nlp.similarity import similarity
 
 __all__ = [
     "CandidateDraft",
@@ -111,7 +111,7 @@ def context_signal(
     view = ClaimView(
         subclaim=sub, claim_text=trace.case.claim, language=trace.case.context.language
     )
-    shared = _shared_entities(view, extract(ev.content, view.language), cfg.place_tolerance_km)
+    shared = shared_entities(view, extract(ev.content, view.language), cfg.place_tolerance_km)
     return similarity(trace.case.claim, ev.content, cfg).value, shared
 
 

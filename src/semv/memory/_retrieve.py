@@ -18,7 +18,7 @@ from pydantic import PrivateAttr
 from semv.config import MemoryConfig
 from semv.memory._model import Record, Status
 from semv.model import Evidence, Frozen, MemoryGuidance, Modality, SourceType, Subclaim
-from semv.text import content_words
+from semv.nlp.text import content_words
 
 __all__ = ["ActiveMemory", "MemoryIndex", "Scored", "evidence_pattern"]
 

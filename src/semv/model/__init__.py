@@ -31,6 +31,7 @@ from semv.model._evidence import (
     Provenance,
     UncertaintyItem,
 )
+from semv.model._facts import DateFact, DatePrecision, Facts, PlaceFact, QuantityFact
 from semv.model._nodes import (
     Arguments,
     Bundle,
@@ -125,6 +126,8 @@ __all__ = [
     "ContentCredentials",
     "Context",
     "CosmosLabel",
+    "DateFact",
+    "DatePrecision",
     "Dimension",
     "Edit",
     "Escalated",
@@ -132,6 +135,7 @@ __all__ = [
     "Evidence",
     "EvidenceKind",
     "Exif",
+    "Facts",
     "FileIntegrity",
     "ForensicMap",
     "Frozen",
@@ -152,10 +156,12 @@ __all__ = [
     "OcrReading",
     "OcrText",
     "Origin",
+    "PlaceFact",
     "ProducerKind",
     "Provenance",
     "Qbaf",
     "QbafEdge",
+    "QuantityFact",
     "QueryRecord",
     "RankedEvidence",
     "Reject",

@@ -181,6 +181,10 @@ class UncertaintyCode(StrEnum):
     EARLIER_CONTEXT_MATCH = "earlier-context-match"
     FORENSIC_ANOMALY = "forensic-anomaly"
     MEMORY_NOT_EVIDENCE = "memory-not-evidence"
+    DATE_AMBIGUOUS = "date-ambiguous"
+    """The claimed date is numeric with day and month both 12 or less ("7/3/2024") and the
+    case's language tag does not decide their order: one reading was used, the other is
+    named in the detail."""
     # uncertainty detection before a decision is final (SEMV §4.5, Module E)
     LOW_RELIABILITY = "low-reliability"
     OCR_ASR_DISAGREEMENT = "ocr-asr-disagreement"

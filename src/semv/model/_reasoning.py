@@ -6,6 +6,7 @@ from pydantic import Field
 
 from semv.model._base import Frozen
 from semv.model._enums import Band, Dimension, Scope, Stance, UncertaintyCode
+from semv.model._facts import Facts
 
 
 class ClaimFacts(Frozen):
@@ -78,6 +79,9 @@ class Argument(Frozen):
     uncertainty: tuple[UncertaintyCode, ...] = ()
     origin: Origin
     replaces: str | None = Field(None, description="Id of the argument an edit replaced.")
+    facts: Facts = Field(
+        Facts(), description="Its key facts, typed by its dimension (dates, places, quantities)."
+    )
 
 
 class QbafEdge(Frozen):

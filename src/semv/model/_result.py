@@ -9,6 +9,7 @@ from pydantic import Field, SerializerFunctionWrapHandler, model_serializer
 from semv.model._base import Frozen
 from semv.model._enums import InternalLabel, Stage, Stance, TraceKind, UncertaintyCode
 from semv.model._evidence import Evidence, UncertaintyItem
+from semv.model._facts import Facts
 from semv.model._reasoning import SubclaimDecision
 from semv.model._usage import Usage
 
@@ -34,6 +35,13 @@ class Verdict(Frozen):
 # ---- the machine-readable result contract (DESIGN §4, `semv verify --json`) -------------
 
 
+def _without_unset_facts(data: Any) -> Any:
+    """Drop ``facts`` when there are none, so the result stays the DESIGN §4 contract."""
+    if isinstance(data, dict) and data.get("facts") is None:
+        data.pop("facts", None)
+    return data
+
+
 class ResultArgument(Frozen):
     id: str
     stance: Stance
@@ -41,6 +49,15 @@ class ResultArgument(Frozen):
     evidence: tuple[str, ...]
     strength: float
     verified: bool
+    facts: Facts | None = Field(
+        None,
+        description="The dates, places and quantities the argument rests on, typed by its "
+        "dimension (the key is absent when there are none).",
+    )
+
+    @model_serializer(mode="wrap")
+    def _facts_only_when_set(self, handler: SerializerFunctionWrapHandler) -> Any:
+        return _without_unset_facts(handler(self))
 
 
 class ResultSubclaim(Frozen):
@@ -50,6 +67,15 @@ class ResultSubclaim(Frozen):
     score: float
     decision: str
     arguments: tuple[ResultArgument, ...]
+    facts: Facts | None = Field(
+        None,
+        description="What the subclaim claims, typed (claimed dates with their precision, "
+        "places); the key is absent when there is nothing typed.",
+    )
+
+    @model_serializer(mode="wrap")
+    def _facts_only_when_set(self, handler: SerializerFunctionWrapHandler) -> Any:
+        return _without_unset_facts(handler(self))
 
 
 class ResultEvidence(Frozen):

@@ -11,7 +11,7 @@ MMD-Agent's stages and T²-Agent's subtasks split the evidence the same way:
   time and GPS, reverse-search matches, OCR and speech, captions of the same media): the
   cross-modal stage / ``match`` subtask.
 
-A ``Cue`` is one finding of ``semv.agents.offline`` rules (entity, date, place and number
+A ``Cue`` is one finding of the ``semv.dimensions`` offline rules (entity, date, place and number
 comparison, forensic and C2PA readings) on one evidence item, weighted by that item's
 reliability: the same deterministic machinery SEMV's offline arguments come from.
 """
@@ -21,10 +21,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 
-from semv.agents.offline._rules import (
-    _DAY_OF_MONTH,
-    _NUMBER,
-    _YEAR,
+from semv.config import OfflineAgentConfig
+from semv.dimensions import (
     ClaimView,
     describes_same_media,
     is_media_text,
@@ -33,9 +31,9 @@ from semv.agents.offline._rules import (
     rule_for,
     signal_kind,
 )
-from semv.config import OfflineAgentConfig
 from semv.model import Case, Claims, Dimension, Evidence, Frozen, Modality, Stance
-from semv.text import STOPWORDS, normalize_token, tokens
+from semv.nlp.quantities import DAY_OF_MONTH, NUMBER, YEAR_NUMBER
+from semv.nlp.text import STOPWORDS, normalize_token, tokens
 
 __all__ = [
     "Cue",
@@ -144,11 +142,11 @@ def counted(text: str) -> dict[str, set[str]]:
     """Counted quantities in ``text``: the noun after each number (its first content word,
     suffix-normalised) → the values stated for it. Years and days of the month are dates,
     not counts (the when rule compares them)."""
-    text = _DAY_OF_MONTH.sub(lambda m: " " * len(m.group(0)), text)
+    text = DAY_OF_MONTH.sub(lambda m: " " * len(m.group(0)), text)
     out: dict[str, set[str]] = {}
-    for match in _NUMBER.finditer(text):
+    for match in NUMBER.finditer(text):
         value = re.sub(r"[,.\u202f ](?=\d{3}\b)", "", match.group(0).strip())
-        if _YEAR.match(value):
+        if YEAR_NUMBER.match(value):
             continue
         rest = text[match.end() : match.end() + 40]
         for word in tokens(rest)[:3]:

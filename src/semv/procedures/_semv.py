@@ -3,6 +3,7 @@ aggregation (SEMV §4; the stage graph of ``semv.stages.build_graph``)."""
 
 from __future__ import annotations
 
+from semv.dimensions import DIMENSIONS
 from semv.graph import NodeOutcome
 from semv.model import (
     Arguments,
@@ -30,7 +31,8 @@ __all__ = ["SEMV", "build_result"]
 def build_result(
     run_id: str, nodes: dict[str, NodeOutcome], report_paths: dict[str, str], trace_head: str
 ) -> Result:
-    """The JSON result contract (DESIGN §4) from the committed node values."""
+    """The JSON result contract (DESIGN §4) from the committed node values, with the typed
+    facts of each subclaim (claimed) and argument (what it rests on) where there are any."""
     bundle = _value(nodes, "bundle", BundleValue)
     claims = _value(nodes, "claims", Claims)
     verdict = _value(nodes, "aggregate", Verdict)
@@ -42,6 +44,7 @@ def build_result(
         else:  # a graph without escalation nodes (runs committed before they existed)
             args = _value(nodes, f"argue:{dim}", Arguments)
             solved = _value(nodes, f"qbaf:{dim}", SolvedQbaf)
+        claimed = DIMENSIONS[sub.dimension].claimed(sub)
         subclaims.append(
             ResultSubclaim(
                 id=sub.id,
@@ -57,9 +60,11 @@ def build_result(
                         evidence=a.evidence,
                         strength=a.strength,
                         verified=a.verified,
+                        facts=None if a.facts.empty else a.facts,
                     )
                     for a in args.arguments
                 ),
+                facts=None if claimed.empty else claimed,
             )
         )
     evidence: dict[str, Evidence] = {e.id: e for e in bundle.supplied}

@@ -40,7 +40,7 @@ from semv.model import (
     UncertaintyCode,
     UncertaintyItem,
 )
-from semv.text import lexical_overlap
+from semv.nlp.text import lexical_overlap
 
 __all__ = ["evidence_kind", "review_codes"]
 

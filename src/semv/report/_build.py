@@ -8,6 +8,7 @@ from pathlib import PurePath
 from typing import Final
 from urllib.parse import urlsplit
 
+from semv.dimensions import DimensionSpec, SectionEvidence, report_order
 from semv.model import (
     Argument,
     ClashRecord,
@@ -52,16 +53,16 @@ _FORENSIC_TYPES: Final = frozenset({SourceType.METADATA, SourceType.FORENSIC})
 def build_view(ctx: ReportContext) -> ReportView:
     """All sections of the report for ``ctx``."""
     builder = _Builder(ctx)
-    return ReportView(
-        case_summary=builder.case_summary(),
-        source=builder.source(),
-        where=builder.dimension("where", "Where", Dimension.WHERE),
-        when=builder.dimension("when", "When", Dimension.WHEN),
-        who=builder.dimension("who", "Who", Dimension.WHO),
-        why=builder.dimension("why", "Why", Dimension.WHY),
-        forensic_analysis=builder.forensic(),
-        other_evidence=builder.other(),
-        final_status=builder.final_status(),
+    case_summary = builder.case_summary()
+    source = builder.source()
+    sections = {spec.section.key: builder.section(spec) for spec in report_order()}
+    return ReportView.model_validate(
+        {
+            "case_summary": case_summary,
+            "source": source,
+            **sections,
+            "final_status": builder.final_status(),
+        }
     )
 
 
@@ -197,29 +198,28 @@ class _Builder:
             evidence=evidence,
         )
 
-    def forensic(self) -> DimensionSection:
+    def section(self, spec: DimensionSpec) -> DimensionSection:
+        """The section of one dimension, with the evidence its ``ReportSection`` lists."""
+        shown = spec.section
+        extra_subjects: list[str] = []
+        evidence: tuple[EvidenceRef, ...] = ()
+        if shown.evidence is SectionEvidence.INTEGRITY:
+            extra_subjects = [asset.id for asset in self.ctx.case.media]
+            evidence = tuple(self.ref(evidence_id) for evidence_id in self.forensic_ids)
+        elif shown.evidence is SectionEvidence.UNCITED:
+            forensic = set(self.forensic_ids)
+            evidence = tuple(
+                self.ref(item.id)
+                for item in self.ctx.evidence
+                if item.id not in self.cited and item.id not in forensic
+            )
         return self.dimension(
-            "forensic_analysis",
-            "Forensic analysis",
-            Dimension.AUTHENTICITY,
-            extra_subjects=[asset.id for asset in self.ctx.case.media],
-            evidence_title="Metadata and forensic evidence",
-            evidence=tuple(self.ref(evidence_id) for evidence_id in self.forensic_ids),
-        )
-
-    def other(self) -> DimensionSection:
-        shown = set(self.forensic_ids)
-        uncited = tuple(
-            self.ref(item.id)
-            for item in self.ctx.evidence
-            if item.id not in self.cited and item.id not in shown
-        )
-        return self.dimension(
-            "other_evidence",
-            "Other evidence",
-            Dimension.WHAT,
-            evidence_title="Evidence not cited by any argument",
-            evidence=uncited,
+            shown.key,
+            shown.title,
+            spec.dimension,
+            extra_subjects=extra_subjects,
+            evidence_title=shown.evidence_title,
+            evidence=evidence,
         )
 
     def final_status(self) -> FinalStatus:

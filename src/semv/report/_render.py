@@ -15,6 +15,7 @@ from urllib.parse import quote
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
+from semv.dimensions import report_order
 from semv.model import RenderedReport
 from semv.report._build import build_view
 from semv.report._context import ReportContext
@@ -28,15 +29,11 @@ REPORT_FORMAT: Final = "semv-report/1"
 SECTION_ORDER: Final = (
     "case_summary",
     "source",
-    "where",
-    "when",
-    "who",
-    "why",
-    "forensic_analysis",
-    "other_evidence",
+    *(spec.section.key for spec in report_order()),
     "final_status",
 )
-"""The MV2026 section order (keys of ``ReportView`` and of the JSON report)."""
+"""The MV2026 section order (keys of ``ReportView`` and of the JSON report): the dimension
+sections in the order their ``ReportSection`` gives."""
 
 _MD_SPECIAL: Final = re.compile(r"([\\`*_\[\]<>|&#~])")
 

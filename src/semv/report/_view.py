@@ -6,7 +6,9 @@ the formats cannot drift apart.
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
+
+from semv.dimensions import report_order
 
 __all__ = [
     "ArgumentView",
@@ -179,7 +181,13 @@ class FinalStatus(_View):
 
 
 class ReportView(_View):
-    """The whole report, sections in MV2026 order."""
+    """The whole report, sections in MV2026 order.
+
+    The six MV2026 dimension sections are fields; a dimension registered beyond them adds its
+    section under its ``ReportSection.key`` (an extra field, validated as a section)."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+    __pydantic_extra__: dict[str, DimensionSection] = Field(init=False)
 
     case_summary: CaseSummary
     source: SourceSection
@@ -190,3 +198,12 @@ class ReportView(_View):
     forensic_analysis: DimensionSection
     other_evidence: DimensionSection
     final_status: FinalStatus
+
+    def dimension_sections(self) -> tuple[DimensionSection, ...]:
+        """The dimension sections in report order (``semv.dimensions.report_order``)."""
+        sections: list[DimensionSection] = []
+        for spec in report_order():
+            section = getattr(self, spec.section.key)
+            assert isinstance(section, DimensionSection)
+            sections.append(section)
+        return tuple(sections)

@@ -2,9 +2,9 @@
 corpus, web search adapters, guarded page fetching, the dated replay cache and the
 temporal-leakage guard."""
 
+from semv.nlp.dates import iso_date, published_after
 from semv.retrieval._cache import CacheEntry, ReplayCache, cache_key
 from semv.retrieval._corpus import CorpusHit, IngestStats, LocalCorpus, fts_query
-from semv.retrieval._dates import iso_date, published_after
 from semv.retrieval._documents import Document, read_claimreview, read_documents
 from semv.retrieval._http import (
     FetchRefused,

@@ -23,9 +23,9 @@ from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.exc import OperationalError
 
 from semv.errors import ConfigError, StoreError
-from semv.retrieval._dates import published_after
+from semv.nlp.dates import published_after
+from semv.nlp.text import STOPWORDS, tokens
 from semv.retrieval._documents import Document
-from semv.text import STOPWORDS, tokens
 
 __all__ = ["CorpusHit", "IngestStats", "LocalCorpus", "fts_query"]
 

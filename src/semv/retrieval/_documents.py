@@ -18,7 +18,7 @@ from typing import Any
 
 from semv.errors import InputError
 from semv.model import SourceType
-from semv.retrieval._dates import iso_date
+from semv.nlp.dates import iso_date
 from semv.retrieval._urls import domain_of, unwrap_archive
 
 __all__ = [

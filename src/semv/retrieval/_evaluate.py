@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from semv.retrieval._dates import iso_date
+from semv.nlp.dates import iso_date
 from semv.retrieval._documents import Document
 from semv.retrieval._source import CorpusSource
 from semv.retrieval._urls import unwrap_archive

@@ -26,9 +26,9 @@ def passage_text(hit: CorpusHit) -> str:
 
 
 def _model() -> Any:
-    from semv.agents.offline._resources import _e5
+    from semv.nlp.embeddings import encoder
 
-    return _e5()
+    return encoder()
 
 
 @lru_cache(maxsize=65536)

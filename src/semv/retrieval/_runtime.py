@@ -26,9 +26,9 @@ from semv.model import (
     UncertaintyCode,
     UncertaintyItem,
 )
+from semv.nlp.dates import iso_date, parse_date, published_after
 from semv.retrieval._cache import ReplayCache
 from semv.retrieval._corpus import LocalCorpus
-from semv.retrieval._dates import iso_date, published_after
 from semv.retrieval._http import HttpClient, HttpLimits, RetrievalError
 from semv.retrieval._priors import load_priors
 from semv.retrieval._rerank import E5Reranker
@@ -70,7 +70,9 @@ class Retrieval:
         if self.before is not None:
             return self.before
         if self.before_claim_date and case.context.date:
-            return iso_date(case.context.date)
+            # the same parse as the ``when`` subclaim's claimed date (semv.nlp.dates)
+            claimed = parse_date(case.context.date, case.context.language)
+            return None if claimed is None else claimed.cutoff
         return None
 
     def identity(self) -> list[str]:

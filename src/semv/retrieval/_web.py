@@ -23,8 +23,8 @@ from typing import Any
 
 from semv.errors import ConfigError
 from semv.model import Evidence, Modality, ProducerKind, Provenance, RetrievedDocument, SourceType
+from semv.nlp.dates import iso_date
 from semv.retrieval._cache import CacheEntry, ReplayCache, cache_key
-from semv.retrieval._dates import iso_date
 from semv.retrieval._documents import extract_html
 from semv.retrieval._http import HttpClient, RetrievalError
 from semv.retrieval._priors import SourcePriors

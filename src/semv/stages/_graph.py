@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from semv.dimensions import DIMENSIONS
 from semv.graph import Input, NodeSpec
-from semv.model import Case, Dimension
+from semv.model import Case
 from semv.stages import (
     aggregate,
     argue,
@@ -60,7 +61,7 @@ def build_graph(
     retrieve_params = retrieval_params(case, retrieval)
     media_keys = describe_keys(case)
     specs = [*prefix_nodes(case), claims_node(media_keys)]
-    for dim in Dimension:
+    for dim in DIMENSIONS:
         k = dim.value
         subclaim = Input("subclaim", "claims", ("subclaims", k))
         specs += evidence_chain(
@@ -102,7 +103,7 @@ def build_graph(
                 ),
             ),
         ]
-    dims = [d.value for d in Dimension]
+    dims = [d.value for d in DIMENSIONS]
     escalate_keys = tuple(node_key("escalate", k) for k in dims)
     """Downstream stages read each subclaim's final arguments and QBAF: after escalation."""
     qbafs = Input("qbafs", escalate_keys, ("solved",))

@@ -4,6 +4,8 @@ Unknown evidence ids are removed when they do not resolve to a current-case item
 left with none fails admissibility); the verifier sets v_a and fails closed (a missing or
 malformed verdict is v_a = 0 with an uncertainty code); Adm_t(a) follows Eq. 6 and w_a Eq. 14
 with the grounding-aware discount for unverified arguments (they stay, with reduced weight).
+Each argument's key facts are typed by its dimension (``DimensionSpec.typed``: the dates,
+places and quantities it rests on), so the result carries them as data.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from statistics import fmean
 
 from semv.agents import ArgueInput, ArgumentDraft, Verification, VerifyInput
 from semv.config import StrengthConfig
+from semv.dimensions import DIMENSIONS
 from semv.graph import StageContext, StageDef, admissible
 from semv.model import (
     Argument,
@@ -64,7 +67,10 @@ def build_argument(
     dropped_ids: bool,
     origin: Origin,
     config: StrengthConfig | None = None,
+    language: str | None = None,
 ) -> Argument:
+    """The argument ``draft`` becomes: its uncertainty, admissibility (Eq. 6), strength
+    (Eq. 14) and its key facts typed by the subclaim's dimension (read in ``language``)."""
     codes: list[UncertaintyCode] = []
     if dropped_ids or not draft.evidence:
         codes.append(UncertaintyCode.UNRESOLVED_EVIDENCE)
@@ -94,6 +100,7 @@ def build_argument(
         ),
         uncertainty=uncertainty,
         origin=origin,
+        facts=DIMENSIONS[subclaim.dimension].typed(draft.key_facts, language),
     )
 
 
@@ -145,6 +152,7 @@ async def argue(
                 lost,
                 origin,
                 config=ctx.settings.strength,
+                language=case.context.language,
             )
         )
     notes = list(proposed.uncertainty)
@@ -159,6 +167,7 @@ async def argue(
         for a in arguments
         if a.memory and not a.evidence
     ]
+    notes += DIMENSIONS[subclaim.dimension].notes(case, subclaim)
     if not arguments:
         code = UncertaintyCode.NO_EVIDENCE if subclaim.asserted else UncertaintyCode.NOT_ASSERTED
         detail = (
@@ -181,5 +190,5 @@ STAGE = StageDef(
     reads=("strength",),
     uses_agents=True,
     symbol=Stage.ARGUE,
-    code=("semv.reasoning",),
+    code=("semv.reasoning", "semv.dimensions", "semv.nlp"),
 )

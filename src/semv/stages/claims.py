@@ -12,9 +12,9 @@ from __future__ import annotations
 import logging
 
 from semv.agents import DecomposeInput
-from semv.agents.offline._decompose import decompose_case, media_seeds
+from semv.dimensions import DIMENSIONS, decompose_case, media_seeds
 from semv.graph import StageContext, StageDef
-from semv.model import Case, Claims, Dimension, Evidence, MediaEvidence, Stage, Subclaim
+from semv.model import Case, Claims, Evidence, MediaEvidence, Stage, Subclaim
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +36,7 @@ def complete(claims: Claims, fallback: Claims) -> tuple[Claims, list[str]]:
     """Fill missing or malformed dimensions from ``fallback``; return what was completed."""
     out: dict[str, Subclaim] = {}
     completed: list[str] = []
-    for dim in Dimension:
+    for dim in DIMENSIONS:
         key = dim.value
         sub = claims.subclaims.get(key)
         if well_formed(key, sub):
@@ -66,7 +66,7 @@ async def decompose(
 ) -> Claims:
     evidence = supplied + tuple(e for m in media for e in m.evidence)
     claims = await ctx.agents.decompose(DecomposeInput(case=case, evidence=evidence))
-    if not all(well_formed(d.value, claims.subclaims.get(d.value)) for d in Dimension):
+    if not all(well_formed(d.value, claims.subclaims.get(d.value)) for d in DIMENSIONS):
         claims, completed = complete(claims, decompose_case(case))
         log.warning("%s: decomposer output completed for %s", ctx.node, ", ".join(completed))
     return with_seeds(claims, media_seeds(tuple(e for m in media for e in m.evidence)))
@@ -79,5 +79,5 @@ STAGE = StageDef(
     output=Claims,
     uses_agents=True,
     symbol=Stage.CLAIMS,
-    code=("semv.agents.offline._decompose",),
+    code=("semv.dimensions", "semv.nlp"),
 )

@@ -53,5 +53,5 @@ MEMORY_STAGE = StageDef(
     fn=recall_memory,
     output=MemoryView,
     reads=("memory",),
-    code=("semv.memory",),
+    code=("semv.memory", "semv.nlp.text", "semv.nlp.similarity", "semv.nlp.embeddings"),
 )

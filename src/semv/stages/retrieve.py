@@ -85,5 +85,5 @@ STAGE = StageDef(
     output=Retrieved,
     reads=("retrieval",),
     symbol=Stage.RETRIEVE,
-    code=("semv.retrieval",),
+    code=("semv.retrieval", "semv.nlp.text", "semv.nlp.embeddings"),
 )

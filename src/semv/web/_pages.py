@@ -31,7 +31,6 @@ __all__ = ["router"]
 router = APIRouter(include_in_schema=False)
 State = Annotated[WebState, Depends(web_state)]
 
-SECTIONS = ("where", "when", "who", "why", "forensic_analysis", "other_evidence")
 STAGE_NAMES = {
     "C": "claims",
     "R": "retrieval",
@@ -82,8 +81,7 @@ def _evidence_index(view: ReportView) -> dict[str, EvidenceRef]:
     for media in view.case_summary.media:
         add(media.evidence)
     add(view.source.supplied)
-    for key in SECTIONS:
-        section: DimensionSection = getattr(view, key)
+    for section in view.dimension_sections():
         for arg in (*section.support, *section.attack):
             add(arg.evidence)
         add(section.evidence)
@@ -126,12 +124,11 @@ def run_page(run: str, request: Request, web: State) -> Response:
     graphs = {g.dimension: g for g in views.argument_graphs(web.store, record.run_id)}
     index = _evidence_index(view)
     sections = []
-    for key in SECTIONS:
-        section: DimensionSection = getattr(view, key)
+    for section in view.dimension_sections():
         graph = graphs.get(section.dimension)
         sections.append(
             {
-                "key": key,
+                "key": section.key,
                 "section": section,
                 "graph": graph,
                 "svg": graph_svg(graph) if graph is not None else None,

@@ -63,8 +63,8 @@ from semv.agents.llm._schemas import (
     VerifyAnswer,
 )
 from semv.agents.offline import OfflineAgents
-from semv.agents.offline._decompose import decompose_case
 from semv.config import LlmConfig, Settings
+from semv.dimensions import decompose_case
 from semv.errors import SemvError
 from semv.model import (
     Claims,

@@ -8,7 +8,7 @@ cites the evidence items it came from and the literal facts the verifier must fi
 """
 
 from semv.agents.offline._agents import OfflineAgents
-from semv.agents.offline._extract import extract_facts
-from semv.agents.offline._places import haversine_km
+from semv.nlp.entities import extract_facts
+from semv.nlp.places import haversine_km
 
 __all__ = ["OfflineAgents", "extract_facts", "haversine_km"]

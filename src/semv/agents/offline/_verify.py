@@ -11,8 +11,6 @@ the same rule gives the draft's stance. Anything else is ``verified=False`` with
 
 from __future__ import annotations
 
-import re
-
 from semv.agents._protocol import (
     ArgumentDraft,
     ClashInput,
@@ -21,62 +19,12 @@ from semv.agents._protocol import (
     VerifyInput,
     VerifyOutput,
 )
-from semv.agents.offline._dates import find_dates, from_iso
-from semv.agents.offline._rules import ClaimView, is_metadata, rule_for, signal_kind
 from semv.config import OfflineAgentConfig
-from semv.model import Dimension, Evidence, Stance, UncertaintyCode
-from semv.text import content_words, fold, lexical_overlap
+from semv.dimensions import ClaimView, is_metadata, key_fact_found, rederive
+from semv.model import Evidence, UncertaintyCode
+from semv.nlp.text import lexical_overlap
 
 __all__ = ["judge", "key_fact_found", "verify_drafts"]
-"""Without key facts, an argument's text must share at least this much content with its evidence."""
-COORD_TOLERANCE = 1e-3
-
-
-def _fields(ev: Evidence) -> list[str]:
-    out = [ev.content]
-    out += [v for v in (ev.title, ev.published, ev.url) if v]
-    out += [str(v) for v in ev.data.values() if v is not None and not isinstance(v, dict | list)]
-    return out
-
-
-def _number(text: str) -> float | None:
-    cleaned = text.replace(",", "").replace("\u202f", "").strip()
-    if re.fullmatch(r"[-+]?\d+(?:\.\d+)?", cleaned):
-        return float(cleaned)
-    return None
-
-
-def key_fact_found(fact: str, ev: Evidence) -> bool:
-    """Is ``fact`` stated by ``ev`` (content, title, published, url or data values)?"""
-    fields = _fields(ev)
-    needle = fold(fact).strip()
-    if not needle:
-        return False
-    if any(needle in fold(f) for f in fields):
-        return True
-    as_date = from_iso(fact) if re.match(r"^(?:\d{4}|--\d{2})", fact.strip()) else None
-    if as_date is None:
-        found = find_dates(fact)
-        as_date = found[0] if len(found) == 1 else None
-    if as_date is not None:
-        for f in fields:
-            if any(d.iso == as_date.iso for d in find_dates(f)):
-                return True
-            if f.strip()[:10].startswith(as_date.iso) and as_date.year is not None:
-                return True
-    number = _number(fact)
-    if number is not None:
-        for value in ev.data.values():
-            numeric = isinstance(value, int | float) and not isinstance(value, bool)
-            if numeric and abs(float(value) - number) <= COORD_TOLERANCE:
-                return True
-        for f in fields:
-            for token in re.findall(r"[-+]?\d[\d,]*(?:\.\d+)?", f):
-                parsed = _number(token)
-                if parsed is not None and abs(parsed - number) <= COORD_TOLERANCE:
-                    return True
-    words = content_words(fact)
-    return bool(words) and words <= content_words(ev.content)
 
 
 def _fail(code: UncertaintyCode, reason: str) -> Verification:
@@ -108,23 +56,9 @@ def _verify_one(
                 UncertaintyCode.UNVERIFIED_ARGUMENT,
                 f"no key facts, and the text shares too little with its evidence ({overlap:.2f})",
             )
-    if draft.stance in (Stance.SUPPORT, Stance.ATTACK):
-        rule = rule_for(view.subclaim.dimension)
-        for ev in cited:
-            kind = signal_kind(ev)
-            derived_signal = kind is not None and (
-                kind != "reverse-search-match" or view.subclaim.dimension is Dimension.WHEN
-            )
-            if not (is_metadata(ev) or derived_signal):
-                continue
-            stances = {f.stance for f in rule(view, ev, cfg)}
-            if draft.stance not in stances:
-                derived = ", ".join(sorted(s.value for s in stances)) or "no finding"
-                return _fail(
-                    UncertaintyCode.UNVERIFIED_ARGUMENT,
-                    f"re-deriving the comparison from {ev.id} gives {derived}, "
-                    f"not {draft.stance.value}",
-                )
+    contradiction = rederive(view, draft.stance, cited, cfg)
+    if contradiction is not None:
+        return _fail(UncertaintyCode.UNVERIFIED_ARGUMENT, contradiction)
     facts = ", ".join(repr(k) for k in draft.key_facts) or "its content"
     return Verification(
         verified=True, reason=f"cited evidence resolves and states {facts}", uncertainty=()

@@ -24,8 +24,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from semv.agents.offline._rules import ClaimView
 from semv.config import BaselinesConfig, OfflineAgentConfig
+from semv.dimensions import ClaimView
 from semv.model import Dimension, Evidence, Frozen, Stance, UncertaintyItem
 from semv.procedures._cues import (
     Cue,

@@ -48,6 +48,8 @@ __all__ = ["build_mmd_graph", "decide"]
 _CODE = (
     "semv.procedures.mmd_agent",
     "semv.procedures._cues",
+    "semv.dimensions",
+    "semv.nlp",
     "semv.procedures._ask",
 )
 

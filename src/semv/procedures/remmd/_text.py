@@ -1,7 +1,7 @@
 """Classical multilingual text analysis for atomic points (no model): sentences, language,
 quantities, names, attributions, refutation markers.
 
-Dates come from ``semv.agents.offline._dates.find_dates`` (regex + dateparser, multilingual).
+Dates come from ``semv.nlp.dates.find_dates`` (regex + dateparser, multilingual).
 Everything here is deterministic and cached per text.
 """
 
@@ -12,9 +12,9 @@ import unicodedata
 from functools import lru_cache
 from typing import Final
 
-from semv.agents.offline._dates import DateMention, find_dates
+from semv.nlp.dates import DateMention, find_dates
+from semv.nlp.text import STOPWORDS, fold, normalize_token
 from semv.procedures.remmd._models import Quantity
-from semv.text import STOPWORDS, fold, normalize_token
 
 __all__ = [
     "IMAGE_WORDS",

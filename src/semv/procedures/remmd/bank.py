@@ -28,6 +28,7 @@ from semv.model import (
     UncertaintyCode,
     UncertaintyItem,
 )
+from semv.nlp.text import fold, lexical_overlap
 from semv.procedures.remmd._models import (
     AtomicPoint,
     AtomicPoints,
@@ -38,7 +39,6 @@ from semv.procedures.remmd._models import (
     RecordMatch,
     RetrievalCall,
 )
-from semv.text import fold, lexical_overlap
 
 __all__ = [
     "Similarity",

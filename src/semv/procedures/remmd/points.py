@@ -19,10 +19,11 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from semv.agents.offline import _places
-from semv.agents.offline._resources import embed
 from semv.config import RemmdConfig
 from semv.model import MediaEvidence
+from semv.nlp import places as _places
+from semv.nlp.embeddings import embed
+from semv.nlp.text import content_words, fold, lexical_overlap
 from semv.procedures.remmd._models import (
     AtomicPoint,
     AtomicPoints,
@@ -41,7 +42,6 @@ from semv.procedures.remmd._text import (
     sentence_dates,
     sentences,
 )
-from semv.text import content_words, fold, lexical_overlap
 
 __all__ = ["Candidate", "extract_points", "merge_and_cap", "point_facts", "post_candidates"]
 

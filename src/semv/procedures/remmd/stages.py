@@ -50,7 +50,7 @@ __all__ = [
     "rationale",
 ]
 
-_CODE = ("semv.procedures.remmd",)
+_CODE = ("semv.procedures.remmd", "semv.nlp")
 
 
 # ---- points ------------------------------------------------------------------------------
@@ -215,7 +215,11 @@ async def judge_stage(
     rejected_records = set(ctx.params.get("rejected_evidence", ()))
     rejected_points = set(ctx.params.get("rejected_points", ()))
     active = [p for p in points.points if p.id not in rejected_points]
-    offline = {p.id: judge_point(p, _matched(p, bank, rejected_records), cfg) for p in active}
+    tol = ctx.settings.offline.time_tolerance_days
+    offline = {
+        p.id: judge_point(p, _matched(p, bank, rejected_records), cfg, capture_tolerance_days=tol)
+        for p in active
+    }
     excluded = tuple(sorted(rejected_records | rejected_points))
     llm = _llm.llm_backend(ctx.agents)
     if llm is None:
@@ -264,7 +268,7 @@ JUDGE = StageDef(
     version="1",
     fn=judge_stage,
     output=PointStates,
-    reads=("remmd",),
+    reads=("remmd", "offline"),
     uses_agents=True,
     symbol=Stage.ARGUE,
     code=_CODE,

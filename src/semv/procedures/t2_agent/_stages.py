@@ -49,6 +49,8 @@ __all__ = ["SearchOutcome", "SubtaskOutcome", "T2Labels", "build_t2_graph", "cas
 _CODE = (
     "semv.procedures.t2_agent",
     "semv.procedures._cues",
+    "semv.dimensions",
+    "semv.nlp",
     "semv.procedures._ask",
 )
 _QUESTIONS = {

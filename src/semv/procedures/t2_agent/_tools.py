@@ -29,8 +29,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from semv.agents.offline._rules import ClaimView, is_media_text
 from semv.config import BaselinesConfig, OfflineAgentConfig
+from semv.dimensions import ClaimView, is_media_text
 from semv.model import Dimension, Evidence, Modality
 from semv.procedures._cues import (
     Cue,

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from semv.agents.offline._resources import cosine
 from semv.config import OfflineAgentConfig
-from semv.text import lexical_overlap
+from semv.nlp.embeddings import cosine
+from semv.nlp.text import lexical_overlap
 
 __all__ = ["Similarity", "calibrate", "similarity"]
 

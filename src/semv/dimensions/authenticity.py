@@ -1,0 +1,214 @@
+"""``authenticity``: the media is an authentic, unedited capture (claim type "integrity").
+
+- **Statement**: "The media is an authentic, unedited capture" (always asserted).
+- **Plan**: does the EXIF Software tag name an image editor; are camera make/model and the
+  capture and modification times consistent.
+- **Offline rule**: an editor in the EXIF Software tag attacks; a camera make/model with
+  consistent timestamps (within ``modify_gap_max_hours``) weakly supports.
+- **Signals**: a C2PA manifest (mismatch, AI generation or declared edits attack; a valid one
+  supports); the combined forensic map at or above its threshold *with* editing traces in the
+  container attacks; Photoshop resources in the JPEG container attack.
+- **Re-check**: metadata and signal items are re-derived by the verifier.
+- **Missing**: without any metadata item the dimension cannot be assessed offline (a note).
+- **Report**: the "Forensic analysis" section, listing every metadata and forensic item;
+  MV2026 field ``forensic-analysis``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from semv.config import OfflineAgentConfig
+from semv.dimensions._common import ClaimView, Finding, capture, is_metadata, is_observation
+from semv.dimensions._spec import (
+    CaseFacts,
+    DimensionSpec,
+    PlanSeed,
+    ReportSection,
+    SectionEvidence,
+    Statement,
+)
+from semv.model import (
+    ClaimFacts,
+    ContentCredentials,
+    Dimension,
+    Evidence,
+    EvidenceKind,
+    Exif,
+    ForensicMap,
+    JpegStructure,
+    Modality,
+    SourceType,
+    Stage,
+    Stance,
+    Subclaim,
+    UncertaintyCode,
+    UncertaintyItem,
+)
+from semv.nlp.markers import editor_in
+
+__all__ = ["AUTHENTICITY", "authenticity_rule", "authenticity_signals"]
+
+
+def statement(case: CaseFacts) -> Statement:
+    return Statement(
+        text="The media is an authentic, unedited capture", asserted=True, facts=ClaimFacts()
+    )
+
+
+def plan(subclaim: Subclaim, cfg: OfflineAgentConfig) -> PlanSeed:
+    return PlanSeed(
+        questions=(
+            "Does the EXIF Software tag name an image editor?",
+            "Are camera make/model and capture/modification times consistent?",
+        ),
+        checks=("exif:software", "exif:make/model", "exif:modify_time - capture_time"),
+    )
+
+
+def authenticity_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[Finding]:
+    exif = ev.observed(Exif)
+    if not is_metadata(ev) or is_observation(ev) or exif is None:
+        return []  # file hash and container streams restate no camera or editor claim
+    software = (exif.software or "").strip()
+    editor = editor_in(software) if software else None
+    if editor is not None:
+        text = (
+            f"EXIF Software tag {software!r} ({ev.id}) names an image editor: the file was "
+            f"edited with {editor}."
+        )
+        return [Finding(Stance.ATTACK, text, (ev.id,), (software,))]
+    named = [v for v in (exif.make, exif.model) if v]
+    camera = " ".join((v or "").strip() for v in (exif.make, exif.model)).strip()
+    if not camera:
+        return []
+    cap = capture(ev)
+    modified = (exif.modify_time or "").strip()
+    if cap is not None and cap[1] is not None and modified:
+        try:
+            mod = dt.datetime.fromisoformat(modified.replace("Z", "+00:00"))
+            a, b = cap[1].replace(tzinfo=None), mod.replace(tzinfo=None)
+            if abs((b - a).total_seconds()) > cfg.modify_gap_max_hours * 3600:
+                return []
+        except ValueError:
+            return []
+    when = f" with capture time {cap[0].iso}" if cap is not None else ""
+    facts = tuple(v.strip() for v in named)
+    text = (
+        f"EXIF names the capturing camera ({camera}){when} and no editing software; the "
+        f"timestamps are consistent ({ev.id}). Weak evidence of an unedited capture."
+    )
+    return [Finding(Stance.SUPPORT, text, (ev.id,), facts)]
+
+
+# ---- forensic, C2PA and JPEG-structure signals ---------------------------------------------
+
+
+def authenticity_signals(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[Finding]:
+    """Forensic and C2PA items bear on authenticity only."""
+    credentials = ev.observed(ContentCredentials)
+    if credentials is not None:
+        return _c2pa_finding(ev.id, credentials)
+    forensic = ev.observed(ForensicMap)
+    if forensic is not None and forensic.kind is EvidenceKind.FORENSIC_COMBINED:
+        return _forensic_finding(ev.id, forensic)
+    jpeg = ev.observed(JpegStructure)
+    if jpeg is not None and "Photoshop" in (jpeg.editor_markers or ""):
+        text = (
+            f"The JPEG container ({ev.id}) carries Adobe Photoshop image resources: "
+            f"the file was saved by an image editor."
+        )
+        return [Finding(Stance.ATTACK, text, (ev.id,), ("Adobe Photoshop",))]
+    return []
+
+
+def _forensic_finding(ev_id: str, forensic: ForensicMap) -> list[Finding]:
+    score, threshold = forensic.region_score, forensic.threshold
+    traces = forensic.editing_traces or ""
+    if score < threshold or not traces:
+        # No localized anomaly is not evidence of an unedited image; an anomaly without an
+        # editing trace in the container is too common in authentic photos to argue from
+        # (the map flags 63% of the COSMOS news photos; benchmarks/forensics.py).
+        return []
+    text = (
+        f"The combined forensic map ({ev_id}: ELA, noise residual, JPEG ghost) scores "
+        f"{score:.2f} at or above the threshold {threshold:.2f} in the region "
+        f"{forensic.region}, and the file shows editing traces ({traces}): that region was "
+        f"compressed or captured differently from the rest of the image."
+    )
+    return [
+        Finding(
+            Stance.ATTACK,
+            text,
+            (ev_id,),
+            (f"{score:.2f}",),
+            (UncertaintyCode.FORENSIC_ANOMALY,),
+        )
+    ]
+
+
+def _c2pa_finding(ev_id: str, c2pa: ContentCredentials) -> list[Finding]:
+    state, signer = c2pa.validation_state, c2pa.signer
+    if c2pa.hash_mismatch:
+        text = (
+            f"The C2PA manifest ({ev_id}, signed by {signer}) no longer matches the file: "
+            f"validation state {state}, failures {c2pa.failures}. The content was altered "
+            f"after it was signed."
+        )
+        return [Finding(Stance.ATTACK, text, (ev_id,), (state, "mismatch"))]
+    if c2pa.ai_generated:
+        text = (
+            f"The C2PA manifest ({ev_id}, signed by {signer}) declares the media as generated "
+            f"by an algorithm or AI (actions: {c2pa.actions})."
+        )
+        return [Finding(Stance.ATTACK, text, (ev_id,), ("trainedAlgorithmicMedia",))]
+    if c2pa.edited:
+        text = (
+            f"The C2PA manifest ({ev_id}, signed by {signer}) declares edits to the content "
+            f"(actions: {c2pa.actions})."
+        )
+        return [Finding(Stance.ATTACK, text, (ev_id,), (signer,))]
+    if state in ("Valid", "Trusted"):
+        trust = "a trusted" if state == "Trusted" else "an untrusted but intact"
+        text = (
+            f"The C2PA manifest ({ev_id}) validates ({state}) with {trust} signature by "
+            f"{signer} and declares no edits or AI generation."
+        )
+        return [Finding(Stance.SUPPORT, text, (ev_id,), (state, signer))]
+    return []
+
+
+def missing(subclaim: Subclaim, evidence: tuple[Evidence, ...]) -> UncertaintyItem | None:
+    """No metadata item at all: the offline rules cannot assess authenticity."""
+    if any(is_metadata(ev) and not is_observation(ev) for ev in evidence):
+        return None
+    return UncertaintyItem(
+        code=UncertaintyCode.NO_METADATA,
+        subject=subclaim.id,
+        detail="no metadata evidence: authenticity cannot be assessed offline",
+        stages=(Stage.ARGUE,),
+    )
+
+
+AUTHENTICITY = DimensionSpec(
+    dimension=Dimension.AUTHENTICITY,
+    claim_type="integrity",
+    scope=None,
+    statement=statement,
+    plan=plan,
+    sources=(SourceType.METADATA, SourceType.FORENSIC, SourceType.FACT_CHECK),
+    fits=frozenset({Modality.METADATA, SourceType.FORENSIC}),
+    rule=authenticity_rule,
+    signals=authenticity_signals,
+    missing=missing,
+    section=ReportSection(
+        key="forensic_analysis",
+        title="Forensic analysis",
+        order=5,
+        evidence=SectionEvidence.INTEGRITY,
+        evidence_title="Metadata and forensic evidence",
+    ),
+    remmd_l2="V2 Visual Editing",
+    mv_field="forensic-analysis",
+    mv_headings=("forensic", "authenticity", "manipulation"),
+)

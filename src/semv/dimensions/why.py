@@ -1,0 +1,151 @@
+"""``why``: the context the media is shared in (claim type "context"; the caption claim).
+
+- **Statement**: "The media is shared to document <the claim>" (always asserted); its facts are
+  every fact of the case (its scope is the source).
+- **Plan**: has a fact-check or an earlier caption given the media another context or origin;
+  do independent reports restate the claimed event with the same entities.
+- **Offline rule**: a refutation, other-origin or fiction marker attacks; a caption of the same
+  media naming none of the claim's entities and less similar than ``context_attack`` attacks
+  (a recalled ``context-threshold`` memory may raise that threshold); a text that shares named
+  entities with the claim supports; one that ties the media to other entities attacks.
+- **Signals**: a reverse-search match's caption is read as a text about the media.
+- **Memory**: a recalled ``context-threshold`` record raises ``context_attack`` for this rule;
+  the argument such a check yields cites the caption (current-case evidence) and lists the
+  memory ids that suggested the check in M(a) (with no evidence it would be inadmissible,
+  Def. 3.1).
+- **Report**: the "Why" section; MV2026 field ``motivation``.
+"""
+
+from __future__ import annotations
+
+from semv.config import OfflineAgentConfig
+from semv.dimensions._common import (
+    MAX_KEY_FACTS,
+    ClaimView,
+    Finding,
+    capitalized,
+    describes_same_media,
+    entities,
+    is_metadata,
+    is_observation,
+    places_related,
+    shared_entities,
+    snippet,
+    source_phrase,
+)
+from semv.dimensions._spec import CaseFacts, DimensionSpec, PlanSeed, ReportSection, Statement
+from semv.model import Dimension, Evidence, MemoryView, Scope, SourceType, Stance, Subclaim
+from semv.nlp.entities import extract
+from semv.nlp.markers import recontext_marker
+from semv.nlp.similarity import similarity
+
+__all__ = ["WHY", "why_rule"]
+
+_MARKERS = {
+    "refutation": "disputes the claimed context",
+    "origin": "gives the media another origin",
+    "fiction": "describes the media as staged, artificial or fictional",
+}
+
+
+def statement(case: CaseFacts) -> Statement:
+    return Statement(
+        text=f"The media is shared to document {case.summary}", asserted=True, facts=case.facts
+    )
+
+
+def plan(subclaim: Subclaim, cfg: OfflineAgentConfig) -> PlanSeed:
+    return PlanSeed(
+        questions=(
+            "Has a fact-check or earlier caption given the media a different context or origin?",
+            "Do independent reports restate the claimed event with the same entities?",
+        ),
+        checks=("text: refutation / recontextualization markers", "text: shared named entities"),
+        queries=(f"{' '.join(subclaim.facts.keywords[:4])} fact check".strip(),),
+    )
+
+
+def why_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[Finding]:
+    if is_metadata(ev) or is_observation(ev) or not ev.content.strip():
+        return []
+    src = capitalized(source_phrase(ev))
+    marker = recontext_marker(ev.content)
+    if marker is not None:
+        label, phrase = marker
+        text = f"{src} ({ev.id}) {_MARKERS[label]} (“{phrase}”): “{snippet(ev.content)}”."
+        return [Finding(Stance.ATTACK, text, (ev.id,), (phrase,))]
+    sim = similarity(view.claim_text, ev.content, cfg)
+    observed = extract(ev.content, view.language)
+    shared = shared_entities(view, observed, cfg.place_tolerance_km)
+    if not shared and describes_same_media(ev) and sim.value < cfg.context_attack:
+        # Two captions of the same media that share no named entity and describe different
+        # events: the claimed context is not the one the media was published with.
+        text = (
+            f"{src} ({ev.id}) is a caption of the same media that describes a different "
+            f"event (similarity {sim.value:.2f} < {cfg.context_attack:.2f}) and names none "
+            f"of the claim's people or places: “{snippet(ev.content)}”."
+        )
+        return [Finding(Stance.ATTACK, text, (ev.id,), ())]
+    if shared:
+        text = (
+            f"{src} ({ev.id}) restates the claimed event with the same entities "
+            f"({', '.join(shared)}; similarity {sim.value:.2f})."
+        )
+        return [Finding(Stance.SUPPORT, text, (ev.id,), shared[:MAX_KEY_FACTS])]
+    claim_entities = entities(view.claim)
+    ev_entities = entities(observed)
+    if (
+        claim_entities
+        and ev_entities
+        and not shared
+        and not places_related(view, observed, cfg.place_tolerance_km)
+    ):
+        text = (
+            f"{src} ({ev.id}) ties the media to other people, places or events "
+            f"({', '.join(ev_entities[:4])}) and names none of the claim's "
+            f"({', '.join(claim_entities[:4])}); similarity {sim.value:.2f}."
+        )
+        return [Finding(Stance.ATTACK, text, (ev.id,), tuple(ev_entities[:3]))]
+    return []
+
+
+CONTEXT_THRESHOLD = "context-threshold"
+"""The memory action that raises ``context_attack`` (``semv.memory``'s ``Action``)."""
+
+
+def guided(
+    cfg: OfflineAgentConfig, memory: MemoryView
+) -> tuple[OfflineAgentConfig | None, tuple[str, ...]]:
+    """The highest recalled ``context-threshold`` above the configured one, and the records
+    that ask for it; None when no recalled record raises it."""
+    best = cfg.context_attack
+    ids: list[str] = []
+    for g in memory.guidance:
+        if g.action != CONTEXT_THRESHOLD or g.dimension != Dimension.WHY.value:
+            continue
+        threshold = g.params.get("threshold")
+        if threshold is None or threshold <= cfg.context_attack:
+            continue
+        ids.append(g.id)
+        best = max(best, threshold)
+    if not ids:
+        return None, ()
+    return cfg.model_copy(update={"context_attack": best}), tuple(ids)
+
+
+WHY = DimensionSpec(
+    dimension=Dimension.WHY,
+    claim_type="context",
+    scope=Scope.SOURCE,
+    statement=statement,
+    plan=plan,
+    sources=(SourceType.FACT_CHECK, SourceType.PRIOR_CAPTION, SourceType.NEWS),
+    fits=frozenset({SourceType.FACT_CHECK, SourceType.PRIOR_CAPTION, SourceType.NEWS}),
+    rule=why_rule,
+    reads_match_caption=True,
+    guided=guided,
+    section=ReportSection(key="why", title="Why", order=4),
+    remmd_l2="C2 Contextual Inconsistency",
+    mv_field="motivation",
+    mv_headings=("why", "motivation", "intent", "narrative", "purpose"),
+)

