@@ -14,7 +14,7 @@ from PIL import Image
 
 from semv.adapters import GenericAdapter, detect_adapter
 from semv.errors import GoldAccessError
-from semv.model import RunStatus, SourceType
+from semv.model import Exif, RunStatus, SourceType
 from semv.perception.metadata import read_metadata
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -65,12 +65,14 @@ def test_example_metadata_contradicts_the_claim() -> None:
     result = read_metadata(loaded.case.media[0])
     assert result.uncertainty == ()
     [evidence] = result.evidence
-    data = evidence.data
-    assert data["capture_time"] == "2019-06-01T14:32:10+02:00"
-    assert data["timezone_known"] is True
-    assert not data["capture_time"].startswith(loaded.case.context.date or "")
-    assert _km((data["latitude"], data["longitude"]), PARIS) > 350  # Lyon, not Paris
-    assert (data["make"], data["model"]) == ("Canon", "Canon EOS 80D")
+    data = evidence.observed(Exif)
+    assert data is not None and data.capture_time is not None
+    assert data.latitude is not None and data.longitude is not None
+    assert data.capture_time == "2019-06-01T14:32:10+02:00"
+    assert data.timezone_known is True
+    assert not data.capture_time.startswith(loaded.case.context.date or "")
+    assert _km((data.latitude, data.longitude), PARIS) > 350  # Lyon, not Paris
+    assert (data.make, data.model) == ("Canon", "Canon EOS 80D")
 
 
 def test_generation_is_deterministic_and_matches_the_committed_case(tmp_path: Path) -> None:

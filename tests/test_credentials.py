@@ -13,7 +13,16 @@ from PIL import Image
 
 from semv.config import OfflineAgentConfig
 from semv.dimensions import ClaimView, rule_for
-from semv.model import Asset, Dimension, Scope, Stance, Subclaim, UncertaintyCode
+from semv.model import (
+    Asset,
+    ContentCredentials,
+    Dimension,
+    Evidence,
+    Scope,
+    Stance,
+    Subclaim,
+    UncertaintyCode,
+)
 from semv.perception.credentials import read_credentials
 
 c2pa = pytest.importorskip("c2pa")
@@ -24,6 +33,12 @@ CAPTURE = {
     "action": "c2pa.created",
     "digitalSourceType": "http://cv.iptc.org/newscodes/digitalsourcetype/digitalCapture",
 }
+
+
+def _c2pa(ev: Evidence) -> ContentCredentials:
+    found = ev.observed(ContentCredentials)
+    assert found is not None
+    return found
 
 
 def _test_signer() -> tuple[bytes, bytes]:
@@ -142,10 +157,10 @@ def test_signed_manifest_is_read_and_supports_authenticity(tmp_path: Path) -> No
     assert out.uncertainty == ()
     (ev,) = out.evidence
     assert ev.id == "ev:c2pa:asset:0"
-    assert ev.data["validation_state"] == "Valid"  # intact; our test CA is not a trust anchor
-    assert ev.data["signer"] == "semv test signer"
-    assert ev.data["actions"] == "c2pa.created"
-    assert ev.data["hash_mismatch"] is False and ev.data["ai_generated"] is False
+    assert _c2pa(ev).validation_state == "Valid"  # intact; our test CA is not a trust anchor
+    assert _c2pa(ev).signer == "semv test signer"
+    assert _c2pa(ev).actions == "c2pa.created"
+    assert _c2pa(ev).hash_mismatch is False and _c2pa(ev).ai_generated is False
     assert ev.provenance is not None and ev.provenance.agent == "c2pa-python"
     assert _authenticity(out.evidence) == [Stance.SUPPORT]
 
@@ -158,9 +173,9 @@ def test_flipped_byte_is_a_hash_mismatch_and_a_strong_attack(tmp_path: Path) -> 
     flipped.write_bytes(bytes(data))
     out = read_credentials(_asset(flipped))
     (ev,) = out.evidence
-    assert ev.data["validation_state"] == "Invalid"
-    assert ev.data["hash_mismatch"] is True
-    assert "assertion.dataHash.mismatch" in ev.data["failures"]
+    assert _c2pa(ev).validation_state == "Invalid"
+    assert _c2pa(ev).hash_mismatch is True
+    assert "assertion.dataHash.mismatch" in _c2pa(ev).failures
     assert _authenticity(out.evidence) == [Stance.ATTACK]
     assert ev.reliability >= 0.9
 
@@ -171,7 +186,7 @@ def test_declared_ai_generation_is_an_attack(tmp_path: Path) -> None:
     )
     out = read_credentials(_asset(signed))
     (ev,) = out.evidence
-    assert ev.data["ai_generated"] is True
+    assert _c2pa(ev).ai_generated is True
     assert "trainedAlgorithmicMedia" in ev.content
     assert _authenticity(out.evidence) == [Stance.ATTACK]
 

@@ -13,6 +13,7 @@ from semv.config import ForensicsConfig, OfflineAgentConfig
 from semv.dimensions import ClaimView, rule_for
 from semv.model import (
     Asset,
+    BorderCues,
     Dimension,
     Evidence,
     EvidenceKind,
@@ -80,12 +81,15 @@ def test_casia_evidence_carries_scores_thresholds_regions_and_maps(tmp_path: Pat
     for name in ("ela", "noise", "ghost", "combined"):
         ev = by_id[f"ev:forensic:{name}:asset:0"]
         assert ev.source_type is SourceType.FORENSIC
-        assert ev.data["threshold"] == 0.50
-        assert 0.0 <= ev.data["region_score"] <= 1.0
-        assert ev.data["exceeds"] == (ev.data["region_score"] >= 0.50)
+        scored = ev.observed(ForensicMap)
+        assert scored is not None and scored.combined == (name == "combined")
+        assert scored.threshold == 0.50
+        assert 0.0 <= scored.region_score <= 1.0
+        assert scored.exceeds == (scored.region_score >= 0.50)
         assert ev.location is not None and ev.location.region is not None
         assert ev.provenance is not None and "Pillow" in (ev.provenance.tool_version or "")
-        png = tmp_path / "maps" / ev.data["map_png"]
+        assert scored.map_png is not None
+        png = tmp_path / "maps" / scored.map_png
         with Image.open(png) as heat:
             assert heat.format == "PNG"
             with Image.open(path) as original:
@@ -209,9 +213,9 @@ def test_border_bands_are_found(tmp_path: Path) -> None:
     Image.fromarray(framed).save(path)
     out = analyze_image(_asset(path), ForensicsConfig())
     border = next(e for e in out.evidence if e.id.startswith("ev:forensic:border"))
-    assert border.data["border_top"] == 20
-    assert border.data["border_bottom"] == 20
-    assert border.data["border_left"] == 0
+    bands = border.observed(BorderCues)
+    assert bands is not None
+    assert (bands.border_top, bands.border_bottom, bands.border_left) == (20, 20, 0)
     assert "ev:jpeg:asset:0" not in {e.id for e in out.evidence}  # PNG: no JPEG structure
 
 

@@ -14,6 +14,8 @@ from PIL import Image
 
 from semv.model import (
     Asset,
+    Evidence,
+    Exif,
     MediaEvidence,
     MediaKind,
     Modality,
@@ -84,9 +86,15 @@ def _codes(result: MediaEvidence) -> list[UncertaintyCode]:
     return [item.code for item in result.uncertainty]
 
 
-def _data(result: MediaEvidence) -> dict[str, Any]:
+def _exif(evidence: Evidence) -> Exif:
+    exif = evidence.observed(Exif)
+    assert exif is not None
+    return exif
+
+
+def _data(result: MediaEvidence) -> Exif:
     [evidence] = result.evidence
-    return evidence.data
+    return _exif(evidence)
 
 
 # ---- round trips through piexif + exiftool --------------------------------------------------
@@ -104,12 +112,12 @@ def test_round_trip_time_and_gps(tmp_path: Path) -> None:
     assert evidence.reliability == 0.9
     assert evidence.location is not None and evidence.location.asset_id == "asset:1"
     assert evidence.uncertainty == ()
-    data = evidence.data
-    assert data["capture_time"] == "2019-06-01T14:32:10+02:00"
-    assert data["timezone_known"] is True
-    assert data["latitude"] == pytest.approx(45.7629, abs=1e-6)
-    assert data["longitude"] == pytest.approx(4.8311, abs=1e-6)
-    assert (data["make"], data["model"], data["software"]) == ("Canon", "EOS 80D", "Darktable 4.6")
+    data = _exif(evidence)
+    assert data.capture_time == "2019-06-01T14:32:10+02:00"
+    assert data.timezone_known is True
+    assert data.latitude == pytest.approx(45.7629, abs=1e-6)
+    assert data.longitude == pytest.approx(4.8311, abs=1e-6)
+    assert (data.make, data.model, data.software) == ("Canon", "EOS 80D", "Darktable 4.6")
     provenance = evidence.provenance
     assert provenance is not None
     assert provenance.producer is ProducerKind.TOOL and provenance.agent == "exiftool"
@@ -126,8 +134,8 @@ def test_round_trip_time_and_gps(tmp_path: Path) -> None:
 def test_southern_and_western_hemispheres_are_negative(tmp_path: Path) -> None:
     asset = _photo(tmp_path / "rio.jpg", gps=(-22.9068, -43.1729), refs=(b"S", b"W"))
     data = _data(read_metadata(asset))
-    assert data["latitude"] == pytest.approx(-22.9068, abs=1e-6)
-    assert data["longitude"] == pytest.approx(-43.1729, abs=1e-6)
+    assert data.latitude == pytest.approx(-22.9068, abs=1e-6)
+    assert data.longitude == pytest.approx(-43.1729, abs=1e-6)
 
 
 @needs_exiftool
@@ -138,18 +146,19 @@ def test_offset_derived_from_gps_utc_time(tmp_path: Path) -> None:
         gps_time=("2019:06:01", ((12, 1), (32, 1), (7, 1))),
     )
     data = _data(read_metadata(asset))
-    assert data["capture_time"] == "2019-06-01T14:32:10+02:00"
-    assert data["timezone_known"] is True
-    assert data["timezone_source"] == "offset of the GPS (UTC) time"
+    assert data.capture_time == "2019-06-01T14:32:10+02:00"
+    assert data.timezone_known is True
+    assert data.timezone_source == "offset of the GPS (UTC) time"
 
 
 @needs_exiftool
 def test_unknown_time_zone_is_flagged(tmp_path: Path) -> None:
     result = read_metadata(_photo(tmp_path / "c.jpg", offset=None, gps=None))
     [evidence] = result.evidence
-    assert evidence.data["capture_time"] == "2019-06-01T14:32:10"
-    assert evidence.data["timezone_known"] is False
-    assert "latitude" not in evidence.data
+    exif = _exif(evidence)
+    assert exif.capture_time == "2019-06-01T14:32:10"
+    assert exif.timezone_known is False
+    assert exif.latitude is None
     assert evidence.uncertainty == (UncertaintyCode.TIMEZONE_UNKNOWN,)
     assert "time zone unknown" in evidence.content
 
@@ -162,8 +171,8 @@ def test_null_island_is_dropped(tmp_path: Path) -> None:
     assert item.subject == "asset:1" and "(0, 0)" in item.detail
     assert item.stages == (Stage.RETRIEVE,)
     data = _data(result)
-    assert "latitude" not in data and "longitude" not in data
-    assert data["capture_time"] == "2019-06-01T14:32:10+02:00"
+    assert data.latitude is None and data.longitude is None
+    assert data.capture_time == "2019-06-01T14:32:10+02:00"
 
 
 @needs_exiftool
@@ -314,9 +323,9 @@ def test_real_null_island_phone_photo() -> None:
     result = _real("metadata-extractor-images", "jpg", "Samsung GT-I9000 (Galaxy S).jpg")
     assert _codes(result) == [UncertaintyCode.GPS_INVALID]
     data = _data(result)
-    assert "latitude" not in data
-    assert data["capture_time"] == "2011-04-02T18:30:10"
-    assert data["model"] == "GT-I9000"
+    assert data.latitude is None
+    assert data.capture_time == "2011-04-02T18:30:10"
+    assert data.model == "GT-I9000"
 
 
 @needs_exiftool
@@ -325,17 +334,17 @@ def test_real_flir_block_uses_its_west_reference() -> None:
     # exiftool prints "118 deg ... E" for this file, but the FLIR block's reference is W:
     # applied, the position is Los Angeles, consistent with the -07:00 offset of the photo
     data = _data(_real("metadata-extractor-images", "jpg", "FLIR iPhone device.jpg"))
-    assert data["latitude"] == pytest.approx(34.0754, abs=1e-3)
-    assert data["longitude"] == pytest.approx(-118.2543, abs=1e-3)
-    assert data["capture_time"] == "2021-05-16T12:27:36.107-07:00"
+    assert data.latitude == pytest.approx(34.0754, abs=1e-3)
+    assert data.longitude == pytest.approx(-118.2543, abs=1e-3)
+    assert data.capture_time == "2021-05-16T12:27:36.107-07:00"
 
 
 @needs_exiftool
 @pytest.mark.shared_data
 def test_real_gps_derived_time_zone() -> None:
     data = _data(_real("metadata-extractor-images", "jpg", "HTC Desire.jpg"))
-    assert data["capture_time"] == "2011-05-06T09:59:48+02:00"
-    assert data["latitude"] == pytest.approx(45.5007, abs=1e-3)
+    assert data.capture_time == "2011-05-06T09:59:48+02:00"
+    assert data.latitude == pytest.approx(45.5007, abs=1e-3)
 
 
 @needs_exiftool
@@ -343,31 +352,31 @@ def test_real_gps_derived_time_zone() -> None:
 def test_real_gps_photo_with_wrong_gps_date() -> None:
     result = _real("exif-samples", "jpg", "gps", "DSCN0010.jpg")
     data = _data(result)
-    assert data["latitude"] == pytest.approx(43.4674, abs=1e-3)
-    assert data["longitude"] == pytest.approx(11.8851, abs=1e-3)
-    assert data["capture_time"] == "2008-10-22T16:28:39" and data["timezone_known"] is False
-    assert data["software"] == "Nikon Transfer 1.1 W"
+    assert data.latitude == pytest.approx(43.4674, abs=1e-3)
+    assert data.longitude == pytest.approx(11.8851, abs=1e-3)
+    assert data.capture_time == "2008-10-22T16:28:39" and data.timezone_known is False
+    assert data.software == "Nikon Transfer 1.1 W"
 
 
 @needs_exiftool
 @pytest.mark.shared_data
 def test_real_edited_file_signals() -> None:
     data = _data(_real("metadata-extractor-images", "jpg", "FujiFilm FinePixS2Pro.jpg"))
-    assert data["software"] == "Adobe Photoshop 7.0"
-    assert data["capture_time"] == "2002-08-24T13:59:08"
-    assert data["modify_time"] == "2002-09-03T12:47:28"
+    assert data.software == "Adobe Photoshop 7.0"
+    assert data.capture_time == "2002-08-24T13:59:08"
+    assert data.modify_time == "2002-09-03T12:47:28"
 
 
 @needs_exiftool
 @pytest.mark.shared_data
 def test_real_videos_with_gps() -> None:
     mov = _data(_real("metadata-extractor-images", "video", "with-gps.mov"))
-    assert mov["capture_time"] == "2019-07-24T11:25:40+03:00"
-    assert (mov["latitude"], mov["longitude"]) == (32.0929, 34.862)
-    assert (mov["make"], mov["model"]) == ("Apple", "iPhone 6")
+    assert mov.capture_time == "2019-07-24T11:25:40+03:00"
+    assert (mov.latitude, mov.longitude) == (32.0929, 34.862)
+    assert (mov.make, mov.model) == ("Apple", "iPhone 6")
     mp4 = _data(_real("metadata-extractor-images", "video", "with-gps.mp4"))
-    assert (mp4["latitude"], mp4["longitude"]) == (51.4169, -0.0806)
-    assert mp4["capture_time"] == "2017-02-22T08:20:28+00:00"
+    assert (mp4.latitude, mp4.longitude) == (51.4169, -0.0806)
+    assert mp4.capture_time == "2017-02-22T08:20:28+00:00"
 
 
 @needs_exiftool

@@ -95,7 +95,7 @@ def test_a_v1_mapping_becomes_its_typed_observation_and_maps_back(
     data: dict[str, Any], evidence_id: str, expected: type
 ) -> None:
     typed = observation_from_data(data, evidence_id)
-    assert isinstance(typed, expected)
+    assert typed is not None and isinstance(typed, expected)
     assert typed.as_data() == data
 
 

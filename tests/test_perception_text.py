@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from semv.config import MediaConfig, Settings
-from semv.model import Asset, MediaKind, UncertaintyCode
+from semv.model import Asset, MediaKind, OcrText, UncertaintyCode
 from semv.perception.ocr import OcrLine, choose, language_of, read_image
 from semv.perception.speech import transcribe_file
 from semv.stages.media import extract_media
@@ -44,9 +44,10 @@ def test_ocr_evidence_of_an_image_asset(tmp_path: Path) -> None:
     media = extract_media(Asset(id="asset:1", path=str(path), kind=MediaKind.IMAGE), Settings())
     item = next(e for e in media.evidence if e.id == "ev:ocr:asset:1")
     assert item.content == "Evacuation centre 300 beds"
-    assert item.data["languages"] == ["en"]
-    [line] = item.data["lines"]
-    x, y, w, h = line["box"]
+    text = item.observed(OcrText)
+    assert text is not None and text.languages == ("en",)
+    [line] = text.lines
+    x, y, w, h = line.box
     assert 0 <= x < 200 and 0 <= y < 80 and w > 300 and h > 20
     assert item.provenance is not None and "tesseract" in (item.provenance.tool_version or "")
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from semv.config import MediaConfig, Settings
-from semv.model import Asset, MediaKind
+from semv.model import Asset, Evidence, Keyframes, MediaKind
 from semv.perception._context import ExtractContext
 from semv.perception.artifacts import ArtifactStore
 from semv.perception.container import probe
@@ -20,6 +20,12 @@ from tests.conftest import shared_data
 from tests.media_factory import caption_video, need, speech_wav
 
 GOLDEN_VIDEOS = ("testvideo.mp4", "goldeneye-vfr-drop3.mp4")
+
+
+def _frames(item: Evidence) -> Keyframes:
+    frames = item.observed(Keyframes)
+    assert frames is not None
+    return frames
 
 
 def _asset(path: Path, kind: MediaKind = MediaKind.VIDEO) -> Asset:
@@ -62,7 +68,7 @@ def test_keyframes_are_scene_midpoints(tmp_path: Path) -> None:
     assert len(scenes) == 4  # golden cuts 30, 180, 394
     [item] = out.evidence
     assert item.id == "ev:keyframes:asset:1"
-    assert item.data["cuts"] == [30, 180, 394]
+    assert _frames(item).cuts == (30, 180, 394)
     # the four scenes look different: none is dropped as a near-duplicate
     assert len(context.keyframes) == 4
     for frame, scene in zip(context.keyframes, scenes, strict=True):
@@ -128,9 +134,9 @@ def test_static_video_keeps_one_keyframe_after_phash_dedup(tmp_path: Path) -> No
     probe(asset, frozen, context)
     out = keyframes(asset, frozen, context)
     [item] = out.evidence
-    assert item.data["cuts"] == []
+    assert _frames(item).cuts == ()
     assert len(context.keyframes) == 1
-    assert item.data["dropped_duplicates"] == MediaConfig().max_keyframes - 1
+    assert _frames(item).dropped_duplicates == MediaConfig().max_keyframes - 1
 
 
 def test_generated_video_keyframes_audio_and_burnt_in_caption(tmp_path: Path) -> None:
@@ -141,8 +147,8 @@ def test_generated_video_keyframes_audio_and_burnt_in_caption(tmp_path: Path) ->
     ids = {e.id for e in media.evidence}
     assert {"ev:file:asset:1", "ev:container:asset:1", "ev:keyframes:asset:1"} <= ids
     frames = next(e for e in media.evidence if e.id == "ev:keyframes:asset:1")
-    assert frames.data["cuts"] == [75]  # two 3 s scenes at 25 fps
-    assert [k["time_s"] for k in frames.data["keyframes"]] == [1.5, 4.5]
+    assert _frames(frames).cuts == (75,)  # two 3 s scenes at 25 fps
+    assert [k.time_s for k in _frames(frames).keyframes] == [1.5, 4.5]
     # the caption is read from each keyframe, with the keyframe's time as location
     ocr = [e for e in media.evidence if e.id.startswith("ev:ocr:asset:1:f")]
     assert ocr, media.uncertainty

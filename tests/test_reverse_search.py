@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from semv.cli import app
 from semv.config import ReverseSearchConfig, Settings
 from semv.errors import InputError
-from semv.model import Asset, SourceType, UncertaintyCode
+from semv.model import Asset, ReverseSearchMatch, SourceType, UncertaintyCode
 from semv.perception._rsindex import IndexStore, read_generation
 from semv.perception.reverse_search import (
     build_index,
@@ -161,7 +161,8 @@ def test_missing_clip_model_is_uncertainty_not_a_crash(tmp_path: Path) -> None:
         )
     )
     out = match_asset(Asset(id="asset:0", path=str(photo), kind="image"), settings)
-    assert [e.data["match_method"] for e in out.evidence] == ["phash"]
+    matches = [e.observed(ReverseSearchMatch) for e in out.evidence]
+    assert [m.match_method if m else None for m in matches] == ["phash"]
     assert [u.code for u in out.uncertainty] == [UncertaintyCode.TOOL_MISSING]
     assert "CLIP" in out.uncertainty[0].detail
 

@@ -77,7 +77,7 @@ _SOURCE_FIELDS: Final = (
     "reliability",
     "modality",
 )
-_CONTENT_FIELDS: Final = ("content", "data", "location")
+_CONTENT_FIELDS: Final = ("content", "observation", "location")
 
 TargetKind = Literal["argument", "evidence", "subclaim", "unknown"]
 Action = Accept | Reject | Edit | Add

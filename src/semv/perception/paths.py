@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Final
 
 from semv.config import Settings
-from semv.model import MediaEvidence
+from semv.model import ForensicMap, MediaEvidence
 
 logger = logging.getLogger(__name__)
 
@@ -67,11 +67,11 @@ def copy_maps(values: Iterable[object], settings: Settings, out_dir: Path) -> li
     source = Path(settings.forensics.maps_dir)
     names = sorted(
         {
-            str(ev.data["map_png"])
+            scored.map_png
             for value in values
             if isinstance(value, MediaEvidence)
             for ev in value.evidence
-            if isinstance(ev.data.get("map_png"), str)
+            if (scored := ev.observed(ForensicMap)) is not None and scored.map_png is not None
         }
     )
     copied: list[Path] = []

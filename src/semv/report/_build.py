@@ -14,6 +14,8 @@ from semv.model import (
     ClashRecord,
     Dimension,
     Evidence,
+    ForensicMap,
+    Keyframes,
     Modality,
     ProducerKind,
     Provenance,
@@ -137,13 +139,12 @@ class _Builder:
         """Keyframe PNGs recorded by the asset's keyframe evidence."""
         out: list[ArtifactView] = []
         for item in self.media_items(asset_id):
-            for frame in (
-                item.data.get("keyframes", []) if item.data.get("kind") == "keyframes" else []
-            ):
+            frames = item.observed(Keyframes)
+            for frame in frames.keyframes if frames is not None else ():
                 out.append(
                     ArtifactView(
-                        label=f"keyframe {frame['number']} at {float(frame['time_s']):.2f} s",
-                        path=str(frame["artifact"]),
+                        label=f"keyframe {frame.number} at {frame.time_s:.2f} s",
+                        path=frame.artifact,
                     )
                 )
         return tuple(out)
@@ -291,8 +292,9 @@ _MAP_NAME: Final = re.compile(r"^[0-9a-f]{64}\.png$")
 def _map_link(item: Evidence) -> str | None:
     """``maps/<sha256>.png`` for an item with a content-addressed map (copied next to the
     report by the pipeline); anything else is not linked."""
-    name = item.data.get("map_png")
-    return f"maps/{name}" if isinstance(name, str) and _MAP_NAME.match(name) else None
+    scored = item.observed(ForensicMap)
+    name = scored.map_png if scored is not None else None
+    return f"maps/{name}" if name is not None and _MAP_NAME.match(name) else None
 
 
 def _top(arguments: tuple[Argument, ...], stance: Stance) -> list[Argument]:

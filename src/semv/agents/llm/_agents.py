@@ -398,8 +398,8 @@ class LlmAgents:
             body = ev.content
             if ev.title:
                 body = f"{ev.title}. {body}"
-            if ev.data:
-                flat = {k: v for k, v in ev.data.items() if not isinstance(v, dict | list)}
+            if ev.observation is not None:
+                flat = ev.observation.scalars()
                 if flat:
                     body += " " + json.dumps(flat, ensure_ascii=False, default=str)
             out.append({"id": ev.id, "text": f"{head} {body}"[:limit]})

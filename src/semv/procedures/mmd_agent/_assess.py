@@ -26,7 +26,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from semv.config import BaselinesConfig, OfflineAgentConfig
 from semv.dimensions import ClaimView
-from semv.model import Dimension, Evidence, Frozen, Stance, UncertaintyItem
+from semv.model import ContentCredentials, Dimension, Evidence, Frozen, Stance, UncertaintyItem
 from semv.procedures._cues import (
     Cue,
     cues,
@@ -165,7 +165,7 @@ def image_stage(
     """Image veracity from the integrity observations of the ``images`` loaded images."""
     items = [e for e in _unique(evidence) if is_integrity(e)] if images else []
     found = cues(views, items, (Dimension.AUTHENTICITY,), offline)
-    ai = {e.id for e in items if e.data.get("kind") == "c2pa" and e.data.get("ai_generated")}
+    ai = {e.id for e in items if (c2pa := e.observed(ContentCredentials)) and c2pa.ai_generated}
     codes = {
         "V1" if ai.intersection(c.evidence) else "V2" for c in _attacks(found, {"authenticity"})
     }

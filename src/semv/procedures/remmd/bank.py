@@ -254,7 +254,7 @@ async def build_bank(
         origin.setdefault(ev.id, "supplied")
     for m in media:
         for ev in m.evidence:
-            if ev.content.strip() or ev.data:
+            if ev.content.strip() or ev.observation is not None:
                 pool.setdefault(ev.id, ev)
                 origin.setdefault(ev.id, "media")
     calls: list[RetrievalCall] = []

@@ -25,7 +25,15 @@ import re
 from collections.abc import Mapping, Sequence
 
 from semv.config import OfflineAgentConfig, RemmdConfig
-from semv.model import Evidence
+from semv.model import (
+    ContentCredentials,
+    Evidence,
+    EvidenceKind,
+    Exif,
+    ForensicMap,
+    JpegStructure,
+    Observation,
+)
 from semv.nlp import places as _places
 from semv.nlp.dates import Agreement, capture_agreement, compare, find_dates, from_iso
 from semv.nlp.markers import editor_in
@@ -67,6 +75,8 @@ _AI_WORDS = re.compile(
     r"synthetic image|généré par (?:l')?ia|ki-generiert)\b|AI生成|生成画像",
     re.IGNORECASE,
 )
+_READ_IN_MEDIA = frozenset({EvidenceKind.OCR, EvidenceKind.DESCRIPTION})
+"""Observations whose text was read in (or described from) the image itself."""
 
 
 def _key(name: str) -> str:
@@ -107,8 +117,9 @@ def compare_point(
 
     ``capture_tolerance_days`` is ``offline.time_tolerance_days`` of the run's settings (its
     default value when not given), the one tolerance of the EXIF-versus-claim date check."""
-    if point.type is PointType.BINDING and ev.id.startswith("ev:exif:"):
-        return _capture_time(point, ev, capture_tolerance_days)
+    exif = ev.observed(Exif)
+    if point.type is PointType.BINDING and exif is not None:
+        return _capture_time(point, ev, exif, capture_tolerance_days)
     text = f"{ev.title}. {ev.content}" if ev.title else ev.content
     core = _core(point)
     overlap = lexical_overlap(core, text)
@@ -198,13 +209,13 @@ def compare_point(
 
 
 def _capture_time(
-    point: AtomicPoint, ev: Evidence, capture_tolerance_days: int
+    point: AtomicPoint, ev: Evidence, exif: Exif, capture_tolerance_days: int
 ) -> PointFinding | None:
     """The image's own capture time (EXIF) against the dates of the sentence it supports, by
     the same check and tolerance as SEMV's ``when`` rule (``semv.nlp.dates.capture_agreement``,
     ``offline.time_tolerance_days``)."""
-    raw = ev.data.get("capture_time")
-    captured = from_iso(str(raw)[:10]) if raw else None
+    raw = exif.capture_time
+    captured = from_iso(raw[:10]) if raw else None
     claimed = [d for d in (from_iso(x) for x in point.facts.dates) if d is not None]
     if captured is None or not claimed:
         return None
@@ -337,31 +348,28 @@ def visual_signals(records: Sequence[Evidence]) -> dict[str, list[str]]:
     AI-generation note in the image's own text."""
     out: dict[str, list[str]] = {}
     for ev in records:
-        data = ev.data
-        kind = str(data.get("kind") or "")
-        if ev.id.startswith("ev:c2pa:"):
-            if data.get("ai_generated"):
-                out.setdefault("V1", []).append(ev.id)
-            if data.get("edited") or data.get("hash_mismatch"):
-                out.setdefault("V2", []).append(ev.id)
-        elif ev.id.startswith("ev:forensic:combined"):
-            score, threshold = data.get("region_score"), data.get("threshold")
-            if (
-                isinstance(score, int | float)
-                and isinstance(threshold, int | float)
-                and score >= threshold
-                and data.get("editing_traces")
-            ):
-                out.setdefault("V2", []).append(ev.id)
-        elif ev.id.startswith("ev:jpeg:") and "Photoshop" in str(data.get("editor_markers") or ""):
+        obs = ev.observation
+        if isinstance(obs, ContentCredentials) and obs.ai_generated:
+            out.setdefault("V1", []).append(ev.id)
+        if _edited(obs):
             out.setdefault("V2", []).append(ev.id)
-        elif kind.startswith("exif") or ev.id.startswith("ev:exif"):
-            software = str(data.get("software") or "")
-            if software and editor_in(software):
-                out.setdefault("V2", []).append(ev.id)
-        if ev.id.startswith(("ev:ocr:", "ev:describe:")) and _AI_WORDS.search(ev.content):
+        if ev.kind in _READ_IN_MEDIA and _AI_WORDS.search(ev.content):
             out.setdefault("V1", []).append(ev.id)
     return out
+
+
+def _edited(obs: Observation | None) -> bool:
+    """A provenance sign of editing: C2PA edits or a broken hash, a combined forensic anomaly
+    with a JPEG editing trace, Photoshop resources in the JPEG, an editor in EXIF Software."""
+    if isinstance(obs, ContentCredentials):
+        return obs.edited or obs.hash_mismatch
+    if isinstance(obs, ForensicMap):
+        return obs.combined and obs.region_score >= obs.threshold and bool(obs.editing_traces)
+    if isinstance(obs, JpegStructure):
+        return "Photoshop" in (obs.editor_markers or "")
+    if isinstance(obs, Exif):
+        return bool(obs.software and editor_in(obs.software))
+    return False
 
 
 def diagnose(

@@ -31,7 +31,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from semv.config import BaselinesConfig, OfflineAgentConfig
 from semv.dimensions import ClaimView, is_media_text
-from semv.model import Dimension, Evidence, Modality
+from semv.model import Dimension, Evidence, EvidenceKind, Modality
 from semv.procedures._cues import (
     Cue,
     asset_of,
@@ -63,7 +63,7 @@ _REQUIRES: Mapping[str, frozenset[str]] = {
 
 
 def _is_description(ev: Evidence) -> bool:
-    return ev.data.get("kind") == "description"
+    return ev.kind is EvidenceKind.DESCRIPTION
 
 
 def select_tools(
