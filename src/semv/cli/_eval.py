@@ -152,7 +152,10 @@ def _make_command(adapter: str) -> Callable[..., None]:
         ] = None,
         limit: Annotated[int | None, typer.Option("--limit", min=1, help="First N cases.")] = None,
         workers: Annotated[
-            int, typer.Option("--workers", min=1, help="Cases verified concurrently.")
+            int,
+            typer.Option(
+                "--workers", min=1, help="Cases verified at once, each worker in its own process."
+            ),
         ] = 1,
         out_dir: Annotated[
             Path | None,
