@@ -35,8 +35,18 @@ def _evaluate(tmp: Path, name: str, **how: Any) -> tuple[list[dict[str, Any]], d
     store = Store(tmp / f"{name}-store")
     try:
         asyncio.run(
-            run_plan(cases, task=task, contract=contract, store=store, settings=settings,
-                     agents=agents, log=log, done=set(), out_dir=out, **how)  # fmt: skip
+            run_plan(
+                cases,
+                task=task,
+                contract=contract,
+                store=store,
+                settings=settings,
+                agents=agents,
+                log=log,
+                done=set(),
+                out_dir=out,
+                **how,
+            )
         )
     finally:
         log.close()

@@ -212,6 +212,7 @@ def _web_sessions() -> None:
         "web_sessions",
         sa.Column("session_hash", sa.String(64), primary_key=True),
         sa.Column("reviewer", sa.String(200)),
+        sa.Column("token_hash", sa.String(64), nullable=False),
         sa.Column("created_at", sa.String(32), nullable=False),
     )
 
