@@ -15,15 +15,18 @@ the retry commits a new run, and the case gets one results line.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any
+import os
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TypeVar
 
 from semv.adapters import LoadedCase
 from semv.errors import ConfigError
 from semv.eval._tasks import Record
 from semv.eval._workers import WorkerSpec, pending_cases, verify_in_worker
 
-__all__ = ["TASK_RETRIES", "run_plan_ray"]
+__all__ = ["TASK_RETRIES", "run_in_ray", "run_plan_ray"]
+
+_R = TypeVar("_R")
 
 TASK_RETRIES = 3
 """How often Ray re-runs a case whose worker died (a case that raises is not retried: the
@@ -39,6 +42,7 @@ def _connect(address: str | None, workers: int) -> Any:
         raise ConfigError(f"--ray needs the ray package: {exc}") from exc
     if ray.is_initialized():
         return ray
+    address = address or os.environ.get("RAY_ADDRESS") or None
     options: dict[str, Any] = {
         "include_dashboard": False,
         "log_to_driver": False,
@@ -55,6 +59,45 @@ def _connect(address: str | None, workers: int) -> Any:
     return ray
 
 
+def run_in_ray(
+    fn: Callable[..., _R],
+    spec: object,
+    items: Iterable[tuple[Any, ...]],
+    *,
+    on_result: Callable[[_R], None],
+    address: str | None = None,
+    workers: int = 2,
+) -> list[_R]:
+    """``fn(spec, *item)`` for every item as Ray tasks; ``on_result`` (in this process) as each
+    task returns. A task whose worker dies is retried (``TASK_RETRIES``)."""
+    started_here = not (address or os.environ.get("RAY_ADDRESS"))
+    ray = _connect(address, workers)
+    try:
+        remote = ray.remote(num_cpus=1, max_retries=TASK_RETRIES, retry_exceptions=False)(fn)
+        spec_ref = ray.put(spec)
+        cpus = max(1, int(ray.cluster_resources().get("CPU", workers)))
+        limit = _IN_FLIGHT_PER_CPU * cpus
+        results: list[_R] = []
+        todo = iter(items)
+        running: list[Any] = []
+        while True:
+            for item in todo:
+                running.append(remote.remote(spec_ref, *item))
+                if len(running) >= limit:
+                    break
+            if not running:
+                break
+            finished, running = ray.wait(running, num_returns=1)
+            for ref in finished:
+                result: _R = ray.get(ref)
+                on_result(result)
+                results.append(result)
+        return results
+    finally:
+        if started_here:
+            ray.shutdown()
+
+
 def run_plan_ray(
     cases: Sequence[LoadedCase],
     spec: WorkerSpec,
@@ -65,31 +108,11 @@ def run_plan_ray(
     workers: int = 2,
 ) -> list[Record]:
     """Verify the pending cases as Ray tasks; ``append`` each record as its task returns."""
-    ray = _connect(address, workers)
-    started_here = address is None
-    try:
-        remote = ray.remote(num_cpus=1, max_retries=TASK_RETRIES, retry_exceptions=False)(
-            verify_in_worker
-        )
-        spec_ref = ray.put(spec)
-        cpus = max(1, int(ray.cluster_resources().get("CPU", workers)))
-        limit = _IN_FLIGHT_PER_CPU * cpus
-        records: list[Record] = []
-        todo = pending_cases(cases, done)
-        running: list[Any] = []
-        while True:
-            for index, loaded in todo:
-                running.append(remote.remote(spec_ref, index, loaded))
-                if len(running) >= limit:
-                    break
-            if not running:
-                break
-            finished, running = ray.wait(running, num_returns=1)
-            for ref in finished:
-                record: Record = ray.get(ref)
-                append(record)
-                records.append(record)
-        return records
-    finally:
-        if started_here:
-            ray.shutdown()
+    return run_in_ray(
+        verify_in_worker,
+        spec,
+        pending_cases(cases, done),
+        on_result=append,
+        address=address,
+        workers=workers,
+    )

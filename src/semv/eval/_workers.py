@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import asyncio
 import multiprocessing
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TypeVar
 
 from semv.adapters import LoadedCase
 from semv.agents import Agents
@@ -25,7 +26,15 @@ from semv.eval._tasks import Record, Task, get_task
 from semv.procedures import DEFAULT_PROCEDURE
 from semv.store import Store
 
-__all__ = ["WorkerSpec", "pending_cases", "run_plan_processes", "verify_in_worker"]
+__all__ = [
+    "WorkerSpec",
+    "pending_cases",
+    "run_in_processes",
+    "run_plan_processes",
+    "verify_in_worker",
+]
+
+_R = TypeVar("_R")
 
 
 @dataclass(frozen=True)
@@ -105,6 +114,46 @@ def pending_cases(cases: Sequence[LoadedCase], done: set[str]) -> Iterator[tuple
     return ((i, c) for i, c in enumerate(cases) if c.case.id not in done)
 
 
+def run_in_processes(
+    fn: Callable[..., _R],
+    spec: object,
+    items: Iterable[tuple[Any, ...]],
+    *,
+    on_result: Callable[[_R], None],
+    workers: int,
+) -> list[_R]:
+    """``fn(spec, *item)`` for every item in ``workers`` processes; ``on_result`` (in this
+    process) as each finishes. At most ``2 × workers`` items are in flight, so a dataset of
+    any size is never queued in the pool at once. ``fn`` must be a module-level function."""
+    # forkserver: workers start from a clean, single-threaded server process (never a fork of
+    # this one, whose progress-bar thread, database connections and native thread pools a
+    # fork would copy), and import semv once in that server for every worker.
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["semv.eval._workers", "semv.pipeline", "semv.agents.offline"])
+    results: list[_R] = []
+    todo = iter(items)
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        running: set[Future[_R]] = set()
+        try:
+            while True:
+                for item in todo:
+                    running.add(pool.submit(fn, spec, *item))
+                    if len(running) >= 2 * workers:
+                        break
+                if not running:
+                    break
+                finished, running = wait(running, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    result = future.result()
+                    on_result(result)
+                    results.append(result)
+        except BaseException:
+            for future in running:
+                future.cancel()
+            raise
+    return results
+
+
 def run_plan_processes(
     cases: Sequence[LoadedCase],
     spec: WorkerSpec,
@@ -114,32 +163,7 @@ def run_plan_processes(
     workers: int,
 ) -> list[Record]:
     """Verify the pending cases in ``workers`` processes; ``append`` each record (in the parent)
-    as soon as its case finishes. At most ``2 × workers`` cases are in flight, so a dataset
-    of any size is never held in the pool's queue at once."""
-    # forkserver: workers start from a clean, single-threaded server process (never a fork of
-    # this one, whose progress-bar thread, database connections and native thread pools a
-    # fork would copy), and import semv once in that server for every worker.
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["semv.eval._workers", "semv.pipeline", "semv.agents.offline"])
-    records: list[Record] = []
-    todo = pending_cases(cases, done)
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        running: set[Future[Record]] = set()
-        try:
-            while True:
-                for index, loaded in todo:
-                    running.add(pool.submit(verify_in_worker, spec, index, loaded))
-                    if len(running) >= 2 * workers:
-                        break
-                if not running:
-                    break
-                finished, running = wait(running, return_when=FIRST_COMPLETED)
-                for future in finished:
-                    record = future.result()
-                    append(record)
-                    records.append(record)
-        except BaseException:
-            for future in running:
-                future.cancel()
-            raise
-    return records
+    as soon as its case finishes."""
+    return run_in_processes(
+        verify_in_worker, spec, pending_cases(cases, done), on_result=append, workers=workers
+    )
