@@ -268,6 +268,9 @@ def main(argv: list[str] | None = None) -> int:
     from web_latency import bench_web  # benchmarks/web_latency.py
 
     bench_web()
+    import scale_bench  # benchmarks/scale_bench.py: workers, Ray, restart (issue 17)
+
+    scale_bench.main(["--cases", str(args.cases)])
     return 0
 
 

@@ -444,6 +444,7 @@ def memory_bank(
 def get_artifact(run: str, asset: str, index: int, web: State) -> FileResponse:
     """The ``index``-th derived file (keyframe PNG) the run's report lists for ``asset``;
     served only from the content-addressed artifact store."""
+    from semv.perception.artifacts import ArtifactStore
     from semv.pipeline import artifacts_root
 
     view, _ = views.report_view(web.store, run)
@@ -451,7 +452,10 @@ def get_artifact(run: str, asset: str, index: int, web: State) -> FileResponse:
     if media is None or not 0 <= index < len(media.artifacts):
         raise HTTPException(404, f"no artifact {index} of {asset}")
     root = artifacts_root(web.store, web.reports_dir).resolve()
-    path = Path(media.artifacts[index].path).resolve()
-    if not path.is_relative_to(root) or not path.is_file():
+    recorded = Path(media.artifacts[index].path).resolve()
+    # written by this machine, or fetched by content hash from the shared artifact location
+    found = recorded if recorded.is_relative_to(root) else recorded.name
+    path = ArtifactStore(root).local(found)
+    if path is None or not path.resolve().is_relative_to(root):
         raise HTTPException(404, f"artifact {index} of {asset} is not available")
     return FileResponse(path, media_type=mimetypes.guess_type(path.name)[0])
