@@ -272,6 +272,9 @@ def main(argv: list[str] | None = None) -> int:
     import startup  # benchmarks/startup.py: whole-process figures of issue 15
 
     startup.main(["--repeats", str(max(3, args.repeats // 8))])
+    import scale_bench  # benchmarks/scale_bench.py: workers, Ray, restart (issue 17)
+
+    scale_bench.main(["--cases", str(args.cases)])
     return 0
 
 

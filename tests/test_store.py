@@ -1,4 +1,5 @@
-"""Store: append-only runs, hash-chained trace, tamper detection."""
+"""Store: append-only runs, hash-chained trace, tamper detection, on SQLite and on PostgreSQL
+(``store_url``: the PostgreSQL half is marked ``postgres``)."""
 
 from __future__ import annotations
 
@@ -16,8 +17,8 @@ def _run(store: Store) -> str:
     return store.create_run(case_id="c1", adapter="generic", settings_hash="s", agents="a/1")
 
 
-def test_trace_is_hash_chained_and_verifies(data_dir: Path) -> None:
-    store = Store(data_dir)
+def test_trace_is_hash_chained_and_verifies(store_url: str) -> None:
+    store = Store(url=store_url)
     run_id = _run(store)
     first = store.append_event(run_id, TraceKind.RUN_STARTED, payload={"x": 1})
     second = store.append_event(run_id, TraceKind.NODE_EXECUTED, node="bundle")
@@ -38,25 +39,23 @@ def test_trace_is_hash_chained_and_verifies(data_dir: Path) -> None:
         ("DELETE FROM trace WHERE seq=2", "head"),
     ],
 )
-def test_rewritten_history_is_detected(data_dir: Path, statement: str, problem: str) -> None:
-    store = Store(data_dir)
+def test_rewritten_history_is_detected(store_url: str, statement: str, problem: str) -> None:
+    store = Store(url=store_url)
     run_id = _run(store)
     store.append_event(run_id, TraceKind.RUN_STARTED, payload={"x": 1})
     store.append_event(run_id, TraceKind.NODE_EXECUTED, node="bundle")
     store.append_event(run_id, TraceKind.RUN_COMMITTED)
     store.finish_run(run_id, RunStatus.COMMITTED)
-    store.close()
-    engine = create_engine(f"sqlite:///{data_dir / 'semv.db'}")
-    with engine.begin() as conn:
+    with store.engine.begin() as conn:  # someone with database access rewrites history
         conn.execute(text(statement))
-    engine.dispose()
-    check = Store(data_dir).verify_trace(run_id)
+    store.close()
+    check = Store(url=store_url).verify_trace(run_id)
     assert not check.ok
     assert problem in (check.problem or "")
 
 
-def test_finished_run_is_never_modified(data_dir: Path) -> None:
-    store = Store(data_dir)
+def test_finished_run_is_never_modified(store_url: str) -> None:
+    store = Store(url=store_url)
     run_id = _run(store)
     store.finish_run(run_id, RunStatus.COMMITTED, label="verified")
     with pytest.raises(StoreError, match="never modified"):
@@ -64,16 +63,16 @@ def test_finished_run_is_never_modified(data_dir: Path) -> None:
     assert store.get_run(run_id).label == "verified"
 
 
-def test_run_lookup_by_prefix_and_unknown(data_dir: Path) -> None:
-    store = Store(data_dir)
+def test_run_lookup_by_prefix_and_unknown(store_url: str) -> None:
+    store = Store(url=store_url)
     run_id = _run(store)
     assert store.get_run(run_id[:-2]).run_id == run_id
     with pytest.raises(RunNotFound):
         store.get_run("nope")
 
 
-def test_cache_maps_fingerprint_to_content(data_dir: Path) -> None:
-    store = Store(data_dir)
+def test_cache_maps_fingerprint_to_content(store_url: str) -> None:
+    store = Store(url=store_url)
     assert store.cached_output("f" * 64) is None
     store.remember("f" * 64, "bundle", "h" * 64, b'{"a":1}')
     store.remember("f" * 64, "bundle", "h" * 64, b'{"a":1}')  # idempotent
@@ -81,17 +80,17 @@ def test_cache_maps_fingerprint_to_content(data_dir: Path) -> None:
     assert store.get_blob("h" * 64) == b'{"a":1}'
 
 
-def test_sqlite_runs_in_wal_mode(data_dir: Path) -> None:
+def test_sqlite_runs_in_wal_mode(data_dir: Path) -> None:  # SQLite only
     Store(data_dir)
     engine = create_engine(f"sqlite:///{data_dir / 'semv.db'}")
     with engine.connect() as conn:
         assert conn.execute(text("PRAGMA journal_mode")).scalar() == "wal"
 
 
-def test_batched_node_commit_extends_the_chain_like_single_appends(data_dir: Path) -> None:
+def test_batched_node_commit_extends_the_chain_like_single_appends(store_url: str) -> None:
     from semv.store import NodeRecord
 
-    store = Store(data_dir)
+    store = Store(url=store_url)
     store.remember("f" * 64, "s", "h" * 64, b"{}")
     run_id = _run(store)
     store.append_event(run_id, TraceKind.RUN_STARTED)
@@ -107,10 +106,10 @@ def test_batched_node_commit_extends_the_chain_like_single_appends(data_dir: Pat
     assert [n.key for n in store.run_nodes(run_id)] == ["n0", "n1", "n2"]
 
 
-def test_batched_node_commit_is_all_or_nothing(data_dir: Path) -> None:
+def test_batched_node_commit_is_all_or_nothing(store_url: str) -> None:
     from semv.store import NodeRecord
 
-    store = Store(data_dir)
+    store = Store(url=store_url)
     store.remember("f" * 64, "s", "h" * 64, b"{}")
     run_id = _run(store)
     head = store.append_event(run_id, TraceKind.RUN_STARTED)
@@ -128,8 +127,8 @@ def test_batched_node_commit_is_all_or_nothing(data_dir: Path) -> None:
     assert store.verify_trace(run_id).ok
 
 
-def test_blobs_in_one_query_and_cache_hit_with_content(data_dir: Path) -> None:
-    store = Store(data_dir)
+def test_blobs_in_one_query_and_cache_hit_with_content(store_url: str) -> None:
+    store = Store(url=store_url)
     store.remember("f" * 64, "s", "h" * 64, b'{"a":1}')
     assert store.get_blobs(["h" * 64, "x" * 64]) == {"h" * 64: b'{"a":1}'}
     assert store.cached_blob("f" * 64) == ("h" * 64, b'{"a":1}')

@@ -405,6 +405,7 @@ def test_add_with_minimal_reviewer_evidence(client: TestClient, run_id: str) -> 
 def test_writes_need_a_token_when_auth_is_on(data_dir: Path, run_id: str, tmp_path: Path) -> None:
     with TestClient(create_app(data_dir, tokens=["alice:s3cret", "plain-token"])) as c:
         assert c.get(f"/api/runs/{run_id}").status_code == 200  # reads stay open
+        jobs_before = c.get("/api/jobs").json()  # earlier servers' jobs live in the store
         headers = _csrf(c)
         batch = _batch("arg:why:att:1", reviewer="mallory")
         r = c.post(f"/api/runs/{run_id}/contest", json=batch, headers=headers)
@@ -415,7 +416,7 @@ def test_writes_need_a_token_when_auth_is_on(data_dir: Path, run_id: str, tmp_pa
         assert r.status_code == 401
         r = c.post("/api/cases", files={"files": ("case.yaml", _CASE)}, headers=headers)
         assert r.status_code == 401
-        assert c.get("/api/jobs").json() == []
+        assert c.get("/api/jobs").json() == jobs_before  # the refused upload queued nothing
         r = c.post(
             f"/api/runs/{run_id}/contest", json=batch, headers={"Authorization": "Bearer s3cret"}
         )

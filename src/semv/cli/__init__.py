@@ -25,6 +25,7 @@ __all__ = ["COMMANDS", "app", "main"]
 #: command name → "module:attr" (a command function or a typer.Typer group), in help order
 COMMANDS: dict[str, str] = {
     "verify": "semv.cli._runs:verify",
+    "verify-batch": "semv.cli._batch:verify_batch",
     "show": "semv.cli._runs:show",
     "runs": "semv.cli._runs:runs",
     "learn": "semv.cli._memory:learn_command",

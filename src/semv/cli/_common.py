@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 
     from semv.config import Settings
     from semv.errors import SemvError
+    from semv.store import Store
 
 __all__ = [
     "BackendOpt",
@@ -24,8 +25,10 @@ __all__ = [
     "LlmModelOpt",
     "LlmUrlOpt",
     "ReplayFlag",
+    "StoreUrl",
     "err",
     "fail",
+    "open_store",
     "out",
     "progress",
     "settings_from",
@@ -36,6 +39,17 @@ out = Console()
 
 DataDir = Annotated[
     Path, typer.Option("--data-dir", help="Store directory (SQLite database, reports).")
+]
+StoreUrl = Annotated[
+    str | None,
+    typer.Option(
+        "--store",
+        envvar="SEMV_STORE_URL",
+        metavar="URL",
+        help="Database of the store, e.g. postgresql://semv@db-host/semv (default: SQLite in "
+        "--data-dir). Reports, uploads and artifacts stay in --data-dir.",
+        show_default=False,
+    ),
 ]
 ConfigFile = Annotated[
     Path | None, typer.Option("--config", help="TOML file overriding configuration constants.")
@@ -63,6 +77,14 @@ def fail(exc: SemvError) -> NoReturn:
     """Print ``error: <exc>`` on stderr and exit with the error's code (2 bad input, 1 internal)."""
     err.print(f"[bold red]error:[/] {exc}", markup=True, highlight=False)
     raise typer.Exit(exc.exit_code)
+
+
+def open_store(data_dir: Path, url: str | None) -> Store:
+    """The store of ``--store URL`` (files still under ``data_dir``), else SQLite in
+    ``data_dir``."""
+    from semv.store import Store
+
+    return Store(data_dir, url=url)
 
 
 def settings_from(config: Path | None) -> Settings:

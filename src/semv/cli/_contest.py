@@ -18,8 +18,10 @@ from semv.cli._common import (
     LlmModelOpt,
     LlmUrlOpt,
     ReplayFlag,
+    StoreUrl,
     err,
     fail,
+    open_store,
     out,
     progress,
     settings_from,
@@ -179,6 +181,7 @@ def contest(
         Path | None, typer.Option("--out", help="Write reports under DIR/<run id>/.")
     ] = None,
     data_dir: DataDir = Path(".semv"),
+    store_url: StoreUrl = None,
     config: ConfigFile = None,
     backend: BackendOpt = None,
     llm_url: LlmUrlOpt = None,
@@ -190,7 +193,6 @@ def contest(
 
     from semv.agents.backends import build_agents
     from semv.contest import Policy, ReviewBatch, batch_schema, load_batch, revise
-    from semv.store import Store
 
     if schema:
         sys.stdout.write(json.dumps(batch_schema(), indent=2, ensure_ascii=False) + "\n")
@@ -224,7 +226,7 @@ def contest(
             chosen = Policy(policy) if policy is not None else None
         except ValueError as exc:
             raise InputError(f"--policy must be scoped, causal or global, not {policy}") from exc
-        store = Store(data_dir)
+        store = open_store(data_dir, store_url)
         agents = build_agents(settings, store=store, replay=replay)
     except SemvError as exc:
         fail(exc)

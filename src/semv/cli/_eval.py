@@ -23,7 +23,7 @@ import typer
 from semv.adapters import LoadedCase, adapter_names
 from semv.adapters._remmd_runs import is_runs_folder
 from semv.agents.backends import build_agents
-from semv.cli._common import err, fail, out, progress
+from semv.cli._common import StoreUrl, err, fail, out, progress
 from semv.cli._contest import eval_ctr
 from semv.cli._retrieval import eval_retrieval
 from semv.config import Settings, load_settings
@@ -73,10 +73,14 @@ def _evaluate_once(
     quiet: bool,
     label: str,
     target: Path,
+    store_url: str | None = None,
+    ray: bool = False,
+    ray_address: str | None = None,
 ) -> dict[str, Any]:
     """Run (or resume) one condition into ``out_dir`` and score it; ``target`` is the --out
-    folder the user named (``out_dir`` or a folder above it for --seeds/--sweep)."""
-    store = Store(store_dir)
+    folder the user named (``out_dir`` or a folder above it for --seeds/--sweep). The store is
+    SQLite in ``store_dir``, or the database at ``store_url`` (``--store``)."""
+    store = Store(store_dir, url=store_url)
     try:
         agents = build_agents(settings, store=store)  # the [agents] backend of the config
         log, previous = open_results(out_dir, plan, settings, agents, resume=resume)
@@ -106,6 +110,8 @@ def _evaluate_once(
                     workers=workers,
                     on_record=tick,
                     procedure=plan.procedure,
+                    ray=ray,
+                    ray_address=ray_address,
                 )
             )
     except KeyboardInterrupt:
@@ -152,7 +158,10 @@ def _make_command(adapter: str) -> Callable[..., None]:
         ] = None,
         limit: Annotated[int | None, typer.Option("--limit", min=1, help="First N cases.")] = None,
         workers: Annotated[
-            int, typer.Option("--workers", min=1, help="Cases verified concurrently.")
+            int,
+            typer.Option(
+                "--workers", min=1, help="Cases verified at once, each worker in its own process."
+            ),
         ] = 1,
         out_dir: Annotated[
             Path | None,
@@ -192,10 +201,27 @@ def _make_command(adapter: str) -> Callable[..., None]:
                 "--sample", min=1, help="N cases spread evenly over the dataset (not the first N)."
             ),
         ] = None,
+        ray: Annotated[
+            bool,
+            typer.Option(
+                "--ray",
+                help="Run the cases as Ray tasks: on a local Ray of --workers CPUs, or on the "
+                "cluster of --ray-address (or RAY_ADDRESS).",
+            ),
+        ] = False,
+        ray_address: Annotated[
+            str | None,
+            typer.Option(
+                "--ray-address",
+                metavar="ADDRESS",
+                help="Ray cluster to run on (HOST:6379 or ray://HOST:10001); implies --ray.",
+            ),
+        ] = None,
         json_out: Annotated[bool, typer.Option("--json", help="Print metrics as JSON.")] = False,
         data_dir: Annotated[
             Path, typer.Option("--data-dir", help="Store directory (SQLite database, reports).")
         ] = Path(".semv"),
+        store_url: StoreUrl = None,
         config: Annotated[
             Path | None, typer.Option("--config", help="TOML file overriding constants.")
         ] = None,
@@ -205,6 +231,13 @@ def _make_command(adapter: str) -> Callable[..., None]:
                 raise_input("--resume needs --out naming the evaluation to continue")
             if seeds > 1 and sweep:
                 raise_input("use --seeds or --sweep, not both")
+            if store_url and (
+                seeds > 1 or (procedures and len(resolve_procedures(procedures)) > 1)
+            ):
+                raise_input(
+                    "--store holds one store: --seeds and several --procedure need one store "
+                    "each (they run into --out without --store)"
+                )
             settings = _with_bins(load_settings(config), bins)
             chosen = resolve_procedures(procedures)
             if len(chosen) > 1 and (seeds > 1 or sweep):
@@ -226,6 +259,9 @@ def _make_command(adapter: str) -> Callable[..., None]:
                     resume=resume,
                     workers=workers,
                     quiet=json_out,
+                    store_url=store_url,
+                    ray=ray or ray_address is not None,
+                    ray_address=ray_address,
                 )
                 _emit_table(compared.payload, compared.markdown, target, json_out)
                 return
@@ -238,6 +274,9 @@ def _make_command(adapter: str) -> Callable[..., None]:
                 "workers": workers,
                 "quiet": json_out,
                 "target": target,
+                "store_url": store_url,
+                "ray": ray or ray_address is not None,
+                "ray_address": ray_address,
             }
             if seeds > 1:
                 runs = []
@@ -335,6 +374,9 @@ def _evaluate_procedures(
     resume: bool,
     workers: int,
     quiet: bool,
+    store_url: str | None = None,
+    ray: bool = False,
+    ray_address: str | None = None,
 ) -> _Compared:
     """Each procedure into ``target/<name>/`` with its own store (``store/``: no procedure reuses
     the nodes another computed, so each cost row is its own; resumable each), then
@@ -355,6 +397,9 @@ def _evaluate_procedures(
             quiet=quiet,
             label=f"{plan.adapter} --procedure {name}",
             target=target,
+            store_url=store_url,
+            ray=ray,
+            ray_address=ray_address,
         )
     backend = settings.agents.backend
     wanted = {c.case.id for c in cases}

@@ -10,7 +10,17 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from semv.cli._common import ConfigFile, DataDir, JsonFlag, err, fail, out, progress
+from semv.cli._common import (
+    ConfigFile,
+    DataDir,
+    JsonFlag,
+    StoreUrl,
+    err,
+    fail,
+    open_store,
+    out,
+    progress,
+)
 from semv.errors import InputError, SemvError
 from semv.memory import Policy
 
@@ -79,6 +89,7 @@ def learn_command(
     text_only: TextOnly = False,
     json_out: JsonFlag = False,
     data_dir: DataDir = Path(".semv"),
+    store_url: StoreUrl = None,
     config: ConfigFile = None,
     backend: Annotated[
         str | None,
@@ -104,7 +115,6 @@ def learn_command(
     from semv.agents.backends import with_llm_overrides
     from semv.config import load_settings
     from semv.learning import learn
-    from semv.store import Store
 
     try:
         if part == "eval":
@@ -119,7 +129,7 @@ def learn_command(
             dataset, adapter, text_only=text_only, part=part, seed=seed, fraction=fraction
         )
         cases = learn_part[:limit] if limit else learn_part
-        store = Store(data_dir)
+        store = open_store(data_dir, store_url)
         agents, reflector = _learning_agents(settings, store)
     except SemvError as exc:
         fail(exc)
@@ -182,13 +192,14 @@ def _learning_agents(settings: Settings, store: Store) -> tuple[Agents, Reflecto
 
 
 @memory_app.command("freeze")
-def freeze(bank: Bank = "default", data_dir: DataDir = Path(".semv")) -> None:
+def freeze(
+    bank: Bank = "default", data_dir: DataDir = Path(".semv"), store_url: StoreUrl = None
+) -> None:
     """Freeze the bank: hash long-term memory; every later write is rejected (Remark 4.3)."""
     from semv.memory import MemoryStore
-    from semv.store import Store
 
     try:
-        store = Store(data_dir)
+        store = open_store(data_dir, store_url)
         digest = MemoryStore(store, bank).freeze()
     except SemvError as exc:
         fail(exc)
@@ -196,25 +207,27 @@ def freeze(bank: Bank = "default", data_dir: DataDir = Path(".semv")) -> None:
 
 
 @memory_app.command("thaw")
-def thaw(bank: Bank = "default", data_dir: DataDir = Path(".semv")) -> None:
+def thaw(
+    bank: Bank = "default", data_dir: DataDir = Path(".semv"), store_url: StoreUrl = None
+) -> None:
     """Leave frozen mode (for a new learning run)."""
     from semv.memory import MemoryStore
-    from semv.store import Store
 
     try:
-        MemoryStore(Store(data_dir), bank).thaw()
+        MemoryStore(open_store(data_dir, store_url), bank).thaw()
     except SemvError as exc:
         fail(exc)
 
 
 @memory_app.command("hash")
-def hash_(bank: Bank = "default", data_dir: DataDir = Path(".semv")) -> None:
+def hash_(
+    bank: Bank = "default", data_dir: DataDir = Path(".semv"), store_url: StoreUrl = None
+) -> None:
     """Print the deterministic hash of long-term memory (and the frozen snapshot, if any)."""
     from semv.memory import MemoryStore
-    from semv.store import Store
 
     try:
-        ms = MemoryStore(Store(data_dir), bank)
+        ms = MemoryStore(open_store(data_dir, store_url), bank)
         digest, state = ms.long_term_hash(), ms.state()
     except SemvError as exc:
         fail(exc)
@@ -230,15 +243,15 @@ def show(
     trace: Annotated[int, typer.Option("--trace", min=0, help="Last N memory-trace events.")] = 0,
     json_out: JsonFlag = False,
     data_dir: DataDir = Path(".semv"),
+    store_url: StoreUrl = None,
 ) -> None:
     """List memory records (active by default) and, optionally, the memory trace."""
     from rich.table import Table
 
     from semv.memory import MemoryStore, Status
-    from semv.store import Store
 
     try:
-        ms = MemoryStore(Store(data_dir), bank)
+        ms = MemoryStore(open_store(data_dir, store_url), bank)
         records = ms.records() if all_records else ms.records(Status.ACTIVE)
         events = ms.events()[-trace:] if trace else []
         state = ms.state()
@@ -276,13 +289,13 @@ def export(
     file: Annotated[Path, typer.Argument(help="JSON file to write.")],
     bank: Bank = "default",
     data_dir: DataDir = Path(".semv"),
+    store_url: StoreUrl = None,
 ) -> None:
     """Export every record of the bank as JSON (written atomically)."""
     from semv.memory import MemoryStore
-    from semv.store import Store
 
     try:
-        n = MemoryStore(Store(data_dir), bank).export(file)
+        n = MemoryStore(open_store(data_dir, store_url), bank).export(file)
     except (SemvError, OSError) as exc:
         fail(exc if isinstance(exc, SemvError) else InputError(f"{file}: {exc}"))
     err.print(f"exported {n} records to {file}")
@@ -293,13 +306,13 @@ def import_(
     file: Annotated[Path, typer.Argument(help="A file written by `semv memory export`.")],
     bank: Bank = "default",
     data_dir: DataDir = Path(".semv"),
+    store_url: StoreUrl = None,
 ) -> None:
     """Replace the bank's records with an export (rejected while the bank is frozen)."""
     from semv.memory import MemoryStore
-    from semv.store import Store
 
     try:
-        n = MemoryStore(Store(data_dir), bank).import_(file)
+        n = MemoryStore(open_store(data_dir, store_url), bank).import_(file)
     except SemvError as exc:
         fail(exc)
     err.print(f"imported {n} records from {file}")
@@ -344,6 +357,7 @@ def transfer_command(
     text_only: TextOnly = False,
     json_out: JsonFlag = False,
     data_dir: DataDir = Path(".semv"),
+    store_url: StoreUrl = None,
     config: ConfigFile = None,
 ) -> None:
     """Matched memory-off vs memory-on evaluation on the same cases with a frozen snapshot:
@@ -355,7 +369,6 @@ def transfer_command(
     from semv.agents.offline import OfflineAgents
     from semv.config import load_settings
     from semv.learning import ablations, transfer
-    from semv.store import Store
 
     try:
         settings: Settings = load_settings(config)
@@ -363,7 +376,7 @@ def transfer_command(
             dataset, adapter, text_only=text_only, part=part, seed=seed, fraction=fraction
         )
         cases: Sequence[LoadedCase] = eval_part[:limit] if limit else eval_part
-        store = Store(data_dir)
+        store = open_store(data_dir, store_url)
     except SemvError as exc:
         fail(exc)
     agents = OfflineAgents(settings)

@@ -10,7 +10,18 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from semv.cli._common import ConfigFile, DataDir, JsonFlag, err, fail, out, progress, settings_from
+from semv.cli._common import (
+    ConfigFile,
+    DataDir,
+    JsonFlag,
+    StoreUrl,
+    err,
+    fail,
+    open_store,
+    out,
+    progress,
+    settings_from,
+)
 from semv.errors import InputError, SemvError
 
 if TYPE_CHECKING:
@@ -75,6 +86,7 @@ def index_corpus(
         ),
     ],
     data_dir: DataDir = Path(".semv"),
+    store_url: StoreUrl = None,
     corpus_db: Annotated[
         Path | None, typer.Option("--corpus-db", help="Index into this data directory instead.")
     ] = None,
@@ -82,10 +94,9 @@ def index_corpus(
 ) -> None:
     """Ingest documents into the local search corpus (SQLite FTS5 in the store)."""
     from semv.retrieval import LocalCorpus, read_documents
-    from semv.store import Store
 
     try:
-        store = Store(data_dir)
+        store = open_store(data_dir, store_url)
     except SemvError as exc:
         fail(exc)
     try:
@@ -133,6 +144,7 @@ def eval_retrieval(
     ] = False,
     json_out: JsonFlag = False,
     data_dir: DataDir = Path(".semv"),
+    store_url: StoreUrl = None,
     config: ConfigFile = None,
 ) -> None:
     """Recall@k of each AVeriTeC claim's own gold evidence, querying with the claim text.
@@ -144,7 +156,6 @@ def eval_retrieval(
 
     from semv.retrieval import CorpusSource, E5Reranker, LocalCorpus, load_priors, read_documents
     from semv.retrieval._evaluate import evaluate_retrieval
-    from semv.store import Store
 
     try:
         settings = settings_from(config)
@@ -159,7 +170,7 @@ def eval_retrieval(
         ):
             raise InputError(f"{file}: not an AVeriTeC file (a list of claims with questions)")
         docs = list(read_documents(file))
-        store = Store(data_dir)
+        store = open_store(data_dir, store_url)
     except SemvError as exc:
         fail(exc)
     rows = []

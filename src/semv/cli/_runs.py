@@ -17,8 +17,10 @@ from semv.cli._common import (
     LlmModelOpt,
     LlmUrlOpt,
     ReplayFlag,
+    StoreUrl,
     err,
     fail,
+    open_store,
     out,
     progress,
     settings_from,
@@ -44,6 +46,7 @@ def verify(
     text_only: Annotated[bool, typer.Option("--text-only", help="Do not read media.")] = False,
     limit: Annotated[int | None, typer.Option("--limit", min=1, help="At most N cases.")] = None,
     data_dir: DataDir = Path(".semv"),
+    store_url: StoreUrl = None,
     config: ConfigFile = None,
     source: Annotated[
         list[str] | None,
@@ -87,7 +90,6 @@ def verify(
     from semv.agents.backends import build_agents, executor_concurrency, with_llm_overrides
     from semv.pipeline import run_case
     from semv.procedures import get_procedure
-    from semv.store import Store
 
     retrieval = None
     try:
@@ -96,7 +98,7 @@ def verify(
             settings_from(config), backend=backend, url=llm_url, model=llm_model
         )
         contract, cases = load_cases(case, adapter=adapter, text_only=text_only, limit=limit)
-        store = Store(data_dir)
+        store = open_store(data_dir, store_url)
         if source:
             from semv.cli._retrieval import open_sources
 
@@ -192,12 +194,12 @@ def show(
         bool, typer.Option("--verify-trace", help="Recompute the trace's hash chain.")
     ] = False,
     data_dir: DataDir = Path(".semv"),
+    store_url: StoreUrl = None,
 ) -> None:
     """Show a run: its verdict, nodes and trace; optionally verify the trace."""
-    from semv.store import Store
 
     try:
-        store = Store(data_dir)
+        store = open_store(data_dir, store_url)
         record = store.get_run(run)
     except SemvError as exc:
         fail(exc)
@@ -257,13 +259,12 @@ def show(
 def runs(
     limit: Annotated[int, typer.Option("--limit", min=1)] = 20,
     data_dir: DataDir = Path(".semv"),
+    store_url: StoreUrl = None,
 ) -> None:
     """List the most recent runs (tab-separated when not printing to a terminal)."""
     from rich.table import Column, Table
 
-    from semv.store import Store
-
-    store = Store(data_dir)
+    store = open_store(data_dir, store_url)
     try:
         records = store.list_runs(limit)
     finally:

@@ -13,6 +13,7 @@ from semv.cli._common import (
     DataDir,
     LlmModelOpt,
     LlmUrlOpt,
+    StoreUrl,
     err,
     fail,
     settings_from,
@@ -34,6 +35,7 @@ def serve(
         ),
     ] = None,
     data_dir: DataDir = Path(".semv"),
+    store_url: StoreUrl = None,
     config: ConfigFile = None,
     source: Annotated[
         list[str] | None,
@@ -76,7 +78,11 @@ def serve(
                 )
 
         web_app = create_app(
-            data_dir, settings=settings, tokens=auth_token or [], retrieval=retrieval
+            data_dir,
+            settings=settings,
+            tokens=auth_token or [],
+            retrieval=retrieval,
+            store_url=store_url,
         )
     except SemvError as exc:
         fail(exc)

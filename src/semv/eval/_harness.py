@@ -57,6 +57,7 @@ __all__ = [
     "open_results",
     "run_plan",
     "sample_evenly",
+    "verify_record",
 ]
 
 CONFIG_FILE: Final = "config.json"
@@ -261,6 +262,69 @@ def _cluster(loaded: LoadedCase) -> str:
     return loaded.case.id
 
 
+async def verify_record(
+    index: int,
+    loaded: LoadedCase,
+    *,
+    task: Task,
+    contract: str,
+    store: Store,
+    settings: Settings,
+    agents: Agents,
+    out_dir: Path,
+    procedure: str = DEFAULT_PROCEDURE,
+) -> Record:
+    """Verify one case with ``procedure`` and return its results line (with its ``cost``,
+    ``semv.eval._cost``); gold is revealed only after the run is committed. The same function
+    runs in-process, in a worker process (``--workers``) and in a Ray task (``--ray``)."""
+    start = time.perf_counter()
+    record: Record = {
+        "index": index,
+        "case_id": loaded.case.id,
+        "cluster": _cluster(loaded),
+        "procedure": procedure,
+    }
+    try:
+        run = await run_case(
+            loaded.case,
+            store=store,
+            settings=settings,
+            agents=agents,
+            contract=contract,
+            reports_dir=out_dir / "reports",
+            procedure=procedure,
+        )
+    except StageError as exc:
+        logger.warning("%s: %s", loaded.case.id, exc)
+        record.update(status="failed", error=str(exc), prediction=None, gold=None)
+    else:
+        committed = store.get_run(run.result.run_id)
+        gold = None
+        if loaded.gold is not None:
+            gold = task.gold(
+                loaded.gold.reveal(committed.status),
+                loaded.gold.reveal_details(committed.status),
+            )
+        record.update(
+            status=committed.status.value if committed.status is RunStatus.COMMITTED else "failed",
+            run_id=run.result.run_id,
+            label=run.result.label,
+            probabilities=dict(run.result.probabilities),
+            confidence=run.result.confidence,
+            prediction=task.predict(run.result),
+            uncertainty=sorted(
+                {u.code for u in run.result.uncertainty}
+                | {code for e in run.result.evidence for code in e.uncertainty}
+            ),
+            gold=gold,
+            executed=run.executed,
+            reused=run.reused,
+            cost=case_cost(run.result, run.nodes, time.perf_counter() - start),
+        )
+    record["seconds"] = round(time.perf_counter() - start, 3)
+    return record
+
+
 async def run_plan(
     cases: Sequence[LoadedCase],
     *,
@@ -275,66 +339,50 @@ async def run_plan(
     workers: int = 1,
     on_record: Callable[[Record], None] | None = None,
     procedure: str = DEFAULT_PROCEDURE,
+    ray: bool = False,
+    ray_address: str | None = None,
 ) -> list[Record]:
-    """Verify every case not in ``done`` (``workers`` at a time) with ``procedure``, appending
-    its record (with its ``cost``, ``semv.eval._cost``) as soon as it finishes; gold is
-    revealed only after each run is committed."""
+    """Verify every case not in ``done`` with ``procedure``, appending each record as soon as
+    it finishes (``verify_record``). One worker runs the cases in this process; ``workers``
+    > 1 runs them in that many worker processes (``semv.eval._workers``), so N cores work;
+    ``ray`` runs them as Ray tasks (``semv.eval._ray``) on the cluster at ``ray_address`` or
+    on a local one of ``workers`` CPUs."""
+
+    def append(record: Record) -> None:
+        log.append(record)
+        if on_record is not None:
+            on_record(record)
+
+    if ray or workers > 1:
+        from semv.eval._workers import WorkerSpec, run_plan_processes
+
+        spec = WorkerSpec.of(store, settings, task, contract, out_dir, procedure)
+        if ray:
+            from semv.eval._ray import run_plan_ray
+
+            return run_plan_ray(
+                cases, spec, append=append, done=done, address=ray_address, workers=workers
+            )
+        # in this thread: nothing else uses the event loop, and Ctrl-C reaches the pool
+        return run_plan_processes(cases, spec, append=append, done=done, workers=workers)
     semaphore = asyncio.Semaphore(max(1, workers))
     records: list[Record] = []
 
     async def one(index: int, loaded: LoadedCase) -> None:
         async with semaphore:
-            start = time.perf_counter()
-            record: Record = {
-                "index": index,
-                "case_id": loaded.case.id,
-                "cluster": _cluster(loaded),
-                "procedure": procedure,
-            }
-            try:
-                run = await run_case(
-                    loaded.case,
-                    store=store,
-                    settings=settings,
-                    agents=agents,
-                    contract=contract,
-                    reports_dir=out_dir / "reports",
-                    procedure=procedure,
-                )
-            except StageError as exc:
-                logger.warning("%s: %s", loaded.case.id, exc)
-                record.update(status="failed", error=str(exc), prediction=None, gold=None)
-            else:
-                committed = store.get_run(run.result.run_id)
-                gold = None
-                if loaded.gold is not None:
-                    gold = task.gold(
-                        loaded.gold.reveal(committed.status),
-                        loaded.gold.reveal_details(committed.status),
-                    )
-                record.update(
-                    status=committed.status.value
-                    if committed.status is RunStatus.COMMITTED
-                    else "failed",
-                    run_id=run.result.run_id,
-                    label=run.result.label,
-                    probabilities=dict(run.result.probabilities),
-                    confidence=run.result.confidence,
-                    prediction=task.predict(run.result),
-                    uncertainty=sorted(
-                        {u.code for u in run.result.uncertainty}
-                        | {code for e in run.result.evidence for code in e.uncertainty}
-                    ),
-                    gold=gold,
-                    executed=run.executed,
-                    reused=run.reused,
-                    cost=case_cost(run.result, run.nodes, time.perf_counter() - start),
-                )
-            record["seconds"] = round(time.perf_counter() - start, 3)
-            log.append(record)
+            record = await verify_record(
+                index,
+                loaded,
+                task=task,
+                contract=contract,
+                store=store,
+                settings=settings,
+                agents=agents,
+                out_dir=out_dir,
+                procedure=procedure,
+            )
+            append(record)
             records.append(record)
-            if on_record is not None:
-                on_record(record)
 
     await asyncio.gather(
         *(one(i, loaded) for i, loaded in enumerate(cases) if loaded.case.id not in done)

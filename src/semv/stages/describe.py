@@ -23,6 +23,7 @@ from semv.model import (
     Provenance,
     SourceType,
 )
+from semv.perception.artifacts import current_artifacts
 from semv.perception.integrity import STRUCTURAL_RELEVANCE
 
 
@@ -31,7 +32,9 @@ def _images(asset: Asset, media: MediaEvidence) -> tuple[str, ...]:
     for ev in media.evidence:
         frames = ev.observed(Keyframes)
         if frames is not None:
-            paths += [k.artifact for k in frames.keyframes]
+            for k in frames.keyframes:  # a reused output may name another machine's file
+                found = current_artifacts().local(k.artifact)
+                paths.append(str(found or k.artifact))
     usable = any(ev.kind is EvidenceKind.VISUAL for ev in media.evidence)
     if asset.kind is MediaKind.IMAGE and usable:
         paths.insert(0, asset.path)

@@ -1,6 +1,7 @@
 """Persistence: runs, content-addressed node outputs, fingerprint cache, hash-chained trace."""
 
 from semv.store._hashing import canonical_json, content_hash, sha256_file, sha256_text
+from semv.store._service import JobTable, SessionTable
 from semv.store._store import (
     NodeRecord,
     RevisionRecord,
@@ -13,9 +14,11 @@ from semv.store._store import (
 )
 
 __all__ = [
+    "JobTable",
     "NodeRecord",
     "RevisionRecord",
     "RunRecord",
+    "SessionTable",
     "Store",
     "TraceCheck",
     "canonical_json",

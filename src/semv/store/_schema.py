@@ -176,3 +176,42 @@ revisions = Table(
 ``runs.parent_run_id`` carries the same link for runs listed without this table)."""
 
 Index("ix_revisions_parent", revisions.c.parent_run_id)
+
+
+# ---- the web service (semv serve): jobs and login sessions survive a restart ----------------
+
+web_jobs = Table(
+    "web_jobs",
+    metadata,
+    Column("job_id", String(40), primary_key=True),
+    Column("case_id", Text, nullable=False),
+    Column("upload_id", String(64), nullable=False),
+    Column("submitted_by", String(200), nullable=False),
+    Column("status", String(16), nullable=False, comment="queued | running | committed | failed"),
+    Column("total", Integer, nullable=False),
+    Column("done", Integer, nullable=False),
+    Column("reused", Integer, nullable=False),
+    Column("run_id", String(40)),
+    Column("label", String(64)),
+    Column("confidence", Float),
+    Column("error", Text),
+    Column("created_at", String(32), nullable=False),
+    Column("finished_at", String(32)),
+    Column("spec", Text, nullable=False, comment="How to reload the case: folder, adapter, ..."),
+    Column("owner", String(200), comment="The server process running it (host:pid:token)."),
+    Column("heartbeat_at", Float, comment="Unix time the owner last reported progress."),
+)
+"""Verification jobs of ``semv serve``: a restarted server shows the finished ones and
+re-queues the unfinished ones; a job is claimed by one server at a time."""
+
+web_sessions = Table(
+    "web_sessions",
+    metadata,
+    Column("session_hash", String(64), primary_key=True, comment="sha256 of the cookie value"),
+    Column("reviewer", String(200)),
+    Column("token_hash", String(64), nullable=False, comment="sha256 of the token it logged in"),
+    Column("created_at", String(32), nullable=False),
+)
+"""Login sessions of the reviewer UI (only a hash of the cookie is stored)."""
+
+Index("ix_web_jobs_status", web_jobs.c.status, web_jobs.c.created_at)

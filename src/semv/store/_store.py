@@ -11,7 +11,7 @@ import json
 import logging
 import secrets
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -29,18 +29,22 @@ from sqlalchemy import (
     select,
     update,
 )
+from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.exc import IntegrityError, OperationalError, SQLAlchemyError
 
 from semv.errors import RunNotFound, StoreError
 from semv.model import RunStatus, TraceEvent, TraceKind
 from semv.store import _schema as t
 from semv.store._hashing import canonical_json, sha256_text
+from semv.store._migrate import upgrade as upgrade_schema
 
 logger = logging.getLogger(__name__)
 
 _SQLITE_BUSY_SECONDS = 30.0
 """How long a writer waits for another process's transaction before giving up."""
 _SCHEMA_ATTEMPTS = 5
+_CHAIN_ATTEMPTS = 20
+"""How often an append is rebuilt on a head another writer moved (SQLite only)."""
 
 __all__ = [
     "NodeRecord",
@@ -138,30 +142,30 @@ class Store:
             except OSError as exc:
                 raise StoreError(f"{data_dir}: cannot create data directory: {exc}") from exc
             url = f"sqlite:///{data_dir / 'semv.db'}"
-        self.url = url
+        self.url = normalize_url(url)
         self.data_dir = data_dir
-        sqlite = url.startswith("sqlite")
-        self._engine: Engine = create_engine(
-            url, connect_args={"timeout": _SQLITE_BUSY_SECONDS} if sqlite else {}
-        )
-        if sqlite:
-            event.listen(self._engine, "connect", _sqlite_pragmas)
+        self._engine: Engine = open_engine(self.url)
+        self.display_url = self._engine.url.render_as_string(hide_password=True)
+        """The URL for messages and logs (a password is masked)."""
         self._create_schema()
         self._heads: dict[str, tuple[int, str]] = {}
+        self._locking = self._engine.dialect.name == "postgresql"
+        """Row locks for the trace chain (PostgreSQL); SQLite has one writer at a time."""
 
     def _create_schema(self) -> None:
-        """Create missing tables. Another process may be creating them at the same moment
-        (two ``semv`` commands on one data directory): a lost race is retried, not fatal."""
+        """Upgrade the schema to the newest migration (``semv.store._migrate``): a fresh store
+        gets every table, an older one its missing migrations. Concurrent openers serialise on
+        a lock; a SQLite database busy beyond its timeout is retried, not fatal."""
         for attempt in range(_SCHEMA_ATTEMPTS):
             try:
-                t.metadata.create_all(self._engine)
+                upgrade_schema(self._engine)
                 return
             except OperationalError as exc:
                 if attempt == _SCHEMA_ATTEMPTS - 1:
-                    raise StoreError(f"{self.url}: cannot open store: {exc}") from exc
+                    raise StoreError(f"{self.display_url}: cannot open store: {exc}") from exc
                 time.sleep(0.05 * (attempt + 1))
             except SQLAlchemyError as exc:
-                raise StoreError(f"{self.url}: cannot open store: {exc}") from exc
+                raise StoreError(f"{self.display_url}: cannot open store: {exc}") from exc
 
     def close(self) -> None:
         self._engine.dispose()
@@ -211,6 +215,20 @@ class Store:
             "output_hash": output_hash,
             "created_at": utc_now(),
         }
+        if self._locking:  # PostgreSQL: one statement each, a concurrent duplicate is a no-op
+            try:
+                with self._engine.begin() as conn:
+                    conn.execute(
+                        pg_insert(t.blobs)
+                        .values(hash=output_hash, content=content)
+                        .on_conflict_do_nothing()
+                    )
+                    conn.execute(
+                        pg_insert(t.node_cache).values(**cache_row).on_conflict_do_nothing()
+                    )
+            except SQLAlchemyError as exc:
+                raise StoreError(f"store operation failed: {exc}") from exc
+            return
         try:  # both rows in one transaction (the usual case: nobody else is writing them)
             with self._engine.begin() as conn:
                 has_blob = select(t.blobs.c.hash).where(t.blobs.c.hash == output_hash)
@@ -231,6 +249,13 @@ class Store:
 
     def _insert_once(self, table: Table, **values: Any) -> None:
         key = next(iter(table.primary_key.columns))
+        if self._locking:
+            try:
+                with self._engine.begin() as conn:
+                    conn.execute(pg_insert(table).values(**values).on_conflict_do_nothing())
+            except SQLAlchemyError as exc:
+                raise StoreError(f"store operation failed: {exc}") from exc
+            return
         try:
             with self._engine.begin() as conn:
                 if conn.execute(select(key).where(key == values[key.name])).first() is None:
@@ -299,9 +324,23 @@ class Store:
         result_json: str | None = None,
         error: str | None = None,
     ) -> None:
-        """Move a running run to committed or failed. Finished runs never change again."""
-        head = self._heads.get(run_id) or self._load_head(run_id)
+        """Move a running run to committed or failed. Finished runs never change again.
+
+        The recorded head is read by the UPDATE itself, so an event appended by another
+        process up to that moment is covered (SQLite: the statement holds the write lock;
+        PostgreSQL: the run row is locked first, which waits for appends in flight)."""
+        head = (
+            select(t.trace.c.hash)
+            .where(t.trace.c.run_id == run_id)
+            .order_by(t.trace.c.seq.desc())
+            .limit(1)
+            .scalar_subquery()
+        )
         with self._tx() as conn:
+            if self._locking:
+                conn.execute(
+                    select(t.runs.c.run_id).where(t.runs.c.run_id == run_id).with_for_update()
+                )
             res = conn.execute(
                 update(t.runs)
                 .where(t.runs.c.run_id == run_id, t.runs.c.status == RunStatus.RUNNING.value)
@@ -312,7 +351,7 @@ class Store:
                     confidence=confidence,
                     result_json=result_json,
                     error=error,
-                    trace_head=head[1] if head[0] >= 0 else None,
+                    trace_head=head,
                 )
             )
             if res.rowcount != 1:
@@ -325,7 +364,7 @@ class Store:
                 select(t.runs).where(t.runs.c.run_id.startswith(run_ref, autoescape=True)).limit(2)
             ).all()
         if not rows:
-            raise RunNotFound(f"no run matches '{run_ref}' in {self.url}")
+            raise RunNotFound(f"no run matches '{run_ref}' in {self.display_url}")
         if len(rows) > 1:
             raise RunNotFound(f"'{run_ref}' matches several runs; give more characters")
         return _run_record(rows[0]._mapping)
@@ -369,32 +408,69 @@ class Store:
         payload: dict[str, Any] | None = None,
     ) -> TraceEvent:
         """Append one hash-chained event to a run's trace (I_trace: extend, never rewrite)."""
-        seq_prev, prev = self._heads.get(run_id) or self._load_head(run_id)
-        body: dict[str, Any] = {
-            "run_id": run_id,
-            "seq": seq_prev + 1,
-            "kind": kind.value,
-            "node": node,
-            "payload": payload or {},
-            "at": utc_now(),
-            "prev_hash": prev,
-        }
-        digest = event_hash(body)
-        with self._tx() as conn:
-            conn.execute(
-                insert(t.trace).values(
-                    run_id=run_id,
-                    seq=body["seq"],
-                    kind=body["kind"],
-                    node=node,
-                    payload=canonical_json(body["payload"]),
-                    at=body["at"],
-                    prev_hash=prev,
-                    hash=digest,
-                )
-            )
-        self._heads[run_id] = (body["seq"], digest)
-        return TraceEvent(hash=digest, **body)
+
+        def build(seq_prev: int, prev: str) -> tuple[list[dict[str, Any]], list[TraceEvent]]:
+            body: dict[str, Any] = {
+                "run_id": run_id,
+                "seq": seq_prev + 1,
+                "kind": kind.value,
+                "node": node,
+                "payload": payload or {},
+                "at": utc_now(),
+                "prev_hash": prev,
+            }
+            return [], [TraceEvent(hash=event_hash(body), **body)]
+
+        return self._extend_chain(run_id, build)[0]
+
+    def _extend_chain(
+        self,
+        run_id: str,
+        build: Callable[[int, str], tuple[list[dict[str, Any]], list[TraceEvent]]],
+    ) -> list[TraceEvent]:
+        """Insert the node rows and trace events ``build(head seq, head hash)`` returns, in one
+        transaction, on top of the run's current head.
+
+        PostgreSQL (several processes or machines may write one run): the run row is locked
+        ``FOR UPDATE`` and the head read from the database inside the transaction, so appends
+        to one run are serialised and the chain never forks. SQLite (one writer at a time): the
+        head this process last wrote is used, as before; if another process extended the chain
+        meanwhile, the ``(run_id, seq)`` key refuses the insert and the append is rebuilt on
+        the head read back from the database."""
+        for _attempt in range(_CHAIN_ATTEMPTS):
+            used: tuple[int, str] | None = None
+            try:
+                with self._engine.begin() as conn:
+                    if self._locking:
+                        used = self._locked_head(conn, run_id)
+                    else:
+                        used = self._heads.get(run_id) or self._load_head(run_id)
+                    node_rows, events = build(*used)
+                    if node_rows:
+                        conn.execute(insert(t.nodes), node_rows)
+                    conn.execute(insert(t.trace), [_trace_row(e) for e in events])
+            except IntegrityError as exc:
+                self._heads.pop(run_id, None)
+                if used is None or self._load_head(run_id) == used:
+                    raise StoreError(f"store operation failed: {exc}") from exc
+                continue  # another writer extended the chain: rebuild on its head
+            except SQLAlchemyError as exc:
+                raise StoreError(f"store operation failed: {exc}") from exc
+            if events:
+                self._heads[run_id] = (events[-1].seq, events[-1].hash)
+            return events
+        raise StoreError(f"run {run_id}: the trace kept moving under concurrent writers")
+
+    def _locked_head(self, conn: Connection, run_id: str) -> tuple[int, str]:
+        """Lock the run's row (PostgreSQL) and read its trace head in the same transaction."""
+        conn.execute(select(t.runs.c.run_id).where(t.runs.c.run_id == run_id).with_for_update())
+        row = conn.execute(
+            select(t.trace.c.seq, t.trace.c.hash)
+            .where(t.trace.c.run_id == run_id)
+            .order_by(t.trace.c.seq.desc())
+            .limit(1)
+        ).first()
+        return (-1, genesis_hash(run_id)) if row is None else (int(row[0]), str(row[1]))
 
     def _load_head(self, run_id: str) -> tuple[int, str]:
         events = self.trace(run_id)
@@ -485,52 +561,37 @@ class Store:
         transaction committed."""
         if not entries:
             return []
-        seq, prev = self._heads.get(run_id) or self._load_head(run_id)
-        events: list[TraceEvent] = []
-        node_rows: list[dict[str, Any]] = []
-        trace_rows: list[dict[str, Any]] = []
-        for node, kind, payload, at in entries:
-            seq += 1
-            body: dict[str, Any] = {
-                "run_id": run_id,
-                "seq": seq,
-                "kind": kind.value,
-                "node": node.key,
-                "payload": payload,
-                "at": at,
-                "prev_hash": prev,
-            }
-            digest = event_hash(body)
-            node_rows.append(
-                {
-                    "run_id": run_id,
-                    "key": node.key,
-                    "stage": node.stage,
-                    "fingerprint": node.fingerprint,
-                    "output_hash": node.output_hash,
-                    "reused": int(node.reused),
-                    "seconds": node.seconds,
-                }
-            )
-            trace_rows.append(
-                {
+
+        def build(seq: int, prev: str) -> tuple[list[dict[str, Any]], list[TraceEvent]]:
+            events: list[TraceEvent] = []
+            node_rows: list[dict[str, Any]] = []
+            for node, kind, payload, at in entries:
+                seq += 1
+                body: dict[str, Any] = {
                     "run_id": run_id,
                     "seq": seq,
-                    "kind": body["kind"],
+                    "kind": kind.value,
                     "node": node.key,
-                    "payload": canonical_json(payload),
+                    "payload": payload,
                     "at": at,
                     "prev_hash": prev,
-                    "hash": digest,
                 }
-            )
-            events.append(TraceEvent(hash=digest, **body))
-            prev = digest
-        with self._tx() as conn:
-            conn.execute(insert(t.nodes), node_rows)
-            conn.execute(insert(t.trace), trace_rows)
-        self._heads[run_id] = (seq, prev)
-        return events
+                node_rows.append(
+                    {
+                        "run_id": run_id,
+                        "key": node.key,
+                        "stage": node.stage,
+                        "fingerprint": node.fingerprint,
+                        "output_hash": node.output_hash,
+                        "reused": int(node.reused),
+                        "seconds": node.seconds,
+                    }
+                )
+                events.append(TraceEvent(hash=event_hash(body), **body))
+                prev = events[-1].hash
+            return node_rows, events
+
+        return self._extend_chain(run_id, build)
 
     def get_blobs(self, digests: Iterable[str]) -> dict[str, bytes]:
         """The blobs among ``digests`` that the store holds, in one query per 500 hashes."""
@@ -607,6 +668,19 @@ class Store:
         return [RevisionRecord(**r._mapping) for r in rows]
 
 
+def _trace_row(event: TraceEvent) -> dict[str, Any]:
+    return {
+        "run_id": event.run_id,
+        "seq": event.seq,
+        "kind": event.kind.value,
+        "node": event.node,
+        "payload": canonical_json(event.payload),
+        "at": event.at,
+        "prev_hash": event.prev_hash,
+        "hash": event.hash,
+    }
+
+
 def _run_record(m: Any) -> RunRecord:
     return RunRecord(
         run_id=m["run_id"],
@@ -624,6 +698,32 @@ def _run_record(m: Any) -> RunRecord:
         settings_hash=m["settings_hash"],
         agents=m["agents"],
     )
+
+
+def normalize_url(url: str) -> str:
+    """A plain ``postgresql://`` (or ``postgres://``) URL means the psycopg 3 driver that semv
+    installs; every other URL is used as given."""
+    if url.startswith(("postgresql://", "postgres://")):
+        return "postgresql+psycopg://" + url.split("://", 1)[1]
+    return url
+
+
+def open_engine(url: str) -> Engine:
+    """An engine for a store URL: SQLite in WAL mode with a busy timeout, or a server database
+    such as PostgreSQL (``postgresql://user@host/db``, psycopg 3)."""
+    url = normalize_url(url)
+    sqlite = url.startswith("sqlite")
+    try:
+        engine = create_engine(
+            url,
+            connect_args={"timeout": _SQLITE_BUSY_SECONDS} if sqlite else {},
+            pool_pre_ping=not sqlite,
+        )
+    except (SQLAlchemyError, ImportError, ValueError) as exc:
+        raise StoreError(f"{url}: not a usable store URL: {exc}") from exc
+    if sqlite:
+        event.listen(engine, "connect", _sqlite_pragmas)
+    return engine
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:

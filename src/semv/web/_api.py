@@ -30,6 +30,7 @@ from semv.errors import InputError
 from semv.model import Bundle
 from semv.store import utc_now
 from semv.web import _views as views
+from semv.web._jobs import Job
 from semv.web._state import WebState, web_state
 from semv.web._upload import UploadTooLarge, accept_case, safe_member_path, unpack_zip
 
@@ -108,7 +109,13 @@ async def submit_case(request: Request, web: State) -> dict[str, Any]:
     finally:
         await form.close()
     jobs = web.workers.submit(
-        uploaded.cases, uploaded.contract, uploaded.upload_id, submitted_by=writer.reviewer
+        uploaded.cases,
+        uploaded.contract,
+        uploaded.upload_id,
+        submitted_by=writer.reviewer,
+        source=uploaded.source,
+        adapter=adapter,
+        text_only=text_only,
     )
     return {
         "upload_id": uploaded.upload_id,
@@ -148,13 +155,14 @@ def get_job(job_id: str, web: State) -> dict[str, Any]:
 @router.get("/jobs/{job_id}/events", tags=["cases"])
 async def job_events(job_id: str, request: Request, web: State) -> EventSourceResponse:
     """Server-sent events: ``progress`` whenever the job advances, then ``done``."""
-    job = web.workers.job(job_id)
-    if job is None:
+    first = web.workers.job(job_id)
+    if first is None:
         raise HTTPException(404, f"no job {job_id}")
     interval = web.settings.web.poll_interval_s
 
     async def stream() -> AsyncIterator[dict[str, str]]:
         last: tuple[str, int] | None = None
+        job: Job = first
         while True:
             state = (job.status, job.done)
             if state != last:
@@ -164,6 +172,9 @@ async def job_events(job_id: str, request: Request, web: State) -> EventSourceRe
             if job.finished or await request.is_disconnected():
                 return
             await asyncio.sleep(interval)
+            # the latest state from the store (the job may run on another server)
+            latest: Job | None = await run_in_threadpool(web.workers.job, job_id)
+            job = latest or job
 
     return EventSourceResponse(stream())
 
@@ -433,6 +444,7 @@ def memory_bank(
 def get_artifact(run: str, asset: str, index: int, web: State) -> FileResponse:
     """The ``index``-th derived file (keyframe PNG) the run's report lists for ``asset``;
     served only from the content-addressed artifact store."""
+    from semv.perception.artifacts import ArtifactStore
     from semv.pipeline import artifacts_root
 
     view, _ = views.report_view(web.store, run)
@@ -440,7 +452,10 @@ def get_artifact(run: str, asset: str, index: int, web: State) -> FileResponse:
     if media is None or not 0 <= index < len(media.artifacts):
         raise HTTPException(404, f"no artifact {index} of {asset}")
     root = artifacts_root(web.store, web.reports_dir).resolve()
-    path = Path(media.artifacts[index].path).resolve()
-    if not path.is_relative_to(root) or not path.is_file():
+    recorded = Path(media.artifacts[index].path).resolve()
+    # written by this machine, or fetched by content hash from the shared artifact location
+    found = recorded if recorded.is_relative_to(root) else recorded.name
+    path = ArtifactStore(root).local(found)
+    if path is None or not path.resolve().is_relative_to(root):
         raise HTTPException(404, f"artifact {index} of {asset} is not available")
     return FileResponse(path, media_type=mimetypes.guess_type(path.name)[0])

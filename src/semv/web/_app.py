@@ -18,7 +18,7 @@ from semv import __version__
 from semv.config import Settings, load_settings
 from semv.errors import ContestError, InputError, RunNotFound, SemvError
 from semv.retrieval import Retrieval
-from semv.store import Store
+from semv.store import SessionTable, Store
 from semv.web._auth import Auth, parse_tokens, tokens_from_env
 from semv.web._jobs import Workers
 from semv.web._state import WebState
@@ -82,14 +82,20 @@ def create_app(
     tokens: list[str] | None = None,
     reports_dir: Path | None = None,
     retrieval: Callable[[Store], Retrieval] | None = None,
+    store_url: str | None = None,
 ) -> FastAPI:
-    """The web application over the store in ``data_dir``. ``tokens`` (``NAME:TOKEN`` or
-    ``TOKEN``) turn auth on; the environment variable ``web.auth_token_env`` adds more."""
+    """The web application over the store in ``data_dir`` (or the database at ``store_url``,
+    with uploads and reports still under ``data_dir``). ``tokens`` (``NAME:TOKEN`` or
+    ``TOKEN``) turn auth on; the environment variable ``web.auth_token_env`` adds more. Jobs
+    and login sessions live in the store, so they survive a restart."""
     settings = settings or load_settings()
-    store = Store(data_dir)
+    store = Store(data_dir, url=store_url)
     reports = reports_dir or data_dir / "reports"
     workers = Workers(store, settings, reports_dir=reports_dir, retrieval=retrieval)
-    auth = Auth(parse_tokens([*(tokens or []), *tokens_from_env(settings.web.auth_token_env)]))
+    auth = Auth(
+        parse_tokens([*(tokens or []), *tokens_from_env(settings.web.auth_token_env)]),
+        sessions=SessionTable(store),
+    )
     # autoescape everything (the templates end in .j2, which select_autoescape would miss)
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True, trim_blocks=True

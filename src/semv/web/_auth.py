@@ -22,6 +22,8 @@ from dataclasses import dataclass
 
 from fastapi import HTTPException, Request
 
+from semv.store import SessionTable
+
 __all__ = [
     "CSRF_COOKIE",
     "SESSION_COOKIE",
@@ -66,8 +68,11 @@ class Writer:
 class Auth:
     """Token check, login sessions and CSRF for one server."""
 
-    def __init__(self, tokens: dict[str, str | None]) -> None:
+    def __init__(self, tokens: dict[str, str | None], sessions: SessionTable | None = None) -> None:
+        """``sessions``: keep login sessions in the store (they survive a restart and are
+        shared by several servers); in this process's memory without it."""
         self.tokens = tokens
+        self._table = sessions
         self._sessions: dict[str, str | None] = {}
         self._lock = threading.Lock()
 
@@ -81,22 +86,33 @@ class Auth:
                 return True, name
         return False, None
 
+    def _token(self, presented: str) -> str:
+        return next(t for t in self.tokens if hmac.compare_digest(t.encode(), presented.encode()))
+
     def login(self, presented: str) -> str | None:
         """A new session id for a valid token, else None."""
         ok, name = self._match(presented)
         if not ok:
             return None
         session = secrets.token_urlsafe(32)
+        if self._table is not None:
+            self._table.add(session, name, self._token(presented))
+            return session
         with self._lock:
             self._sessions[session] = name
         return session
 
     def logout(self, session: str) -> None:
+        if self._table is not None:
+            self._table.remove(session)
+            return
         with self._lock:
             self._sessions.pop(session, None)
 
     def session_name(self, request: Request) -> tuple[bool, str | None]:
         session = request.cookies.get(SESSION_COOKIE, "")
+        if self._table is not None:
+            return self._table.lookup(session, self.tokens) if session else (False, None)
         with self._lock:
             if session in self._sessions:
                 return True, self._sessions[session]

@@ -41,6 +41,8 @@ class Uploaded:
     folder: Path
     contract: str
     cases: list[LoadedCase]
+    source: Path
+    """The file or folder the cases were read from (read again by a restarted server)."""
 
 
 def safe_member_path(name: str, *, where: str) -> PurePosixPath:
@@ -165,5 +167,8 @@ def accept_case(
     staged.rename(final)
     folder = final / root.relative_to(staged)
     # the cases were read from the staging path: read them again from their final place
-    contract, cases = load_cases(_target(folder), adapter=adapter, text_only=text_only)
-    return Uploaded(upload_id=upload_id, folder=folder, contract=contract, cases=cases)
+    source = _target(folder)
+    contract, cases = load_cases(source, adapter=adapter, text_only=text_only)
+    return Uploaded(
+        upload_id=upload_id, folder=folder, contract=contract, cases=cases, source=source
+    )

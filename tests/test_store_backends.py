@@ -1,0 +1,165 @@
+"""The store's schema migrations and its behaviour under concurrent writers from several
+processes, on SQLite and on PostgreSQL (``store_url``; the PostgreSQL half is marked
+``postgres``)."""
+
+from __future__ import annotations
+
+import multiprocessing
+from pathlib import Path
+
+import pytest
+from sqlalchemy import create_engine, inspect, select, text
+
+from semv.model import RunStatus, TraceKind
+from semv.store import NodeRecord, Store
+from semv.store import _schema as t
+from semv.store._migrate import current_revision, head_revision
+
+_PRE_MIGRATION_TABLES = [
+    t.blobs,
+    t.node_cache,
+    t.runs,
+    t.nodes,
+    t.trace,
+    t.memory_records,
+    t.memory_candidates,
+    t.memory_trace,
+    t.memory_usage,
+    t.memory_snapshots,
+    t.memory_state,
+]
+"""What ``create_all`` made in a data directory before migrations (no revisions table yet:
+it was added later, by create_all, too)."""
+
+
+def test_fresh_store_is_at_the_newest_revision(store_url: str) -> None:
+    store = Store(url=store_url)
+    with store.engine.connect() as conn:
+        assert current_revision(conn) == head_revision()
+        tables = set(inspect(conn).get_table_names())
+    assert {table.name for table in t.metadata.sorted_tables} <= tables
+    store.close()
+    Store(url=store_url).close()  # a second open finds the head and changes nothing
+
+
+def test_pre_migration_sqlite_store_is_adopted_without_losing_runs(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'semv.db'}"
+    engine = create_engine(url)
+    t.metadata.create_all(engine, tables=_PRE_MIGRATION_TABLES)
+    with engine.begin() as conn:
+        conn.execute(
+            t.runs.insert().values(
+                run_id="rOLD",
+                case_id="c",
+                adapter="generic",
+                status="committed",
+                created_at="2026-01-01T00:00:00+00:00",
+                settings_hash="s",
+                agents="a",
+            )
+        )
+    engine.dispose()
+    store = Store(url=url)
+    assert store.get_run("rOLD").status is RunStatus.COMMITTED
+    with store.engine.connect() as conn:
+        assert current_revision(conn) == head_revision()
+        tables = set(inspect(conn).get_table_names())
+    assert {"revisions", "web_jobs", "web_sessions"} <= tables
+    run_id = store.create_run(case_id="c2", adapter="generic", settings_hash="s", agents="a")
+    store.append_event(run_id, TraceKind.RUN_STARTED)
+    store.finish_run(run_id, RunStatus.COMMITTED)
+    assert store.verify_trace(run_id).ok
+
+
+def test_store_url_hides_its_password() -> None:
+    from semv.store._store import normalize_url
+
+    assert normalize_url("postgresql://u:pw@h/db") == "postgresql+psycopg://u:pw@h/db"
+    assert normalize_url("sqlite:///x.db") == "sqlite:///x.db"
+
+
+# ---- several processes writing one store ------------------------------------------------------
+
+_WRITERS = 3
+_RUNS_EACH = 4
+_SHARED_EVENTS = 15
+
+
+def _writer(url: str, shared_run: str, index: int, barrier: object) -> None:
+    """One process: waits for the others, then creates runs, writes the node cache (the same
+    content-addressed rows as everybody else) and appends to one run all processes share."""
+    barrier.wait()  # type: ignore[attr-defined]
+    store = Store(url=url)
+    for i in range(_RUNS_EACH):
+        run_id = store.create_run(
+            case_id=f"c{index}-{i}", adapter="g", settings_hash="s", agents="a"
+        )
+        store.append_event(run_id, TraceKind.RUN_STARTED)
+        store.remember("f" * 64, "s", "h" * 64, b"{}")
+        node = NodeRecord("n", "s", "f" * 64, "h" * 64, True, 0.0)
+        store.record_nodes(run_id, [(node, TraceKind.NODE_REUSED, {}, "2026-01-01T00:00:00")])
+        store.append_event(shared_run, TraceKind.NODE_EXECUTED, payload={"w": index, "i": i})
+        store.append_event(run_id, TraceKind.RUN_COMMITTED)
+        store.finish_run(run_id, RunStatus.COMMITTED)
+    for i in range(_SHARED_EVENTS - _RUNS_EACH):
+        store.append_event(shared_run, TraceKind.NODE_EXECUTED, payload={"w": index, "j": i})
+    store.close()
+
+
+def test_concurrent_processes_keep_every_chain_intact(store_url: str) -> None:
+    store = Store(url=store_url)
+    shared = store.create_run(case_id="shared", adapter="g", settings_hash="s", agents="a")
+    store.append_event(shared, TraceKind.RUN_STARTED)
+    ctx = multiprocessing.get_context("fork")
+    barrier = ctx.Barrier(_WRITERS)
+    procs = [
+        ctx.Process(target=_writer, args=(store_url, shared, i, barrier)) for i in range(_WRITERS)
+    ]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(120)
+    assert [p.exitcode for p in procs] == [0] * _WRITERS
+    store.finish_run(shared, RunStatus.COMMITTED)  # reads the head the others left
+    check = store.verify_trace(shared)
+    assert check.ok, check.problem
+    assert check.events == 1 + _WRITERS * _SHARED_EVENTS
+    runs = [r for r in store.list_runs(100) if r.case_id != "shared"]
+    assert len(runs) == _WRITERS * _RUNS_EACH
+    assert all(r.status is RunStatus.COMMITTED and store.verify_trace(r.run_id).ok for r in runs)
+    with store.engine.connect() as conn:
+        assert conn.execute(select(t.node_cache.c.fingerprint)).all() == [("f" * 64,)]
+
+
+def test_concurrent_first_opens_migrate_once(store_url: str) -> None:
+    ctx = multiprocessing.get_context("fork")
+    barrier = ctx.Barrier(_WRITERS)
+    procs = [ctx.Process(target=_open_only, args=(store_url, barrier)) for _ in range(_WRITERS)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(120)
+    assert [p.exitcode for p in procs] == [0] * _WRITERS
+    engine = create_engine(Store(url=store_url).url)
+    with engine.connect() as conn:
+        assert conn.execute(text("SELECT count(*) FROM alembic_version")).scalar() == 1
+    engine.dispose()
+
+
+def _open_only(url: str, barrier: object) -> None:
+    barrier.wait()  # type: ignore[attr-defined]
+    Store(url=url).close()
+
+
+@pytest.mark.postgres
+def test_postgres_runs_and_traces_survive_a_new_connection(pg_url: str) -> None:
+    """Nothing lives only in the process: a second Store (another machine) sees the runs."""
+    first = Store(url=pg_url)
+    run_id = first.create_run(case_id="c", adapter="g", settings_hash="s", agents="a")
+    first.append_event(run_id, TraceKind.RUN_STARTED)
+    second = Store(url=pg_url)
+    second.append_event(run_id, TraceKind.NODE_EXECUTED, node="x")  # extends the same chain
+    first.append_event(run_id, TraceKind.RUN_COMMITTED)  # first's cached head is stale
+    first.finish_run(run_id, RunStatus.COMMITTED)
+    check = second.verify_trace(run_id)
+    assert check.ok and check.events == 3
