@@ -490,6 +490,15 @@ class RetrievalConfig(_Section):
     allow_private: bool = Field(
         False, description="Allow requests to private/loopback/link-local addresses (SSRF)."
     )
+    image_k: int = Field(
+        20, ge=1, description="Matches kept from a web reverse-image engine per image."
+    )
+    max_upload_bytes: int = Field(
+        10_000_000,
+        ge=1024,
+        description="Largest image uploaded to a web reverse-image engine (a larger one is a "
+        "retrieval gap, never a resized upload).",
+    )
 
 
 class BackendConfig(_Section):
