@@ -21,6 +21,7 @@ from semv import __version__
 from semv.agents import Agents
 from semv.config import Settings
 from semv.errors import SemvError
+from semv.export import publish_html, report_url
 from semv.graph import Executor, NodeOutcome, NodeSpec
 from semv.model import (
     Case,
@@ -38,7 +39,7 @@ from semv.perception.paths import copy_maps, resolve_data_paths
 from semv.procedures import DEFAULT_PROCEDURE, build_result, get_procedure, node_value
 from semv.report._usage import with_usage
 from semv.stages import CASE_SOURCE, MEMORY_SOURCE
-from semv.store import Store, content_hash, sha256_file, sha256_text
+from semv.store import Store, content_hash, sha256_file, sha256_text, utc_now
 from semv.usage import Ledger, bind_ledger
 
 if TYPE_CHECKING:
@@ -245,7 +246,13 @@ def publish_reports(
             raise SemvError("no reports directory: pass reports_dir for a store given by URL")
         reports_dir = store.data_dir / "reports"
     copy_maps([n.value for n in nodes], settings, reports_dir / run_id)
-    paths = write_reports(report, reports_dir / run_id)
+    out_dir = reports_dir / run_id
+    html = publish_html(
+        report.html,
+        url=report_url(settings.export, run_id, out_dir),
+        date_published=utc_now(),
+    )
+    paths = write_reports(report.model_copy(update={"html": html}), out_dir)
     store.append_event(
         run_id,
         TraceKind.REPORT_WRITTEN,
