@@ -105,8 +105,11 @@ async def run_case(
     memory: BaseModel | None = None,
     retrieval: Retrieval | None = None,
     procedure: str = DEFAULT_PROCEDURE,
+    released: str | None = None,
 ) -> RunOutcome:
-    """Verify ``case`` as a new run. Reports go to ``reports_dir/<run_id>/`` (default: the
+    """Verify ``case`` as a new run. ``released`` (the case's release time, when its file
+    gives one) is recorded in the ``run.started`` event: MV2026's T of Eq. 32 runs from it
+    to the ``run.committed`` event. Reports go to ``reports_dir/<run_id>/`` (default: the
     store's ``reports/`` folder). ``memory`` (a ``semv.memory.ActiveMemory``) turns
     long-term-memory recall on; without it ``recall:k`` is empty. ``retrieval`` enables
     external evidence sources. ``procedure`` names the registered verification procedure
@@ -138,6 +141,7 @@ async def run_case(
                 else {}
             ),
             **({"retrieval": retrieval.spec} if retrieval is not None else {}),
+            **({"released": released} if released is not None else {}),
         },
     )
     try:
