@@ -27,7 +27,8 @@ from urllib.parse import urlsplit
 
 from semv.config import ExportConfig
 from semv.errors import InputError
-from semv.model import Argument, Evidence, Result, Stance
+from semv.model import Argument, Bundle, Evidence, Result, RunStatus, Stance
+from semv.store import Store
 
 __all__ = [
     "SCHEMA_CONTEXT",
@@ -35,6 +36,7 @@ __all__ = [
     "ReviewFacts",
     "check_claim_review",
     "claim_review",
+    "claim_review_for_run",
     "complete",
     "embed",
     "extract",
@@ -262,3 +264,24 @@ def check_claim_review(doc: Mapping[str, Any]) -> list[str]:
             elif not _http(work.get("url")):
                 problems.append("an appearance has no http(s) url")
     return problems
+
+
+def claim_review_for_run(
+    store: Store, run: str, cfg: ExportConfig, *, url: str | None = None
+) -> dict[str, Any]:
+    """The ClaimReview of a committed run: its JSON result, its case (the ``bundle`` node), the
+    day it was committed, and ``url`` (default: where ``export.report_base_url`` publishes it,
+    else its written report file)."""
+    record = store.get_run(run)
+    if record.status is not RunStatus.COMMITTED or not record.result_json:
+        raise InputError(f"run {record.run_id} is {record.status.value}, not committed")
+    result = Result.model_validate_json(record.result_json)
+    bundle = Bundle.model_validate_json(store.node_value_json(record.run_id, "bundle"))
+    case = bundle.case
+    if url is None:
+        written = result.report_paths.get("html")
+        folder = Path(written).parent if written else Path(record.run_id)
+        url = report_url(cfg, record.run_id, folder)
+    facts = facts_from_result(result, case.claim, case.context.source_url)
+    day = record.finished_at or record.created_at
+    return claim_review(facts, cfg, url=url, date_published=day)
