@@ -27,6 +27,7 @@ COMMANDS: dict[str, str] = {
     "verify": "semv.cli._runs:verify",
     "show": "semv.cli._runs:show",
     "runs": "semv.cli._runs:runs",
+    "export": "semv.cli._export:export",
     "learn": "semv.cli._memory:learn_command",
     "contest": "semv.cli._contest:contest",
     "serve": "semv.cli._serve:serve",

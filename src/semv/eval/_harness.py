@@ -300,6 +300,7 @@ async def run_plan(
                     contract=contract,
                     reports_dir=out_dir / "reports",
                     procedure=procedure,
+                    released=loaded.released,
                 )
             except StageError as exc:
                 logger.warning("%s: %s", loaded.case.id, exc)
