@@ -49,6 +49,7 @@ from semv.model import (
     Modality,
     ProducerKind,
     Provenance,
+    ReverseSearchMatch,
     SourceType,
 )
 from semv.retrieval._cache import ReplayCache
@@ -366,19 +367,15 @@ class ReverseImageSource:
         text += "."
         if caption:
             text += f" The page: “{caption}”"
-        data: dict[str, Any] = {
-            "kind": "reverse-search-match",
-            "match_method": self.name,
-            "engine": engine,
-            "search_rank": rank,
-            "source_url": page_url,
-        }
-        if first_seen:
-            data["first_seen"] = first_seen
-        if caption:
-            data["caption"] = caption
-        if match.image_url:
-            data["image_url"] = match.image_url
+        observation = ReverseSearchMatch(
+            match_method=self.name,
+            engine=engine,
+            search_rank=rank,
+            source_url=page_url,
+            first_seen=first_seen or None,
+            caption=caption or None,
+            image_url=match.image_url or None,
+        )
         domain = domain_of(page_url)
         return Evidence(
             id=evidence_id(f"rsearch:{image.asset_id}:{self.name}", match.page_url),
@@ -386,7 +383,7 @@ class ReverseImageSource:
             source_type=SourceType.PRIOR_CAPTION,
             modality=Modality.IMAGE,
             content=text,
-            data=data,
+            observation=observation,
             reliability=self.reliability,
             location=MediaLocation(asset_id=image.asset_id),
             provenance=Provenance(
