@@ -21,6 +21,7 @@ from semv import __version__
 from semv.agents import Agents
 from semv.config import Settings
 from semv.errors import SemvError
+from semv.export import publish_html, report_url
 from semv.graph import Executor, NodeOutcome, NodeSpec
 from semv.model import (
     Case,
@@ -44,7 +45,7 @@ from semv.procedures import (
 )
 from semv.report._usage import with_usage
 from semv.stages import CASE_SOURCE, MEMORY_SOURCE
-from semv.store import Store, content_hash, sha256_file, sha256_text
+from semv.store import Store, content_hash, sha256_file, sha256_text, utc_now
 from semv.usage import Ledger, bind_ledger
 
 if TYPE_CHECKING:
@@ -111,8 +112,11 @@ async def run_case(
     memory: BaseModel | None = None,
     retrieval: Retrieval | None = None,
     procedure: str = DEFAULT_PROCEDURE,
+    released: str | None = None,
 ) -> RunOutcome:
-    """Verify ``case`` as a new run. Reports go to ``reports_dir/<run_id>/`` (default: the
+    """Verify ``case`` as a new run. ``released`` (the case's release time, when its file
+    gives one) is recorded in the ``run.started`` event: MV2026's T of Eq. 32 runs from it
+    to the ``run.committed`` event. Reports go to ``reports_dir/<run_id>/`` (default: the
     store's ``reports/`` folder). ``memory`` (a ``semv.memory.ActiveMemory``) turns
     long-term-memory recall on; without it ``recall:k`` is empty. ``retrieval`` enables
     external evidence sources. ``procedure`` names the registered verification procedure
@@ -144,6 +148,7 @@ async def run_case(
                 else {}
             ),
             **({"retrieval": retrieval.spec} if retrieval is not None else {}),
+            **({"released": released} if released is not None else {}),
         },
     )
     try:
@@ -286,7 +291,13 @@ def publish_reports(
             raise SemvError("no reports directory: pass reports_dir for a store given by URL")
         reports_dir = store.data_dir / "reports"
     copy_maps([n.value for n in nodes], settings, reports_dir / run_id)
-    paths = write_reports(report, reports_dir / run_id)
+    out_dir = reports_dir / run_id
+    html = publish_html(
+        report.html,
+        url=report_url(settings.export, run_id, out_dir),
+        date_published=utc_now(),
+    )
+    paths = write_reports(report.model_copy(update={"html": html}), out_dir)
     store.append_event(
         run_id,
         TraceKind.REPORT_WRITTEN,

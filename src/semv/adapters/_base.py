@@ -25,6 +25,8 @@ class LoadedCase:
 
     case: Case
     gold: SealedGold | None = None
+    released: str | None = None
+    """When the case was released to the verifiers (UTC ISO 8601), if the case file says."""
 
 
 @runtime_checkable

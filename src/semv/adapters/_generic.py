@@ -104,7 +104,7 @@ def _load_case(case_file: Path, *, text_only: bool) -> LoadedCase:
         adapter=GenericAdapter.name,
         source_path=str(folder.absolute()),
     )
-    return LoadedCase(case=case, gold=_gold(folder))
+    return LoadedCase(case=case, gold=_gold(folder), released=spec.released)
 
 
 def _validated(file: Path, model: type[_M]) -> _M:

@@ -66,10 +66,32 @@ class EvidenceEntry(_Input):
     )
 
 
+def _aware_datetime(value: object) -> object:
+    """A release time: an ISO 8601 date-time with its UTC offset (``2026-05-04T09:00:00Z``)."""
+    if isinstance(value, dt.datetime):
+        value = value.isoformat()
+    if not isinstance(value, str):
+        raise ValueError("expected an ISO 8601 date-time")
+    try:
+        parsed = dt.datetime.fromisoformat(value.strip())
+    except ValueError as exc:
+        raise ValueError(f"{value!r} is not an ISO 8601 date-time") from exc
+    if parsed.tzinfo is None:
+        raise ValueError(f"{value!r} has no UTC offset (add Z or +hh:mm)")
+    return parsed.astimezone(dt.UTC).isoformat()
+
+
+ReleaseTime = Annotated[str, BeforeValidator(_aware_datetime)]
+"""When a case was released to the verifiers (MV2026's T of Eq. 32 counts from it), in UTC."""
+
+
 class CaseFile(_Input):
     """``case.yaml`` / ``case.json``."""
 
     id: NonBlank | None = Field(None, description="Case id; defaults to the folder name.")
+    released: ReleaseTime | None = Field(
+        None, description="When the case was released (ISO 8601 with offset; MV2026 Eq. 32)."
+    )
     claim: NonBlank
     media: tuple[MediaEntry, ...] = ()
     context: ContextEntry = ContextEntry()

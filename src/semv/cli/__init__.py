@@ -28,6 +28,7 @@ COMMANDS: dict[str, str] = {
     "verify-batch": "semv.cli._batch:verify_batch",
     "show": "semv.cli._runs:show",
     "runs": "semv.cli._runs:runs",
+    "export": "semv.cli._export:export",
     "learn": "semv.cli._memory:learn_command",
     "contest": "semv.cli._contest:contest",
     "serve": "semv.cli._serve:serve",

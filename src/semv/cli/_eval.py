@@ -217,6 +217,15 @@ def _make_command(adapter: str) -> Callable[..., None]:
                 help="Ray cluster to run on (HOST:6379 or ray://HOST:10001); implies --ray.",
             ),
         ] = None,
+        judge_scores: Annotated[
+            Path | None,
+            typer.Option(
+                "--judge-scores",
+                help="mv2026 only: score the judges' rubric scores Q (CSV/JSON: case, q[, "
+                "method][, hours]) with the time penalty of Eq. 32 and print Table 5; T from "
+                "'hours' or from the release time recorded by verify. Verifies nothing.",
+            ),
+        ] = None,
         json_out: Annotated[bool, typer.Option("--json", help="Print metrics as JSON.")] = False,
         data_dir: Annotated[
             Path, typer.Option("--data-dir", help="Store directory (SQLite database, reports).")
@@ -226,6 +235,9 @@ def _make_command(adapter: str) -> Callable[..., None]:
             Path | None, typer.Option("--config", help="TOML file overriding constants.")
         ] = None,
     ) -> None:
+        if judge_scores is not None:
+            _mv_scores(adapter, path, judge_scores, data_dir, out_dir, json_out)
+            return
         try:
             if resume and out_dir is None:
                 raise_input("--resume needs --out naming the evaluation to continue")
@@ -337,6 +349,39 @@ def _make_command(adapter: str) -> Callable[..., None]:
         "they finish, metrics, a summary table in the paper's layout and plots under --out."
     )
     return command
+
+
+def _mv_scores(
+    adapter: str, path: Path, scores: Path, data_dir: Path, out_dir: Path | None, json_out: bool
+) -> None:
+    """``semv eval mv2026 PATH --judge-scores FILE``: Eq. 32 per case and the Table 5 total."""
+    from semv._api import load_cases
+    from semv.eval import read_judge_scores, score_cases, table5_markdown
+    from semv.store import Store
+
+    try:
+        if adapter != "mv2026":
+            raise_input(f"--judge-scores scores MV2026 judge results, not {adapter} data")
+        rows = read_judge_scores(scores)
+        _contract, cases = load_cases(path, adapter=adapter, text_only=True)
+        known = {c.case.id for c in cases}
+        unknown = sorted({r.case for r in rows} - known)
+        if unknown:
+            raise_input(f"{scores}: cases not in {path}: {', '.join(unknown)}")
+        store = Store(data_dir) if (data_dir / "semv.db").is_file() else None
+        table = score_cases(rows, store)
+    except SemvError as exc:
+        fail(exc)
+    markdown = table5_markdown(table)
+    payload = table.as_json()
+    if out_dir is not None:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        (out_dir / "mvscore.json").write_text(json.dumps(payload, indent=2) + "\n", "utf-8")
+        (out_dir / "table5.md").write_text(markdown, encoding="utf-8")
+    if json_out:
+        sys.stdout.write(json.dumps(payload) + "\n")
+    else:
+        out.print(markdown, highlight=False, markup=False)
 
 
 def resolve_procedures(values: list[str] | None) -> list[str]:

@@ -50,9 +50,9 @@ def open_sources(
     endpoint: list[str],
     corpus_db: Path | None,
 ) -> Retrieval:
-    from semv.retrieval import API_NAMES, open_retrieval
+    from semv.retrieval import API_NAMES, IMAGE_API_NAMES, open_retrieval
 
-    source_names = ("corpus", *sorted(API_NAMES))
+    source_names = ("corpus", *sorted(API_NAMES), *sorted(IMAGE_API_NAMES))
     unknown = [n for n in names if n not in source_names]
     if unknown:
         raise InputError(

@@ -52,7 +52,8 @@ def verify(
         list[str] | None,
         typer.Option(
             "--source",
-            help="Evidence source to search (repeatable): corpus, searxng, serper, brave, gdelt.",
+            help="Evidence source to search (repeatable): corpus, searxng, serper, brave, "
+            "gdelt; web reverse-image search: tineye, serpapi-lens.",
         ),
     ] = None,
     before: Annotated[
@@ -145,6 +146,7 @@ def verify(
                         retrieval=retrieval,
                         max_concurrency=executor_concurrency(settings),
                         procedure=chosen_procedure.name,
+                        released=loaded.released,
                     )
                 )
             result = outcome.result

@@ -2,7 +2,8 @@
 
 Pure metric functions: ``_metrics`` (binary, Eq. 30-31, Wilson), ``_classes`` (multi-class and
 multi-label, ReMMD L1/L2), ``_report_metrics`` (MV2026, Eq. 33-36), ``_stats`` (z-test, AUROC,
-cluster bootstrap). ``_tasks`` maps each dataset's predictions and gold; ``_harness`` runs and
+cluster bootstrap), ``_mvscore`` (the MV2026 time-adjusted score, Eq. 32, Table 5).
+``_tasks`` maps each dataset's predictions and gold; ``_harness`` runs and
 resumes evaluations; ``_predictions`` reads prediction files made elsewhere.
 """
 
@@ -28,6 +29,17 @@ from semv.eval._metrics import (
     precision,
     recall,
     wilson_interval,
+)
+from semv.eval._mvscore import (
+    MV_TIME_PENALTY,
+    JudgeScore,
+    MvScoreTable,
+    ScoredCase,
+    mv_score,
+    read_judge_scores,
+    release_hours,
+    score_cases,
+    table5_markdown,
 )
 from semv.eval._predictions import PredictionSet, prediction_formats, read_predictions
 from semv.eval._report_metrics import (
@@ -63,15 +75,19 @@ __all__ = [
     "ABSTENTION_LABELS",
     "INTERNAL_TO_MMFAKEBENCH",
     "INTERNAL_TO_REMMD",
+    "MV_TIME_PENALTY",
     "BinaryCounts",
     "BootstrapInterval",
     "CaseOutcome",
     "ClassScores",
     "EvalPlan",
     "EvalReport",
+    "JudgeScore",
     "MultiClassReport",
     "MultiLabelReport",
+    "MvScoreTable",
     "PredictionSet",
+    "ScoredCase",
     "Task",
     "TemporalOutcome",
     "ZTest",
@@ -96,13 +112,18 @@ __all__ = [
     "memory_snapshot_hash",
     "multiclass_report",
     "multilabel_report",
+    "mv_score",
     "normalize_url",
     "precision",
     "prediction_formats",
+    "read_judge_scores",
     "read_predictions",
     "recall",
+    "release_hours",
+    "score_cases",
     "score_remmd",
     "subset_accuracy",
+    "table5_markdown",
     "task_names",
     "temporal_outcome",
     "temporal_rates",

@@ -293,6 +293,7 @@ async def verify_record(
             contract=contract,
             reports_dir=out_dir / "reports",
             procedure=procedure,
+            released=loaded.released,
         )
     except StageError as exc:
         logger.warning("%s: %s", loaded.case.id, exc)

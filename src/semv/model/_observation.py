@@ -204,13 +204,18 @@ class BorderCues(ObservationBase):
 
 
 class ReverseSearchMatch(ObservationBase):
-    """A near-duplicate found in the local reverse-image index (``ev:rsearch:...``)."""
+    """A copy of the image found by reverse search (``ev:rsearch:...``): in the local index
+    (pHash, ORB or CLIP; the ``indexed_*`` and threshold fields) or by a web engine (TinEye,
+    Google Lens; ``engine``, ``image_url``, ``search_rank``)."""
 
     kind: Literal[EvidenceKind.REVERSE_SEARCH_MATCH] = EvidenceKind.REVERSE_SEARCH_MATCH
-    match_method: str = Field(description="phash, orb or clip.")
-    indexed_sha256: str
-    indexed_path: str
-    phash_threshold: int
+    match_method: str = Field(description="phash, orb, clip, or the web engine's name.")
+    indexed_sha256: str | None = Field(None, description="The indexed copy (local index).")
+    indexed_path: str | None = None
+    phash_threshold: int | None = None
+    engine: str | None = Field(None, description="The web engine that found the page.")
+    image_url: str | None = Field(None, description="The copy's image URL (web engines).")
+    search_rank: int | None = Field(None, description="The match's rank in the engine's answer.")
     phash_distance: int | None = None
     orb_inliers: int | None = None
     orb_inlier_ratio: float | None = None

@@ -370,5 +370,13 @@ def _clash(record: ClashRecord) -> ClashView:
         attack_strength=record.attack_strength,
         reduced=dict(sorted(record.reduced.items())),
         judge_win_rate=record.judge_win_rate,
+        judge_winner=_winner(record.judge_win_rate),
         judge_reason=record.judge_reason,
     )
+
+
+def _winner(rate: float | None) -> str | None:
+    """The side a clash judge's support win rate favours (the report names it)."""
+    if rate is None:
+        return None
+    return "support" if rate > 0.5 else "attack" if rate < 0.5 else "neither"

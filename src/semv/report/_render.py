@@ -15,6 +15,7 @@ from urllib.parse import quote
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
+from semv.config import ExportConfig
 from semv.dimensions import report_order
 from semv.model import RenderedReport
 from semv.report._build import build_view
@@ -38,12 +39,29 @@ sections in the order their ``ReportSection`` gives."""
 _MD_SPECIAL: Final = re.compile(r"([\\`*_\[\]<>|&#~])")
 
 
-def render_report(ctx: ReportContext) -> RenderedReport:
-    """The report of ``ctx`` in Markdown, HTML and JSON; the same context gives the same bytes."""
+def render_report(ctx: ReportContext, export: ExportConfig | None = None) -> RenderedReport:
+    """The report of ``ctx`` in Markdown, HTML and JSON; the same context gives the same bytes.
+
+    With ``export`` the HTML carries the verdict's schema.org ClaimReview as JSON-LD (without
+    its publication url and date, which ``semv.export.complete`` adds when a run writes it)."""
+    from semv.export import claim_review, facts_from_arguments, script_json
+
     view = build_view(ctx)
+    markup = None
+    if export is not None:
+        facts = facts_from_arguments(
+            ctx.case.claim,
+            ctx.verdict.label,
+            ctx.case.context.source_url,
+            ctx.arguments.get("when", ()),
+            ctx.evidence,
+        )
+        markup = script_json(claim_review(facts, export))
     return RenderedReport(
         markdown=_environment(html=False).get_template("report.md.j2").render(r=view),
-        html=_environment(html=True).get_template("report.html.j2").render(r=view),
+        html=_environment(html=True)
+        .get_template("report.html.j2")
+        .render(r=view, claimreview=markup),
         json_report=report_json(view),
     )
 

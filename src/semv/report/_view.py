@@ -81,6 +81,9 @@ class ClashView(_View):
     attack_strength: float
     reduced: dict[str, float]
     judge_win_rate: float | None = None
+    """The judge's win rate of the support over the attack (1 = support, 0 = attack)."""
+    judge_winner: str | None = None
+    """``support``, ``attack`` or ``neither`` (a rate of exactly 0.5), from the rate."""
     judge_reason: str = ""
 
 

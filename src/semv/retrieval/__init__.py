@@ -14,6 +14,18 @@ from semv.retrieval._http import (
     RetrievalError,
     check_url,
 )
+from semv.retrieval._images import (
+    IMAGE_API_NAMES,
+    REVERSE_DIMENSIONS,
+    ImageMatch,
+    ImageQuery,
+    ImageSource,
+    ReverseImageSource,
+    SerpApiLensApi,
+    TinEyeApi,
+    image_queries,
+    make_image_api,
+)
 from semv.retrieval._priors import Prior, SourcePriors, load_priors
 from semv.retrieval._rerank import E5Reranker
 from semv.retrieval._runtime import (
@@ -38,6 +50,8 @@ from semv.retrieval._web import (
 
 __all__ = [
     "API_NAMES",
+    "IMAGE_API_NAMES",
+    "REVERSE_DIMENSIONS",
     "BraveApi",
     "CacheEntry",
     "CorpusHit",
@@ -51,6 +65,9 @@ __all__ = [
     "HttpClient",
     "HttpLimits",
     "HttpResponse",
+    "ImageMatch",
+    "ImageQuery",
+    "ImageSource",
     "IngestStats",
     "LocalCorpus",
     "PageFetcher",
@@ -58,18 +75,23 @@ __all__ = [
     "ReplayCache",
     "Retrieval",
     "RetrievalError",
+    "ReverseImageSource",
     "SearxngApi",
+    "SerpApiLensApi",
     "SerperApi",
     "SourcePriors",
+    "TinEyeApi",
     "WebSearchSource",
     "cache_key",
     "check_url",
     "evidence_id",
     "exclude_after",
     "fts_query",
+    "image_queries",
     "iso_date",
     "load_priors",
     "make_api",
+    "make_image_api",
     "open_retrieval",
     "published_after",
     "read_claimreview",

@@ -133,8 +133,10 @@ class HttpClient:
         params: Mapping[str, Any] | None = None,
         json_body: Any = None,
         headers: Mapping[str, str] | None = None,
+        files: Mapping[str, tuple[str, bytes, str]] | None = None,
     ) -> HttpResponse:
-        """Send with retries; raise ``RetrievalError`` when every attempt failed."""
+        """Send with retries; raise ``RetrievalError`` when every attempt failed. ``files``
+        (field → (file name, content, media type)) sends a multipart upload."""
         delay = self.limits.backoff_s
         last: str = "no attempt"
         for attempt in range(self.limits.retries + 1):
@@ -142,7 +144,7 @@ class HttpClient:
                 self._sleep(delay)
                 delay *= 2
             try:
-                response = self._once(method, url, params, json_body, headers)
+                response = self._once(method, url, params, json_body, headers, files)
             except FetchRefused:
                 raise
             except (httpx.TransportError, TimeoutError) as exc:
@@ -165,13 +167,19 @@ class HttpClient:
         params: Mapping[str, Any] | None,
         json_body: Any,
         headers: Mapping[str, str] | None,
+        files: Mapping[str, tuple[str, bytes, str]] | None = None,
     ) -> HttpResponse:
         deadline = time.monotonic() + self.limits.timeout_s * 3
         current = url
         for _hop in range(self.limits.max_redirects + 1):
             check_url(current, allow_private=self.limits.allow_private)
             request = self._client.build_request(
-                method, current, params=params, json=json_body, headers=dict(headers or {})
+                method,
+                current,
+                params=params,
+                json=json_body,
+                headers=dict(headers or {}),
+                files=dict(files) if files else None,
             )
             response = self._client.send(request, stream=True)
             try:
@@ -180,7 +188,7 @@ class HttpClient:
                     if not location:
                         raise RetrievalError(f"{current}: redirect without Location")
                     current = urljoin(str(response.url), location)
-                    params, json_body, method = None, None, "GET"
+                    params, json_body, method, files = None, None, "GET", None
                     continue
                 declared = response.headers.get("content-length")
                 if declared and declared.isdigit() and int(declared) > self.limits.max_bytes:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from semv.config import RetrievalConfig, Settings
@@ -30,6 +31,14 @@ from semv.nlp.dates import iso_date, parse_date, published_after
 from semv.retrieval._cache import ReplayCache
 from semv.retrieval._corpus import LocalCorpus
 from semv.retrieval._http import HttpClient, HttpLimits, RetrievalError
+from semv.retrieval._images import (
+    IMAGE_API_NAMES,
+    REVERSE_DIMENSIONS,
+    ImageQuery,
+    ImageSource,
+    ReverseImageSource,
+    make_image_api,
+)
 from semv.retrieval._priors import load_priors
 from semv.retrieval._rerank import E5Reranker
 from semv.retrieval._source import CorpusSource, EvidenceSource
@@ -57,7 +66,7 @@ def exclude_after(items: Sequence[Evidence], before: str | None) -> tuple[list[E
 class Retrieval:
     """The sources of a run plus its temporal cut-off policy."""
 
-    sources: tuple[EvidenceSource, ...]
+    sources: tuple[EvidenceSource | ImageSource, ...]
     config: RetrievalConfig
     before: str | None = None
     before_claim_date: bool = False
@@ -103,10 +112,11 @@ def open_retrieval(
     """Build the sources: the local corpus (in ``corpus_url`` or the store) and web APIs.
 
     ``mode`` is ``live`` (requests go out and are recorded) or ``replay`` (answers come from
-    the dated cache: the newest entry per query, or the newest at or before ``as_of``)."""
+    the dated cache: the newest entry per query, or the newest at or before ``as_of``).
+    A ``web`` name of ``IMAGE_API_NAMES`` opens a web reverse-image engine."""
     cfg = settings.retrieval
     priors = load_priors()
-    sources: list[EvidenceSource] = []
+    sources: list[EvidenceSource | ImageSource] = []
     closers: list[Any] = []
     if corpus:
         local = LocalCorpus(corpus_url or store_url)
@@ -130,6 +140,20 @@ def open_retrieval(
             http = HttpClient(limits, transport=transport)
             closers.append(http)
         for name in web:
+            if name in IMAGE_API_NAMES:
+                sources.append(
+                    ReverseImageSource(
+                        make_image_api(name, (endpoints or {}).get(name)),
+                        cache=cache,
+                        mode=mode,
+                        reliability=settings.sources.prior_caption,
+                        max_upload_bytes=cfg.max_upload_bytes,
+                        http=http,
+                        fetch_pages=cfg.fetch_pages,
+                        as_of=as_of,
+                    )
+                )
+                continue
             api = make_api(name, (endpoints or {}).get(name))
             sources.append(
                 WebSearchSource(
@@ -186,52 +210,65 @@ class ExternalResult:
 
 
 async def search_plan(
-    retrieval: Retrieval, plan: ResearchPlan, before: str | None
+    retrieval: Retrieval,
+    plan: ResearchPlan,
+    before: str | None,
+    images: Sequence[ImageQuery] = (),
 ) -> ExternalResult:
-    """Send the plan's queries to every source; guard, dedupe and record each answer."""
+    """Send the plan's queries to every text source, and the case's ``images`` to every
+    reverse-image engine (for the subclaims a match bears on); guard, dedupe and record each
+    answer. The leakage guard drops whatever was published (or first seen) after ``before``."""
     cfg = retrieval.config
     dim = plan.subclaim.split(":", 1)[-1]
     found: dict[str, Evidence] = {}
     records: list[QueryRecord] = []
     excluded = 0
     failures: list[str] = []
+
+    async def ask(source: EvidenceSource | ImageSource, query: str, kind: str, call: Any) -> None:
+        nonlocal excluded
+        rid = f"src:{dim}:{len(records)}"
+        try:
+            items = await asyncio.to_thread(call)
+        except RetrievalError as exc:
+            failures.append(f"{source.name}: {exc}")
+            records.append(
+                QueryRecord(id=rid, source=source.name, query=query, mode=kind, error=str(exc))
+            )
+            return
+        kept, dropped = exclude_after(items, before)
+        excluded += dropped
+        for item in kept:
+            found.setdefault(item.id, item)
+        stamps = sorted(
+            {e.provenance.retrieved_at for e in kept if e.provenance and e.provenance.retrieved_at}
+        )
+        records.append(
+            QueryRecord(
+                id=rid,
+                source=source.name,
+                query=query,
+                mode=kind,
+                retrieved_at=stamps[-1] if stamps else None,
+                hits=tuple(dict.fromkeys(e.id for e in kept)),
+                excluded_after=dropped,
+            )
+        )
+
     for source in retrieval.sources:
+        if isinstance(source, ImageSource):
+            if dim not in {d.value for d in REVERSE_DIMENSIONS}:
+                continue
+            for image in images:
+                call = partial(source.search_image, image, before=before, k=cfg.image_k)
+                await ask(source, image.label, "web", call)
+            continue
         offline = source.mode == "offline"
         kind = "offline" if offline else "web"
         queries = plan.queries[: cfg.corpus_queries if offline else cfg.web_queries]
         k = cfg.corpus_k if offline else cfg.web_k
         for query in queries:
-            rid = f"src:{dim}:{len(records)}"
-            try:
-                items = await asyncio.to_thread(source.search, query, before=before, k=k)
-            except RetrievalError as exc:
-                failures.append(f"{source.name}: {exc}")
-                records.append(
-                    QueryRecord(id=rid, source=source.name, query=query, mode=kind, error=str(exc))
-                )
-                continue
-            kept, dropped = exclude_after(items, before)
-            excluded += dropped
-            for item in kept:
-                found.setdefault(item.id, item)
-            stamps = sorted(
-                {
-                    e.provenance.retrieved_at
-                    for e in kept
-                    if e.provenance and e.provenance.retrieved_at
-                }
-            )
-            records.append(
-                QueryRecord(
-                    id=rid,
-                    source=source.name,
-                    query=query,
-                    mode=kind,
-                    retrieved_at=stamps[-1] if stamps else None,
-                    hits=tuple(dict.fromkeys(e.id for e in kept)),
-                    excluded_after=dropped,
-                )
-            )
+            await ask(source, query, kind, partial(source.search, query, before=before, k=k))
     gaps: list[UncertaintyItem] = []
     if failures:
         gaps.append(

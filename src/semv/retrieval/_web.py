@@ -61,6 +61,8 @@ class ApiRequest:
     json_body: Any
     headers: dict[str, str]
     cache_params: dict[str, Any]
+    files: dict[str, tuple[str, bytes, str]] | None = None
+    """A multipart upload (an image sent to a reverse-image engine); never cached."""
 
 
 def _load(body: str, where: str) -> Any:
@@ -300,7 +302,12 @@ class _Cached:
             if seen is not None:
                 return seen
             response = self.http.request(
-                req.method, req.url, params=req.params, json_body=req.json_body, headers=req.headers
+                req.method,
+                req.url,
+                params=req.params,
+                json_body=req.json_body,
+                headers=req.headers,
+                files=req.files,
             )
             entry = self.cache.put(
                 source,

@@ -209,6 +209,8 @@ def evidence_chain(
                 Input("plan", node_key("plan", k)),
                 Input("supplied", "bundle", ("supplied",)),
                 Input("media", media_keys),
+                Input("assets", "bundle", ("case", "media")),
+                Input("source_url", "bundle", ("case", "context", "source_url")),
             ),
             params=retrieve_params,
         ),

@@ -46,14 +46,15 @@ async def render(
         evidence=evidence,
         uncertainty=case_uncertainty(media, arguments, qbafs),
     )
-    return render_report(report)
+    return render_report(report, ctx.settings.export)
 
 
 STAGE = StageDef(
     name="render",
-    version="1",
+    version="2",
     fn=render,
     output=RenderedReport,
+    reads=("export",),
     symbol=Stage.RENDER,
-    code=("semv.report",),
+    code=("semv.report", "semv.export"),
 )

@@ -8,6 +8,9 @@ record). With a cut-off date (``--before`` or the claim's date) evidence publish
 is excluded and counted. A subclaim with nothing to look at, or whose queries failed, gets a
 retrieval-gap uncertainty item; nothing is ever invented to fill a gap.
 
+When a web reverse-image engine is enabled, the case's loaded images are sent to it for the
+subclaims a match bears on (``semv.retrieval.REVERSE_DIMENSIONS``).
+
 The node's params carry the sources' identities and the cut-off (see
 ``Retrieval.identity``): they enter the fingerprint, so a cached node is reused only when its
 answers would be the same.
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 from semv.graph import StageContext, StageDef
 from semv.model import (
+    Asset,
     Evidence,
     MediaEvidence,
     ResearchPlan,
@@ -25,7 +29,7 @@ from semv.model import (
     UncertaintyCode,
     UncertaintyItem,
 )
-from semv.retrieval import Retrieval, search_plan
+from semv.retrieval import Retrieval, image_queries, search_plan
 
 
 async def retrieve(
@@ -34,6 +38,8 @@ async def retrieve(
     plan: ResearchPlan,
     supplied: tuple[Evidence, ...],
     media: list[MediaEvidence],
+    assets: tuple[Asset, ...] = (),
+    source_url: str | None = None,
 ) -> Retrieved:
     pool = supplied + tuple(e for m in media for e in m.evidence)
     declared = tuple(ctx.params.get("sources", ()))
@@ -53,7 +59,7 @@ async def retrieve(
                 ),
             )
         return Retrieved(subclaim=plan.subclaim, evidence=pool, uncertainty=gaps)
-    external = await search_plan(retrieval, plan, before)
+    external = await search_plan(retrieval, plan, before, image_queries(assets, source_url))
     seen = {e.id for e in pool}
     found = tuple(e for e in external.evidence if e.id not in seen)
     gaps = external.uncertainty
@@ -80,7 +86,7 @@ async def retrieve(
 
 STAGE = StageDef(
     name="retrieve",
-    version="2",
+    version="3",
     fn=retrieve,
     output=Retrieved,
     reads=("retrieval",),

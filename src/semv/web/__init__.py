@@ -14,5 +14,6 @@ store), ``_svg`` (argument graph drawing), ``_api`` and ``_pages`` (routes), ``_
 """
 
 from semv.web._app import create_app
+from semv.web._print import print_html
 
-__all__ = ["create_app"]
+__all__ = ["create_app", "print_html"]

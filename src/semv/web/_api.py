@@ -225,6 +225,48 @@ def get_report(
 _REPORT_CSP = "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'"
 
 
+@router.get("/runs/{run}/claimreview", tags=["runs"])
+def get_claim_review(run: str, web: State, request: Request) -> Response:
+    """The run's verdict as schema.org ``ClaimReview`` JSON-LD (for fact-check publishing and
+    search engines). Its ``url`` is the report under ``export.report_base_url`` when that is
+    configured, else this server's HTML report of the run."""
+    from semv.export import claim_review_for_run
+
+    views.result_text(web.store, run)  # 404 for an unknown run, 409 for one not committed
+    record = web.store.get_run(run)
+    cfg = web.settings.export
+    url = None if cfg.report_base_url else str(request.url_for("get_report", run=record.run_id))
+    doc = claim_review_for_run(web.store, record.run_id, cfg, url=url)
+    return Response(
+        json.dumps(doc, ensure_ascii=False, indent=2, sort_keys=True),
+        media_type="application/ld+json",
+    )
+
+
+@router.get("/runs/{run}/pdf", tags=["runs"], response_model=None)
+async def get_pdf(run: str, web: State) -> Response:
+    """The run's report as PDF (MV2026 layout with argument graphs, forensic maps and
+    keyframes), printed by headless Chromium; 503 when no PDF engine is installed."""
+    from semv.export import render_pdf
+    from semv.web._print import print_html
+
+    record = await run_in_threadpool(web.store.get_run, run)
+    views.result_text(web.store, record.run_id)
+
+    def build() -> bytes:
+        page = print_html(web.store, record.run_id)
+        with tempfile.TemporaryDirectory(prefix="semv-pdf-") as work:
+            out = render_pdf(page, Path(work) / "report.pdf", web.settings.export)
+            return out.read_bytes()
+
+    pdf = await run_in_threadpool(build)
+    return Response(
+        pdf,
+        media_type="application/pdf",
+        headers={"Content-Disposition": f'inline; filename="{record.run_id}.pdf"'},
+    )
+
+
 @router.get("/runs/{run}/trace", tags=["runs"])
 def get_trace(run: str, web: State) -> dict[str, Any]:
     """The hash-chained trace and whether it verifies."""

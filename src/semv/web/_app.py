@@ -17,6 +17,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from semv import __version__
 from semv.config import Settings, load_settings
 from semv.errors import ContestError, InputError, RunNotFound, SemvError
+from semv.export import PdfError
 from semv.retrieval import Retrieval
 from semv.store import SessionTable, Store
 from semv.web._auth import Auth, parse_tokens, tokens_from_env
@@ -30,6 +31,7 @@ __all__ = ["create_app"]
 HERE = Path(__file__).parent
 _STATUS: tuple[tuple[type[SemvError], int], ...] = (
     (UploadTooLarge, 413),
+    (PdfError, 503),
     (RunNotFound, 404),
     (NotCommitted, 409),
     (ContestError, 409),

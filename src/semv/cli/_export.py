@@ -1,0 +1,80 @@
+"""``semv export RUN --format claimreview|pdf [-o FILE]``: publish a committed run's verdict as
+schema.org ClaimReview JSON-LD (stdout without ``-o``) or its report as PDF (``-o`` required)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from semv.cli._common import ConfigFile, DataDir, err, fail, settings_from
+
+__all__ = ["export"]
+
+FORMATS = ("claimreview", "pdf")
+
+
+def _write_atomic(target: Path, text: str) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".semv-export-", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def export(
+    run: Annotated[str, typer.Argument(help="Run id (or a unique prefix).")],
+    format: Annotated[
+        str, typer.Option("--format", "-f", help="claimreview (JSON-LD) or pdf.")
+    ] = "claimreview",
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", help="File to write (claimreview: stdout without it)."),
+    ] = None,
+    data_dir: DataDir = Path(".semv"),
+    config: ConfigFile = None,
+) -> None:
+    """Publish a committed run: its ClaimReview JSON-LD or its report as PDF."""
+    from semv.errors import InputError, SemvError
+
+    try:
+        if format not in FORMATS:
+            raise InputError(f"--format {format!r}: expected one of {', '.join(FORMATS)}")
+        if format == "pdf" and output is None:
+            raise InputError("--format pdf needs -o FILE")
+        settings = settings_from(config)
+        from semv.store import Store
+
+        if not (data_dir / "semv.db").is_file():
+            raise InputError(f"{data_dir}: no semv store here (use --data-dir)")
+        store = Store(data_dir)
+        record = store.get_run(run)
+        if format == "claimreview":
+            from semv.export import check_claim_review, claim_review_for_run
+
+            doc = claim_review_for_run(store, record.run_id, settings.export)
+            text = json.dumps(doc, ensure_ascii=False, indent=2, sort_keys=True) + "\n"
+            for problem in check_claim_review(doc):
+                err.print(f"warning: {problem}", highlight=False)
+            if output is None:
+                sys.stdout.write(text)
+            else:
+                _write_atomic(output, text)
+            return
+        from semv.export import render_pdf
+        from semv.web import print_html
+
+        assert output is not None
+        render_pdf(print_html(store, record.run_id), output, settings.export)
+        err.print(f"wrote {output}", highlight=False)
+    except SemvError as exc:
+        fail(exc)

@@ -1,0 +1,85 @@
+"""PDF reports (issue 18): the printable HTML report printed by headless Chromium.
+
+The Debian ``chromium`` (``export.chromium``) runs with ``--headless --print-to-pdf`` in a fresh
+profile, no sandbox (it runs as the invoking user in a container), no GPU, no background
+networking, component updates or first-run work, and no header/footer. The HTML is a temporary
+file: it must be self-contained (``semv.web.print_html`` inlines every image), since Chromium
+reads nothing else. The PDF is written atomically (temporary file, then rename): a failed
+rendering leaves nothing half-written.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+from pathlib import Path
+
+from semv.config import ExportConfig
+from semv.errors import SemvError
+
+__all__ = ["PdfError", "chromium_args", "render_pdf"]
+
+
+class PdfError(SemvError):
+    """The PDF engine is missing or failed."""
+
+
+def chromium_args(binary: str, html: Path, pdf: Path, profile: Path) -> list[str]:
+    """The command line that prints ``html`` to ``pdf``."""
+    return [
+        binary,
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--no-first-run",
+        "--no-default-browser-check",
+        "--disable-extensions",
+        f"--user-data-dir={profile}",
+        "--no-pdf-header-footer",
+        "--run-all-compositor-stages-before-draw",
+        f"--print-to-pdf={pdf}",
+        html.as_uri(),
+    ]
+
+
+def render_pdf(html: str, out: Path, cfg: ExportConfig) -> Path:
+    """Print ``html`` to ``out`` with headless Chromium; ``PdfError`` when it cannot."""
+    binary = Path(cfg.chromium)
+    if not binary.is_file():
+        raise PdfError(
+            f"export.chromium: {binary} not found (install the Debian package chromium, "
+            "see system-packages.txt)"
+        )
+    out = out.resolve()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="semv-pdf-") as work:
+        page = Path(work) / "report.html"
+        page.write_text(html, encoding="utf-8")
+        printed = Path(work) / "report.pdf"
+        args = chromium_args(str(binary), page, printed, Path(work) / "profile")
+        try:
+            done = subprocess.run(
+                args,
+                capture_output=True,
+                text=True,
+                timeout=cfg.pdf_timeout_s,
+                check=False,
+                env={**os.environ, "HOME": work},
+            )
+        except subprocess.TimeoutExpired as exc:
+            raise PdfError(f"chromium did not finish within {cfg.pdf_timeout_s:g} s") from exc
+        if done.returncode != 0 or not printed.is_file() or printed.stat().st_size == 0:
+            tail = (done.stderr or "").strip().splitlines()[-3:]
+            raise PdfError(f"chromium failed (exit {done.returncode}): {' | '.join(tail)}")
+        fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=".semv-pdf-", suffix=".tmp")
+        os.close(fd)
+        try:
+            Path(tmp).write_bytes(printed.read_bytes())
+            os.replace(tmp, out)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    return out

@@ -1,0 +1,131 @@
+"""The printable report of a run (``semv export --format pdf``, ``GET /api/runs/{run}/pdf``):
+the run's HTML report (MV2026 layout) made self-contained for an HTML-to-PDF engine.
+
+- every image the report links (forensic maps next to the report) is inlined as a data URI,
+  eagerly loaded (a lazy image is never printed);
+- each dimension section gets its argument graph Q_k (Eq. 15) as inline SVG, drawn by the same
+  code as the case page (subclaims without a section of their own get theirs at the end);
+- the case summary gets the case's images and the keyframes extracted from its videos.
+
+Only files inside the run's report folder, the case's own media (still matching its SHA-256)
+and the store's keyframe artifacts are read.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import mimetypes
+import re
+from pathlib import Path
+from typing import Final
+
+from markupsafe import escape
+
+from semv.model import Bundle, MediaKind
+from semv.store import Store
+from semv.web import _views as views
+from semv.web._svg import graph_svg
+
+__all__ = ["print_html"]
+
+_IMG: Final = re.compile(r'<img([^>]*?) src="([^"]+)"([^>]*)>')
+_MAX_INLINE: Final = 8_000_000
+"""Largest image inlined into the printable report (bytes)."""
+_PRINT_CSS: Final = (
+    "<style>@page { size: A4; margin: 14mm; } "
+    "section, figure { break-inside: auto; } figure { margin: .6rem 0; } "
+    "figure svg { max-width: 100%; height: auto; } img { max-width: 100%; } "
+    ".keyframes img, .media img { max-width: 48%; margin: 0 .4rem .4rem 0; }</style>"
+)
+
+
+def _data_uri(path: Path) -> str | None:
+    kind = mimetypes.guess_type(path.name)[0] or ""
+    if not kind.startswith("image/") or not path.is_file():
+        return None
+    if path.stat().st_size > _MAX_INLINE:
+        return None
+    return f"data:{kind};base64,{base64.b64encode(path.read_bytes()).decode('ascii')}"
+
+
+def _inline_images(html: str, folder: Path | None) -> str:
+    def swap(m: re.Match[str]) -> str:
+        before, src, after = m.group(1), m.group(2), m.group(3).replace(' loading="lazy"', "")
+        if folder is None or src.startswith(("data:", "http:", "https:", "/")):
+            return f'<img{before} src="{src}"{after}>'
+        target = (folder / src).resolve()
+        uri = _data_uri(target) if target.is_relative_to(folder.resolve()) else None
+        return f'<img{before} src="{uri or src}"{after}>'
+
+    return _IMG.sub(swap, html)
+
+
+def _insert_into(html: str, section: str, fragment: str) -> str:
+    start = html.find(f'<section id="{section}">')
+    if start < 0:
+        return html
+    end = html.find("</section>", start)
+    return html[:end] + fragment + html[end:] if end >= 0 else html
+
+
+def _media_figures(store: Store, run_id: str) -> str:
+    try:
+        bundle = Bundle.model_validate_json(store.node_value_json(run_id, "bundle"))
+    except Exception:  # a run without a bundle node (nothing to show)
+        return ""
+    parts: list[str] = []
+    for asset in bundle.case.media:
+        path = Path(asset.path)
+        if asset.kind is not MediaKind.IMAGE or not path.is_file():
+            continue
+        if asset.sha256 and hashlib.sha256(path.read_bytes()).hexdigest() != asset.sha256:
+            continue
+        uri = _data_uri(path)
+        if uri:
+            parts.append(f'<img src="{uri}" alt="{escape(asset.id)}">')
+    return f'<figure class="media"><h3>Media</h3>{"".join(parts)}</figure>' if parts else ""
+
+
+def _keyframes(view_json: dict[str, object]) -> str:
+    parts: list[str] = []
+    summary = view_json.get("case_summary")
+    media = summary.get("media", []) if isinstance(summary, dict) else []
+    for m in media if isinstance(media, list) else []:
+        for artifact in m.get("artifacts", []) if isinstance(m, dict) else []:
+            uri = _data_uri(Path(str(artifact.get("path", ""))))
+            if uri:
+                label = escape(str(artifact.get("label", "")))
+                parts.append(f'<img src="{uri}" alt="{label}" title="{label}">')
+    return f'<figure class="keyframes"><h3>Keyframes</h3>{"".join(parts)}</figure>' if parts else ""
+
+
+def print_html(store: Store, run: str) -> str:
+    """The run's HTML report, self-contained and with its argument graphs, for printing."""
+    record = store.get_run(run)
+    html = views.report_text(store, run, "html")
+    paths = json.loads(record.result_json or "{}").get("report_paths", {})
+    folder = Path(paths["html"]).parent if paths.get("html") else None
+    html = _inline_images(html, folder if folder is not None and folder.is_dir() else None)
+    unplaced: list[str] = []
+    for graph in views.argument_graphs(store, run):
+        figure = (
+            f'<figure class="graph"><h3>Argument graph of {escape(graph.dimension)}</h3>'
+            f"{graph_svg(graph)}</figure>"
+        )
+        placed = _insert_into(html, graph.dimension, figure)
+        if placed == html:
+            unplaced.append(figure)
+        html = placed
+    if unplaced:  # dimensions without a section of their own (what, authenticity)
+        block = (
+            '<section id="argument_graphs"><h2>Argument graphs of the other subclaims</h2>'
+            + "".join(unplaced)
+            + "</section>\n"
+        )
+        html = html.replace("</body>", block + "</body>", 1)
+    view_json = json.loads(views.report_text(store, run, "json"))
+    extra = _media_figures(store, record.run_id) + _keyframes(view_json)
+    html = _insert_into(html, "case_summary", extra)
+    return html.replace("</head>", f"{_PRINT_CSS}\n</head>", 1)
