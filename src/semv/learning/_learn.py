@@ -12,7 +12,6 @@ from typing import Any
 
 from semv.adapters import LoadedCase
 from semv.agents import Agents
-from semv.nlp.similarity import similarity
 from semv.config import Settings
 from semv.errors import StageError
 from semv.memory import (
@@ -34,6 +33,7 @@ from semv.memory import (
     to_candidate,
     verify_candidate,
 )
+from semv.nlp.similarity import similarity
 from semv.pipeline import run_case
 from semv.store import Store
 
