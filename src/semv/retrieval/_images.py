@@ -24,7 +24,7 @@ their title and text become the match's caption.
 Every match is an item of kind ``reverse-search-match`` — the same typed payload the local index
 produces — so the offline rules read it the same way: a first-seen date before the claimed date
 attacks ``when`` (an earlier-context match), and a caption naming another place attacks
-``where`` (``semv.agents.offline._rules.media_signal_rule``). The ``--before`` leakage guard of
+``where`` (``semv.dimensions.judge`` and the dimensions' signal rules). The ``--before`` leakage guard of
 ``search_plan`` drops matches first seen after the cut-off.
 """
 
@@ -53,7 +53,7 @@ from semv.model import (
     SourceType,
 )
 from semv.retrieval._cache import ReplayCache
-from semv.retrieval._dates import iso_date
+from semv.nlp.dates import iso_date
 from semv.retrieval._http import HttpClient, RetrievalError
 from semv.retrieval._source import evidence_id
 from semv.retrieval._urls import domain_of
