@@ -24,8 +24,8 @@ their title and text become the match's caption.
 Every match is an item of kind ``reverse-search-match`` — the same typed payload the local index
 produces — so the offline rules read it the same way: a first-seen date before the claimed date
 attacks ``when`` (an earlier-context match), and a caption naming another place attacks
-``where`` (``semv.dimensions.judge`` and the dimensions' signal rules). The ``--before`` leakage guard of
-``search_plan`` drops matches first seen after the cut-off.
+``where`` (``semv.dimensions.judge`` and the dimensions' signal rules). The ``--before``
+leakage guard of ``search_plan`` drops matches first seen after the cut-off.
 """
 
 from __future__ import annotations
@@ -52,8 +52,8 @@ from semv.model import (
     ReverseSearchMatch,
     SourceType,
 )
-from semv.retrieval._cache import ReplayCache
 from semv.nlp.dates import iso_date
+from semv.retrieval._cache import ReplayCache
 from semv.retrieval._http import HttpClient, RetrievalError
 from semv.retrieval._source import evidence_id
 from semv.retrieval._urls import domain_of
