@@ -24,7 +24,7 @@ def test_trace_is_hash_chained_and_verifies(store_url: str) -> None:
     second = store.append_event(run_id, TraceKind.NODE_EXECUTED, node="bundle")
     assert first.prev_hash == genesis_hash(run_id)
     assert second.prev_hash == first.hash
-    store.finish_run(run_id, RunStatus.COMMITTED, label="uncertain")
+    store.finish_run(run_id, RunStatus.FAILED, error="stopped before a verdict")
     check = store.verify_trace(run_id)
     assert check.ok and check.events == 2 and check.head == second.hash
     assert store.get_run(run_id).trace_head == second.hash

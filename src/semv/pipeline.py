@@ -7,6 +7,7 @@ re-raises; bad input never reaches this point (adapters validate first), so it l
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 import time
@@ -23,6 +24,7 @@ from semv.config import Settings
 from semv.errors import SemvError
 from semv.export import publish_html, report_url
 from semv.graph import Executor, NodeOutcome, NodeSpec
+from semv.limits import enforce_limits
 from semv.model import (
     Case,
     RenderedReport,
@@ -30,6 +32,7 @@ from semv.model import (
     RunStatus,
     TraceEvent,
     TraceKind,
+    UncertaintyItem,
     Usage,
     Verdict,
     result_uncertainty,
@@ -45,7 +48,7 @@ from semv.procedures import (
 )
 from semv.report._usage import with_usage
 from semv.stages import CASE_SOURCE, MEMORY_SOURCE
-from semv.store import Store, content_hash, sha256_file, sha256_text, utc_now
+from semv.store import Store, content_hash, result_hash, sha256_file, sha256_text, utc_now
 from semv.usage import Ledger, bind_ledger
 
 if TYPE_CHECKING:
@@ -113,6 +116,7 @@ async def run_case(
     retrieval: Retrieval | None = None,
     procedure: str = DEFAULT_PROCEDURE,
     released: str | None = None,
+    resumes: str | None = None,
 ) -> RunOutcome:
     """Verify ``case`` as a new run. ``released`` (the case's release time, when its file
     gives one) is recorded in the ``run.started`` event: MV2026's T of Eq. 32 runs from it
@@ -122,6 +126,7 @@ async def run_case(
     external evidence sources. ``procedure`` names the registered verification procedure
     (``semv.procedures``) whose graph runs."""
     chosen = get_procedure(procedure)
+    case, truncated = enforce_limits(case, settings.limits)  # refused: no run is created
     settings = resolve_data_paths(settings, store.data_dir)
     settings_hash = sha256_text(settings.model_dump_json())
     run_id = store.create_run(
@@ -140,6 +145,10 @@ async def run_case(
             "contract": contract,
             "semv": __version__,
             "agents": agents.identity,
+            "backend": {
+                "name": agents.name,
+                **({"llm_url": settings.llm.url} if agents.name == "llm" else {}),
+            },
             "settings_hash": settings_hash,
             **({"procedure": chosen.name} if chosen.name != DEFAULT_PROCEDURE else {}),
             **(
@@ -149,6 +158,7 @@ async def run_case(
             ),
             **({"retrieval": retrieval.spec} if retrieval is not None else {}),
             **({"released": released} if released is not None else {}),
+            **({"resumes": resumes} if resumes is not None else {}),
         },
     )
     try:
@@ -183,6 +193,7 @@ async def run_case(
             result=chosen.result,
             usage=run_usage(ledger, agents, wall, specs, nodes),
             ledger=ledger,
+            notes=truncated,
         )
     except BaseException as exc:
         record_failure(store, run_id, exc)
@@ -210,21 +221,29 @@ def commit_run(
     usage: Usage | None = None,
     ledger: Ledger | None = None,
     before_commit: Callable[[], object] | None = None,
+    notes: Sequence[UncertaintyItem] = (),
 ) -> Result:
     """The sequence every run ends with: first runs (``run_case``), revisions
     (``semv.contest.revise``) and CTR injections. The report (with the run's model usage) and
     the maps it cites are written atomically and traced (``report.written``); then
-    ``before_commit`` (a revision's ``contest.revised`` event), ``run.committed``, the result
-    built with the commit's hash, and the run finished as committed with that result."""
+    ``before_commit`` (a revision's ``contest.revised`` event), ``run.committed`` carrying the
+    hash of the result (``semv.store.result_hash``: the result without its ``trace_head``,
+    which is this event's hash), and the run finished as committed with that result.
+    ``notes`` (input truncated by ``[limits]``) join the result's uncertainty."""
     if usage is not None:
         report = with_usage(report, usage)
     paths = publish_reports(store, run_id, report, nodes.values(), settings, reports_dir)
     if before_commit is not None:
         before_commit()
-    commit = append_commit(store, run_id, verdict)
-    built = result(run_id, dict(nodes), paths, commit.hash)
+    built = result(run_id, dict(nodes), paths, "")
     if ledger is not None:
         built = with_run_usage(built, usage, ledger)
+    if notes:
+        extra = tuple(result_uncertainty(item) for item in notes)
+        built = built.model_copy(update={"uncertainty": (*built.uncertainty, *extra)})
+    digest = result_hash(json.loads(built.model_dump_json()))
+    commit = append_commit(store, run_id, verdict, digest)
+    built = built.model_copy(update={"trace_head": commit.hash})
     store.finish_run(
         run_id,
         RunStatus.COMMITTED,
@@ -307,8 +326,12 @@ def publish_reports(
     return paths
 
 
-def append_commit(store: Store, run_id: str, verdict: Verdict) -> TraceEvent:
-    """The ``run.committed`` event: appended only after the reports are written."""
+def append_commit(
+    store: Store, run_id: str, verdict: Verdict, result_sha256: str | None = None
+) -> TraceEvent:
+    """The ``run.committed`` event: appended only after the reports are written. With
+    ``result_sha256`` (``semv.store.result_hash`` of the result to be stored) the committed
+    result is bound into the hash chain, so ``--verify-trace`` detects a rewritten result."""
     return store.append_event(
         run_id,
         TraceKind.RUN_COMMITTED,
@@ -316,6 +339,7 @@ def append_commit(store: Store, run_id: str, verdict: Verdict) -> TraceEvent:
             "label": verdict.label,
             "internal_label": verdict.internal_label.value,
             "confidence": verdict.confidence,
+            **({"result_sha256": result_sha256} if result_sha256 is not None else {}),
         },
     )
 

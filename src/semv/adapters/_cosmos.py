@@ -28,6 +28,7 @@ from semv.adapters._gold import SealedGold
 from semv.adapters._media import MediaProblem, load_asset
 from semv.errors import InputError
 from semv.model import Case, Context, CosmosLabel, SourceType, SuppliedEvidence
+from semv.safeload import loads_json
 
 __all__ = ["CAPTION2_PUBLISHER", "CosmosAdapter", "looks_like_cosmos", "split_file"]
 
@@ -84,8 +85,8 @@ def looks_like_cosmos(first_line: str) -> bool:
     """True when ``first_line`` is a JSON object with ``caption1`` and ``caption2``, or with
     ``img_local_path`` and an ``articles`` list (the official train/val layout)."""
     try:
-        row = json.loads(first_line)
-    except json.JSONDecodeError:
+        row = loads_json(first_line, "first line")
+    except (json.JSONDecodeError, InputError):
         return False
     if not isinstance(row, dict):
         return False
@@ -103,7 +104,7 @@ def _rows(path: Path) -> Iterator[tuple[int, Any]]:
         raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from exc
     if text.lstrip().startswith("["):
         try:
-            rows = json.loads(text)
+            rows = loads_json(text, str(path))
         except json.JSONDecodeError as exc:
             raise InputError(f"{path}: invalid JSON at line {exc.lineno}: {exc.msg}") from exc
         yield from enumerate(rows, start=1)
@@ -112,7 +113,7 @@ def _rows(path: Path) -> Iterator[tuple[int, Any]]:
         if not line.strip():
             continue
         try:
-            yield number, json.loads(line)
+            yield number, loads_json(line, f"{path}: line {number}")
         except json.JSONDecodeError as exc:
             raise InputError(f"{path}: line {number}: invalid JSON: {exc.msg}") from exc
 

@@ -10,6 +10,7 @@ import yaml
 from pydantic import ValidationError
 
 from semv.errors import InputError
+from semv.safeload import loads_json, loads_yaml, read_text_bounded
 
 __all__ = ["describe_validation_error", "field_path", "read_document"]
 
@@ -20,7 +21,7 @@ def read_document(file: Path) -> Any:
     Raises ``InputError`` naming the file and, for syntax errors, the line.
     """
     try:
-        text = file.read_text(encoding="utf-8")
+        text = read_text_bounded(file)
     except UnicodeDecodeError as exc:
         raise InputError(f"{file}: not UTF-8 text: {exc}") from exc
     except OSError as exc:
@@ -28,14 +29,14 @@ def read_document(file: Path) -> Any:
     if file.suffix.lower() in (".yaml", ".yml"):
         return _parse_yaml(file, text)
     try:
-        return json.loads(text)
+        return loads_json(text, str(file))
     except json.JSONDecodeError as exc:
         raise InputError(f"{file}: invalid JSON at line {exc.lineno}: {exc.msg}") from exc
 
 
 def _parse_yaml(file: Path, text: str) -> Any:
     try:
-        return yaml.safe_load(text)
+        return loads_yaml(text, str(file))
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = f" at line {mark.line + 1}" if mark is not None else ""

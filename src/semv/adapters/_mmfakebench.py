@@ -20,6 +20,7 @@ from semv.adapters._gold import SealedGold
 from semv.adapters._media import MediaProblem, load_asset
 from semv.errors import InputError
 from semv.model import Case
+from semv.safeload import loads_json
 
 __all__ = ["BINARY", "FAKE_CLASSES", "MmFakeBenchAdapter"]
 
@@ -56,7 +57,7 @@ class MmFakeBenchAdapter:
         if not path.is_file():
             raise InputError(f"{path}: not a file (an MMFakeBench JSON list)")
         try:
-            rows = json.loads(path.read_text(encoding="utf-8"))
+            rows = loads_json(path.read_text(encoding="utf-8"), str(path))
         except UnicodeDecodeError as exc:
             raise InputError(f"{path}: not UTF-8 text: {exc}") from exc
         except json.JSONDecodeError as exc:

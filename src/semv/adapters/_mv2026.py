@@ -30,6 +30,7 @@ from semv.adapters._media import MEDIA_EXTENSIONS, MediaProblem, load_asset
 from semv.adapters._mvreport import parse_mv_report, status_label
 from semv.errors import InputError
 from semv.model import Asset, Case, Context, SourceType, SuppliedEvidence
+from semv.safeload import loads_json
 
 __all__ = ["INPUT_FIELDS", "Mv2026Adapter", "is_mv2026_case"]
 
@@ -96,7 +97,7 @@ def _input(folder: Path) -> tuple[Path, dict[str, str]]:
         raise InputError(f"{folder / 'input'}: expected exactly one JSON file, found {listed}")
     file = files[0]
     try:
-        document = json.loads(file.read_text(encoding="utf-8"))
+        document = loads_json(file.read_text(encoding="utf-8"), str(file))
     except UnicodeDecodeError as exc:
         raise InputError(f"{file}: not UTF-8 text: {exc}") from exc
     except json.JSONDecodeError as exc:

@@ -14,6 +14,7 @@ from semv.adapters._mv2026 import Mv2026Adapter, is_mv2026_case
 from semv.adapters._remmd import RemmdAdapter
 from semv.adapters._verite import VeriteAdapter
 from semv.errors import AdapterNotFound, InputError
+from semv.safeload import loads_json
 
 __all__ = ["adapter_names", "detect_adapter", "get_adapter"]
 
@@ -88,8 +89,8 @@ def _first_row_is_cosmos(path: Path) -> bool:
         raise InputError(f"{path}: cannot read: {exc}") from exc
     if first.lstrip().startswith("[") and not looks_like_cosmos(first):
         try:
-            rows = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+            rows = loads_json(path.read_text(encoding="utf-8"), str(path))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError, InputError):
             return False
         return isinstance(rows, list) and bool(rows) and looks_like_cosmos(json.dumps(rows[0]))
     return looks_like_cosmos(first)
@@ -107,7 +108,7 @@ def _csv_header_is_verite(path: Path) -> bool:
 
 def _first_record_has(path: Path, key: str) -> bool:
     try:
-        rows = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        rows = loads_json(path.read_text(encoding="utf-8"), str(path))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, InputError):
         return False
     return isinstance(rows, list) and bool(rows) and isinstance(rows[0], dict) and key in rows[0]

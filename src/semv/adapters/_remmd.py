@@ -29,6 +29,7 @@ from semv.adapters._gold import SealedGold
 from semv.adapters._media import MediaProblem, load_asset, media_kind
 from semv.errors import InputError
 from semv.model import REMMD_L1, REMMD_L2, Asset, Case
+from semv.safeload import loads_json
 
 __all__ = ["REMMD_L1", "REMMD_L2", "RemmdAdapter", "l2_label"]
 
@@ -77,7 +78,7 @@ def _is_showcase(path: Path) -> bool:
 
 def _read_json(file: Path) -> Any:
     try:
-        return json.loads(file.read_text(encoding="utf-8"))
+        return loads_json(file.read_text(encoding="utf-8"), str(file))
     except FileNotFoundError as exc:
         raise InputError(f"{file}: missing") from exc
     except UnicodeDecodeError as exc:

@@ -40,6 +40,7 @@ from semv.adapters._media import MediaProblem, load_asset
 from semv.adapters._remmd import REMMD_L1, REMMD_L2, l2_label
 from semv.errors import InputError
 from semv.model import Case, Context, SourceType, SuppliedEvidence
+from semv.safeload import loads_json
 
 __all__ = ["claim_source", "is_runs_folder", "load_runs", "result_files"]
 
@@ -91,7 +92,7 @@ def dateline(text: str) -> str | None:
 
 def _read(file: Path) -> dict[str, Any]:
     try:
-        data = json.loads(file.read_text(encoding="utf-8"))
+        data = loads_json(file.read_text(encoding="utf-8"), str(file))
     except UnicodeDecodeError as exc:
         raise InputError(f"{file}: not UTF-8 text: {exc}") from exc
     except json.JSONDecodeError as exc:

@@ -11,6 +11,7 @@ from pydantic import Field, TypeAdapter, ValidationError
 
 from semv.errors import InputError
 from semv.model import Frozen, ReviewAction
+from semv.safeload import loads_json, read_text_bounded
 
 __all__ = [
     "POLICY_SYMBOL",
@@ -69,7 +70,7 @@ def batch_schema() -> dict[str, Any]:
 def load_batch(path: Path) -> ReviewBatch:
     """Read and validate a review batch file; ``InputError`` names the file and the problem."""
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
+        raw = loads_json(read_text_bounded(path), str(path))
     except FileNotFoundError as exc:
         raise InputError(f"{path}: no such review batch file") from exc
     except (OSError, UnicodeDecodeError) as exc:

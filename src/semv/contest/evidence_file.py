@@ -12,6 +12,7 @@ from pydantic import ValidationError
 from semv.config import Settings
 from semv.errors import InputError
 from semv.model import Evidence, Modality, SourceType, SuppliedItem
+from semv.safeload import loads_json, read_text_bounded
 
 __all__ = ["evidence_from_data", "read_evidence_file"]
 
@@ -21,7 +22,7 @@ def read_evidence_file(path: Path, *, reviewer: str, settings: Settings) -> Evid
     ``text`` required; id, source, type, modality and reliability default sensibly), or any
     other file read as UTF-8 text. Human provenance is attached when the action is applied."""
     try:
-        raw = path.read_text(encoding="utf-8")
+        raw = read_text_bounded(path)
     except FileNotFoundError as exc:
         raise InputError(f"{path}: no such evidence file") from exc
     except (OSError, UnicodeDecodeError) as exc:
@@ -29,7 +30,7 @@ def read_evidence_file(path: Path, *, reviewer: str, settings: Settings) -> Evid
     data: dict[str, Any]
     if path.suffix.lower() == ".json":
         try:
-            loaded = json.loads(raw)
+            loaded = loads_json(raw, str(path))
         except json.JSONDecodeError as exc:
             raise InputError(f"{path}: not valid JSON (line {exc.lineno}): {exc.msg}") from exc
         if not isinstance(loaded, dict):

@@ -23,6 +23,7 @@ from typing import Any, Final
 from semv.adapters import REMMD_L1, l2_label
 from semv.errors import InputError
 from semv.eval._tasks import Record, task_names
+from semv.safeload import loads_json
 
 __all__ = [
     "RESULTS_FILE",
@@ -76,7 +77,7 @@ def read_results_log(file: Path) -> list[Record]:
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
+            record = loads_json(line, f"{file}: line {number}")
         except json.JSONDecodeError as exc:
             if number == len(lines):
                 break
@@ -138,7 +139,7 @@ def _remmd_results(path: Path) -> PredictionSet:
     skipped: Counter[str] = Counter()
     for index, file in enumerate(_result_files(path)):
         try:
-            data = json.loads(file.read_text(encoding="utf-8"))
+            data = loads_json(file.read_text(encoding="utf-8"), str(file))
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise InputError(f"{file}: not valid JSON: {exc}") from exc
         if not isinstance(data, dict):

@@ -21,6 +21,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from semv.errors import InputError, InvariantViolation, StoreError
 from semv.memory._model import Candidate, Record, Status, UsageKind
+from semv.safeload import loads_json, read_text_bounded
 from semv.store import Store, canonical_json, sha256_text
 from semv.store import _schema as t
 from semv.store._store import utc_now
@@ -364,8 +365,8 @@ class MemoryStore:
     def import_(self, path: Path) -> int:
         """Load records from an export; all-or-nothing, rejected while frozen."""
         try:
-            doc = json.loads(path.read_text("utf-8"))
-        except (OSError, json.JSONDecodeError) as exc:
+            doc = loads_json(read_text_bounded(path), str(path))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise InputError(f"{path}: cannot read memory export: {exc}") from exc
         if not isinstance(doc, dict) or doc.get("format") != "semv-memory/1":
             raise InputError(f"{path}: not a semv memory export (format semv-memory/1)")

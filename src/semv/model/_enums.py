@@ -213,6 +213,7 @@ class TraceKind(StrEnum):
     NODE_FAILED = "node.failed"
     RUN_COMMITTED = "run.committed"
     RUN_FAILED = "run.failed"
+    RUN_INTERRUPTED = "run.interrupted"
     REPORT_WRITTEN = "report.written"
     # contestation (Module E): a review batch applied, the revision it produced
     CONTEST_APPLIED = "contest.applied"
@@ -224,6 +225,9 @@ class RunStatus(StrEnum):
     RUNNING = "running"
     COMMITTED = "committed"
     FAILED = "failed"
+    INTERRUPTED = "interrupted"
+    """Its process died (kill -9, timeout, crash) before it finished; set when a resume
+    claims it. A running run whose owner is gone is *shown* interrupted before that."""
 
 
 REMMD_L1: Final[tuple[str, ...]] = ("True", "Mostly True", "Mixture", "Mostly False", "False")

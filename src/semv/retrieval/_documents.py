@@ -20,6 +20,7 @@ from semv.errors import InputError
 from semv.model import SourceType
 from semv.nlp.dates import iso_date
 from semv.retrieval._urls import domain_of, unwrap_archive
+from semv.safeload import loads_json
 
 __all__ = [
     "SUFFIXES",
@@ -93,13 +94,13 @@ def _read_file(path: Path) -> Iterator[Document]:
             if not line.strip():
                 continue
             try:
-                record = json.loads(line)
+                record = loads_json(line, f"{path}:{n}")
             except json.JSONDecodeError as exc:
                 raise InputError(f"{path}:{n}: malformed JSON: {exc.msg}") from exc
             yield from _records([record], f"{path}:{n}")
     else:
         try:
-            data = json.loads(text)
+            data = loads_json(text, str(path))
         except json.JSONDecodeError as exc:
             raise InputError(f"{path}: malformed JSON at line {exc.lineno}: {exc.msg}") from exc
         yield from _json(data, str(path))

@@ -10,6 +10,7 @@ from semv.store._store import (
     TraceCheck,
     genesis_hash,
     new_run_id,
+    result_hash,
     utc_now,
 )
 
@@ -25,6 +26,7 @@ __all__ = [
     "content_hash",
     "genesis_hash",
     "new_run_id",
+    "result_hash",
     "sha256_file",
     "sha256_text",
     "utc_now",

@@ -80,6 +80,17 @@ trace = Table(
     Column("hash", String(64), nullable=False),
 )
 
+run_owners = Table(
+    "run_owners",
+    metadata,
+    Column("run_id", String(40), ForeignKey("runs.run_id"), primary_key=True),
+    Column("pid", Integer, nullable=False),
+    Column("host", String(255), nullable=False),
+    Column("heartbeat_at", String(32), nullable=False),
+)
+"""Who is executing a running run and when it last showed life: a run whose owner process is
+gone (or silent for longer than the staleness limit) is interrupted, not running."""
+
 Index("ix_runs_case", runs.c.case_id)
 Index("ix_runs_created", runs.c.created_at)
 

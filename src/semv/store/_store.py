@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import json
 import logging
+import math
+import os
 import secrets
+import socket
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -47,14 +50,23 @@ _CHAIN_ATTEMPTS = 20
 """How often an append is rebuilt on a head another writer moved (SQLite only)."""
 
 __all__ = [
+    "HEARTBEAT_SECONDS",
+    "STALE_SECONDS",
     "NodeRecord",
     "RevisionRecord",
     "RunRecord",
     "Store",
     "TraceCheck",
     "genesis_hash",
+    "result_hash",
     "utc_now",
 ]
+
+HEARTBEAT_SECONDS = 10.0
+"""A running run's owner refreshes its heartbeat at most this often (on trace writes)."""
+STALE_SECONDS = 900.0
+"""A running run owned by another host, silent for this long, is taken as interrupted
+(same host: the owner's pid is checked directly)."""
 
 
 def utc_now() -> str:
@@ -69,6 +81,13 @@ def genesis_hash(run_id: str) -> str:
 def event_hash(body: dict[str, Any]) -> str:
     """hash = sha256(canonical JSON of every field but ``hash``, including ``prev_hash``)."""
     return sha256_text(canonical_json(body))
+
+
+def result_hash(result: dict[str, Any]) -> str:
+    """sha256 of a committed result's canonical JSON without its ``trace_head`` (the head is
+    the hash of the ``run.committed`` event that carries this digest, so it cannot be part
+    of it). Binds the stored result into the trace chain."""
+    return sha256_text(canonical_json({k: v for k, v in result.items() if k != "trace_head"}))
 
 
 def new_run_id() -> str:
@@ -151,6 +170,8 @@ class Store:
         self._heads: dict[str, tuple[int, str]] = {}
         self._locking = self._engine.dialect.name == "postgresql"
         """Row locks for the trace chain (PostgreSQL); SQLite has one writer at a time."""
+        self._beats: dict[str, float] = {}
+        self.host = socket.gethostname()
 
     def _create_schema(self) -> None:
         """Upgrade the schema to the newest migration (``semv.store._migrate``): a fresh store
@@ -291,6 +312,12 @@ class Store:
                         agents=agents,
                     )
                 )
+                now = utc_now()
+                conn.execute(
+                    insert(t.run_owners).values(
+                        run_id=run_id, pid=os.getpid(), host=self.host, heartbeat_at=now
+                    )
+                )
         except StoreError as exc:
             if isinstance(exc.__cause__, IntegrityError):
                 raise StoreError(
@@ -298,7 +325,73 @@ class Store:
                 ) from exc
             raise
         self._heads[run_id] = (-1, genesis_hash(run_id))
+        self._beats[run_id] = time.monotonic()
         return run_id
+
+    def heartbeat(self, run_id: str, *, force: bool = False) -> None:
+        """Show that the owner of ``run_id`` is alive (at most every HEARTBEAT_SECONDS)."""
+        last = self._beats.get(run_id)
+        now = time.monotonic()
+        if not force and last is not None and now - last < HEARTBEAT_SECONDS:
+            return
+        self._beats[run_id] = now
+        with self._tx() as conn:
+            conn.execute(
+                update(t.run_owners)
+                .where(t.run_owners.c.run_id == run_id)
+                .values(heartbeat_at=utc_now(), pid=os.getpid(), host=self.host)
+            )
+
+    def interrupted(self, records: Iterable[RunRecord]) -> set[str]:
+        """The ids among ``records`` of runs still marked running whose owner is gone: on this
+        host its pid no longer exists; elsewhere (or with no owner row, a run from an older
+        store) nothing was heard for STALE_SECONDS."""
+        running = [r for r in records if r.status is RunStatus.RUNNING]
+        if not running:
+            return set()
+        with self._tx() as conn:
+            rows = conn.execute(
+                select(t.run_owners).where(t.run_owners.c.run_id.in_([r.run_id for r in running]))
+            ).all()
+        owners = {r.run_id: r for r in rows}
+        now = datetime.now(UTC)
+        gone: set[str] = set()
+        for record in running:
+            owner = owners.get(record.run_id)
+            if owner is not None and owner.host == self.host:
+                if not _pid_alive(int(owner.pid)):
+                    gone.add(record.run_id)
+                continue
+            last = owner.heartbeat_at if owner is not None else record.created_at
+            if (now - datetime.fromisoformat(last)).total_seconds() > STALE_SECONDS:
+                gone.add(record.run_id)
+        return gone
+
+    def owner(self, run_id: str) -> tuple[int, str, str] | None:
+        """(pid, host, last heartbeat) of a run, None for a run from an older store."""
+        with self._tx() as conn:
+            row = conn.execute(select(t.run_owners).where(t.run_owners.c.run_id == run_id)).first()
+        return None if row is None else (int(row.pid), str(row.host), str(row.heartbeat_at))
+
+    def mark_interrupted(self, run_id: str, *, resumed_by: str | None = None) -> None:
+        """Close a running run whose owner is gone as ``interrupted`` (its trace says so and
+        by whom it is resumed). Refused for a run whose owner is alive."""
+        record = self.get_run(run_id)
+        if record.run_id not in self.interrupted([record]):
+            raise StoreError(
+                f"run {record.run_id} is {record.status.value} and its owner is alive"
+                if record.status is RunStatus.RUNNING
+                else f"run {record.run_id} is {record.status.value}, not interrupted"
+            )
+        self._heads.pop(record.run_id, None)
+        self.append_event(
+            record.run_id,
+            TraceKind.RUN_INTERRUPTED,
+            payload={"resumed_by": resumed_by} if resumed_by else {},
+        )
+        self.finish_run(
+            record.run_id, RunStatus.INTERRUPTED, error="interrupted: its process is gone"
+        )
 
     def record_node(self, run_id: str, node: NodeRecord) -> None:
         with self._tx() as conn:
@@ -364,7 +457,7 @@ class Store:
                 select(t.runs).where(t.runs.c.run_id.startswith(run_ref, autoescape=True)).limit(2)
             ).all()
         if not rows:
-            raise RunNotFound(f"no run matches '{run_ref}' in {self.display_url}")
+            raise RunNotFound(f"no run matches '{run_ref}'")
         if len(rows) > 1:
             raise RunNotFound(f"'{run_ref}' matches several runs; give more characters")
         return _run_record(rows[0]._mapping)
@@ -458,6 +551,7 @@ class Store:
                 raise StoreError(f"store operation failed: {exc}") from exc
             if events:
                 self._heads[run_id] = (events[-1].seq, events[-1].hash)
+            self.heartbeat(run_id)
             return events
         raise StoreError(f"run {run_id}: the trace kept moving under concurrent writers")
 
@@ -483,57 +577,44 @@ class Store:
             rows = conn.execute(
                 select(t.trace).where(t.trace.c.run_id == run_id).order_by(t.trace.c.seq)
             ).all()
-        return [
-            TraceEvent(
-                run_id=r.run_id,
-                seq=r.seq,
-                kind=TraceKind(r.kind),
-                node=r.node,
-                payload=json.loads(r.payload),
-                at=r.at,
-                prev_hash=r.prev_hash,
-                hash=r.hash,
-            )
-            for r in rows
-        ]
+        return [_trace_event(r) for r in rows]
 
     def verify_trace(self, run_id: str) -> TraceCheck:
-        """Recompute the hash chain; detect rewritten, inserted, reordered or dropped events."""
+        """Recompute the hash chain; detect rewritten, inserted, reordered, dropped or
+        malformed events, and for a committed run check that the stored label, confidence
+        and result are the ones its ``run.committed`` event (the chain) holds."""
         run = self.get_run(run_id)
-        events = self.trace(run.run_id)
+        with self._tx() as conn:
+            rows = conn.execute(
+                select(t.trace).where(t.trace.c.run_id == run.run_id).order_by(t.trace.c.seq)
+            ).all()
+        events: list[TraceEvent] = []
         prev = genesis_hash(run.run_id)
-        for expected_seq, ev in enumerate(events):
+        for expected_seq, row in enumerate(rows):
+            n = len(rows)
+            try:
+                ev = _trace_event(row)
+            except (ValueError, TypeError) as exc:
+                return TraceCheck(False, n, None, f"event {row.seq} is malformed: {exc}", row.seq)
             if ev.seq != expected_seq:
-                return TraceCheck(
-                    False, len(events), None, f"event {ev.seq} out of sequence", ev.seq
-                )
+                return TraceCheck(False, n, None, f"event {ev.seq} out of sequence", ev.seq)
             if ev.prev_hash != prev:
-                return TraceCheck(
-                    False,
-                    len(events),
-                    None,
-                    f"event {ev.seq} does not link to its predecessor",
-                    ev.seq,
-                )
+                problem = f"event {ev.seq} does not link to its predecessor"
+                return TraceCheck(False, n, None, problem, ev.seq)
             body = ev.model_dump(mode="json", exclude={"hash"})
             if event_hash(body) != ev.hash:
-                return TraceCheck(
-                    False,
-                    len(events),
-                    None,
-                    f"event {ev.seq} ({ev.kind.value}) was rewritten",
-                    ev.seq,
-                )
+                problem = f"event {ev.seq} ({ev.kind.value}) was rewritten"
+                return TraceCheck(False, n, None, problem, ev.seq)
             prev = ev.hash
+            events.append(ev)
         head = events[-1].hash if events else None
         if run.trace_head is not None and run.trace_head != head:
             return TraceCheck(
-                False,
-                len(events),
-                head,
-                "trace head differs from the head recorded at commit",
-                None,
+                False, len(events), head, "trace head differs from the head recorded at commit"
             )
+        failed = _commit_problem(run, events) if run.status is RunStatus.COMMITTED else None
+        if failed is not None:
+            return TraceCheck(False, len(events), head, failed)
         return TraceCheck(True, len(events), head)
 
     def node_value_json(self, run_id: str, key: str) -> str:
@@ -679,6 +760,83 @@ def _trace_row(event: TraceEvent) -> dict[str, Any]:
         "prev_hash": event.prev_hash,
         "hash": event.hash,
     }
+
+
+def _trace_event(r: Any) -> TraceEvent:
+    """A stored trace row as an event; ``ValueError`` when the row is malformed (payload not a
+    JSON object, unknown kind, ...)."""
+    try:
+        payload = json.loads(r.payload)
+    except (json.JSONDecodeError, TypeError, RecursionError) as exc:
+        raise ValueError("payload is not JSON") from exc
+    if not isinstance(payload, dict):
+        raise ValueError("payload is not a JSON object")
+    try:
+        kind = TraceKind(r.kind)
+    except ValueError as exc:
+        raise ValueError(f"unknown kind {r.kind!r}") from exc
+    try:
+        return TraceEvent(
+            run_id=r.run_id,
+            seq=r.seq,
+            kind=kind,
+            node=r.node,
+            payload=payload,
+            at=r.at,
+            prev_hash=r.prev_hash,
+            hash=r.hash,
+        )
+    except ValueError as exc:  # pydantic's ValidationError is a ValueError
+        raise ValueError(str(exc).splitlines()[0]) from exc
+
+
+def _commit_problem(run: RunRecord, events: list[TraceEvent]) -> str | None:
+    """Why a committed run's stored outcome disagrees with its chain, or None."""
+    if run.trace_head is None:
+        return "committed run has no trace head"
+    commits = [e for e in events if e.kind is TraceKind.RUN_COMMITTED]
+    if len(commits) != 1:
+        return f"committed run has {len(commits)} run.committed events (expected 1)"
+    commit = commits[0]
+    if commit.hash != run.trace_head:
+        return "run.committed is not the head recorded at commit"
+    recorded = commit.payload
+    if recorded.get("label") != run.label:
+        return f"stored label {run.label!r} differs from run.committed ({recorded.get('label')!r})"
+    if "confidence" in recorded and not _same(recorded["confidence"], run.confidence):
+        return "stored confidence differs from run.committed"
+    if run.result_json is None:
+        return "committed run lost its stored result" if "result_sha256" in recorded else None
+    try:
+        result = json.loads(run.result_json)
+    except (json.JSONDecodeError, RecursionError):
+        return "stored result is not JSON"
+    if not isinstance(result, dict):
+        return "stored result is not a JSON object"
+    if result.get("trace_head") != run.trace_head:
+        return "stored result names a different trace head"
+    digest = recorded.get("result_sha256")
+    if digest is not None and result_hash(result) != digest:
+        return "stored result differs from the result hashed into run.committed"
+    if digest is None and result.get("label") not in (None, run.label):
+        return "stored result's label differs from run.committed"
+    return None
+
+
+def _same(a: Any, b: Any) -> bool:
+    if a is None or b is None:
+        return a is b
+    return isinstance(a, int | float) and math.isclose(float(a), float(b), abs_tol=1e-12)
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _run_record(m: Any) -> RunRecord:

@@ -28,6 +28,7 @@ from semv.contest import Policy, ReviewBatch, Revision, batch_schema
 from semv.contest.evidence_file import evidence_from_data
 from semv.errors import InputError
 from semv.model import Bundle
+from semv.safeload import loads_json
 from semv.store import utc_now
 from semv.web import _views as views
 from semv.web._jobs import Job
@@ -398,12 +399,12 @@ async def contest_run(run: str, request: Request, web: State) -> dict[str, Any]:
     """Apply a review batch (the review-batch schema) to a committed run: a new revision run
     with its routing plan, scope, locality and before/after decision diff. ``stale_base``
     says that the run was also revised by someone else (nothing is merged or overwritten)."""
+    web.auth.writer(request)  # before reading the body: a refused write parses nothing
     try:
-        raw = await request.json()
+        raw = loads_json(await request.body(), "review batch")
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise InputError(f"review batch: not valid JSON: {exc}") from exc
-    claimed = _claimed_reviewer(raw)
-    writer = web.auth.writer(request, claimed)
+    writer = web.auth.writer(request, _claimed_reviewer(raw))
     try:
         batch = ReviewBatch.model_validate(_complete_evidence(raw, writer.reviewer, web))
     except ValidationError as exc:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -77,6 +78,16 @@ class _BodyLimit:
         await self.app(scope, limited, send)
 
 
+_ABSOLUTE_PATH = re.compile(r"(?:sqlite:/+|file:/+|(?<![\w.:/])/)(?:[^\s'\"/]+/)+([^\s'\"/]*)")
+
+
+def public_message(message: str, store_url: str) -> str:
+    """An error message fit for anyone who can reach the server: the store URL and every
+    absolute server path are cut to their last component (ids and file names stay)."""
+    message = message.replace(store_url, "the store")
+    return _ABSOLUTE_PATH.sub(lambda m: m.group(1) or "(server path)", message)
+
+
 def create_app(
     data_dir: Path,
     *,
@@ -131,7 +142,7 @@ def create_app(
 
     async def semv_error(_request: Request, exc: Exception) -> JSONResponse:
         status = next((code for kind, code in _STATUS if isinstance(exc, kind)), 500)
-        return JSONResponse({"detail": str(exc)}, status_code=status)
+        return JSONResponse({"detail": public_message(str(exc), store.url)}, status_code=status)
 
     app.add_exception_handler(SemvError, semv_error)
     from semv.web._api import router as api_router

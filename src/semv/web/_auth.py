@@ -127,7 +127,7 @@ class Auth:
             if not ok:
                 raise HTTPException(401, "invalid reviewer token")
         else:
-            check_csrf(request)
+            # credentials first: a write without any is 401; 403 only for a bad CSRF token
             ok, name = self.session_name(request) if self.enabled else (True, None)
             if not ok:
                 raise HTTPException(
@@ -136,6 +136,7 @@ class Auth:
                     "(Authorization: Bearer TOKEN, or log in at /login)",
                     headers={"WWW-Authenticate": "Bearer"},
                 )
+            check_csrf(request)
         if name is not None:
             return Writer(reviewer=name, fixed=True)
         reviewer = claimed or request.headers.get("x-reviewer") or "reviewer"
