@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic_settings import (
@@ -41,6 +41,7 @@ __all__ = [
     "EvidenceRankingConfig",
     "ExportConfig",
     "ForensicsConfig",
+    "LimitsConfig",
     "LlmConfig",
     "LlmRoleConfig",
     "MediaConfig",
@@ -346,6 +347,12 @@ class MemoryConfig(_Section):
     reflect_weak_provenance: float = Field(
         0.15, description="Offline reflector: c_κ reduction when the driver lacks provenance."
     )
+    export_key_env: str = Field(
+        "SEMV_MEMORY_KEY",
+        description="Environment variable holding a key: when set, `semv memory export` signs "
+        "the records' hashes (HMAC-SHA256) and `semv memory import` refuses unsigned or "
+        "mis-signed files. Not from the paper.",
+    )
     reflect_llm_unresolved: float = Field(
         0.25,
         ge=0,
@@ -584,6 +591,26 @@ class EscalationConfig(_Section):
         if not self.low <= self.high:
             raise ValueError("escalation band must satisfy low <= high")
         return self
+
+
+class LimitsConfig(_Section):
+    """Sizes of user input (not from the papers). Beyond them an input is refused (exit 2,
+    HTTP 400, before any run is created) or, with ``oversize = "truncate"``, cut with an
+    ``input-truncated`` uncertainty item."""
+
+    max_claim_chars: int = Field(
+        50_000, ge=1, description="Longest claim/caption c_0 (ReMMD articles reach ~15,000)."
+    )
+    max_evidence_chars: int = Field(
+        100_000, ge=1, description="Longest text of one supplied evidence item."
+    )
+    max_evidence_items: int = Field(500, ge=0, description="Most supplied evidence items.")
+    max_context_chars: int = Field(
+        2_000, ge=1, description="Longest context field (date, location, source URL)."
+    )
+    oversize: Literal["refuse", "truncate"] = Field(
+        "refuse", description="What happens beyond a limit: refuse the case, or truncate."
+    )
 
 
 class WebConfig(_Section):
@@ -865,6 +892,7 @@ class Settings(BaseSettings):
     llm: LlmConfig = LlmConfig()
     escalation: EscalationConfig = EscalationConfig()
     web: WebConfig = WebConfig()
+    limits: LimitsConfig = LimitsConfig()
     remmd: RemmdConfig = RemmdConfig()
     baselines: BaselinesConfig = BaselinesConfig()
     remmd_eval: RemmdEvalConfig = RemmdEvalConfig()

@@ -19,7 +19,7 @@ from semv.adapters._gold import SealedGold
 from semv.adapters._media import MediaProblem, load_asset
 from semv.adapters._schema import CaseFile, GoldFile
 from semv.errors import InputError
-from semv.model import Asset, Case, Context, SuppliedEvidence
+from semv.model import Asset, Case, Context, SuppliedEvidence, case_id_problem
 
 __all__ = ["CASE_FILE_NAMES", "GOLD_FILE_NAMES", "GenericAdapter", "find_case_file"]
 
@@ -90,8 +90,13 @@ def _load_case(case_file: Path, *, text_only: bool) -> LoadedCase:
         for index, entry in enumerate(spec.media)
     )
     evidence = _evidence(case_file, spec, media)
+    case_id = spec.id or folder.absolute().name
+    problem = case_id_problem(case_id)
+    if problem is not None:
+        field = "id" if spec.id else "id (the folder name)"
+        raise InputError(f"{case_file}: {field}: case id {case_id!r} {problem}")
     case = Case(
-        id=spec.id or folder.absolute().name,
+        id=case_id,
         claim=spec.claim,
         media=media,
         context=Context(

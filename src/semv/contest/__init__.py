@@ -15,6 +15,7 @@ Python API (the web UI builds on it)::
 """
 
 from semv.contest._api import contest
+from semv.contest._backend import BackendKind, backend_kind, reopen_agents, revision_settings
 from semv.contest._batch import (
     POLICY_SYMBOL,
     SCHEMA_FILE,
@@ -62,6 +63,7 @@ __all__ = [
     "SCHEMA_FILE",
     "TRACE_ELEMENTS",
     "ArgumentRef",
+    "BackendKind",
     "BaseView",
     "DecisionDelta",
     "HumanArgument",
@@ -77,6 +79,7 @@ __all__ = [
     "SubclaimDelta",
     "SubclaimReview",
     "apply_batch",
+    "backend_kind",
     "batch_schema",
     "contest",
     "decision_delta",
@@ -91,7 +94,9 @@ __all__ = [
     "node_stage",
     "parse_action",
     "plan_batch",
+    "reopen_agents",
     "revise",
+    "revision_settings",
     "route_action",
     "scope_nodes",
     "trace_elements",

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from semv.agents import Agents
 from semv.config import Settings, load_settings
+from semv.contest._backend import reopen_agents
 from semv.contest._batch import Policy, ReviewBatch, load_batch
 from semv.contest._revise import Revision, revise
 from semv.contest._routing import Action
@@ -30,14 +31,14 @@ def contest(
     """Apply a review batch (a ``ReviewBatch``, a list of actions, or a batch file) to
     committed run ``run`` and return the revision: a new run linked to ``run``, with its
     routing plan, locality and before/after decision delta."""
-    from semv.agents.offline import OfflineAgents
-
     settings = settings or load_settings()
-    agents = agents or OfflineAgents(settings)
     if isinstance(batch, str | Path):
         batch = load_batch(Path(batch))
     own = store is None
     active = store or Store(Path(data_dir))
+    explicit = agents is not None  # agents handed in are a deliberate choice
+    if agents is None:  # the parent's backend and model, reopened
+        agents, _ = reopen_agents(active, run, settings)
     try:
         return asyncio.run(
             revise(
@@ -47,6 +48,7 @@ def contest(
                 settings=settings,
                 agents=agents,
                 policy=Policy(policy) if policy is not None else None,
+                backend_explicit=explicit,
                 reports_dir=Path(reports_dir) if reports_dir is not None else None,
             )
         )

@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field
 from semv import __version__
 from semv.agents import Agents
 from semv.config import Settings
+from semv.contest._backend import backend_kind
 from semv.contest._batch import POLICY_SYMBOL, Policy, ReviewBatch
 from semv.contest._locality import (
     DecisionDelta,
@@ -95,6 +96,11 @@ class Revision(Frozen):
         description="Per subclaim in scope: argument and evidence ids before and after."
     )
     stale_base: bool = Field(description="The parent has other revisions (concurrent or older).")
+    backend_changed: str | None = Field(
+        None,
+        description="'<parent backend> -> <revision backend>' when the revision was explicitly "
+        "run with another backend or model (a global recomputation); None otherwise.",
+    )
     siblings: tuple[SiblingRevision, ...] = ()
     seconds: float
     result: Result
@@ -156,6 +162,7 @@ async def revise(
     progress: ProgressFn | None = None,
     retrieval: Retrieval | None = None,
     memory: BaseModel | None = None,
+    backend_explicit: bool = False,
 ) -> Revision:
     """Apply ``batch`` to committed run ``run`` and return the revision (a new run).
 
@@ -163,13 +170,21 @@ async def revise(
     parent's recorded sources reopened with web answers replayed from the dated cache as of
     the parent's end (so an unchanged query gets the parent's answer). A memory-on parent
     needs the same ``memory`` (a ``semv.memory.ActiveMemory``) for its recall nodes to be
-    reused."""
+    reused. ``agents`` must be the parent's backend and model (``revision_settings`` reopens
+    them) unless ``backend_explicit``: a silent change of backend is refused."""
     started = time.perf_counter()
     settings = resolve_data_paths(settings, store.data_dir)
     actions = _actions(batch)
     chosen = policy or (batch.policy if isinstance(batch, ReviewBatch) else None)
     chosen = chosen or Policy(settings.contest.policy)
     parent = load_state(store, run)
+    was, now = backend_kind(parent.record.agents), backend_kind(agents.identity)
+    if was != now and not backend_explicit:
+        raise ContestError(
+            f"run {parent.run_id} was made with the {was} backend; this revision would use "
+            f"{now}. Reopen the parent's backend (the default of `semv contest`) or ask for "
+            "the change explicitly (--backend/--llm-model: a global recomputation)"
+        )
     named = batch.base_run if isinstance(batch, ReviewBatch) else None
     if named and not parent.run_id.startswith(named):
         raise ContestError(f"the batch names run {named}, but run {parent.run_id} was given")
@@ -250,6 +265,7 @@ async def revise(
             "forced": sorted(forced),
             "settings_changed": settings_hash != parent.record.settings_hash,
             "agents_changed": agents.identity != parent.record.agents,
+            "backend": {"parent": str(was), "revision": str(now), "changed": was != now},
         },
     )
     try:
@@ -366,6 +382,7 @@ async def revise(
         objects=objects,
         stale_base=bool(siblings),
         siblings=siblings,
+        backend_changed=f"{was} -> {now}" if was != now else None,
         seconds=time.perf_counter() - started,
         result=result,
     )

@@ -13,18 +13,21 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
 from sqlalchemy import Connection, delete, func, insert, select, update
 from sqlalchemy.exc import SQLAlchemyError
 
+from semv.config import MemoryConfig
 from semv.errors import InputError, InvariantViolation, StoreError
 from semv.memory._model import Candidate, Record, Status, UsageKind
 from semv.safeload import loads_json, read_text_bounded
 from semv.store import Store, canonical_json, sha256_text
 from semv.store import _schema as t
 from semv.store._store import utc_now
+
+if TYPE_CHECKING:
+    from semv.memory._import import ImportReport
 
 __all__ = ["LONG_TERM", "MemoryFrozen", "MemoryState", "MemoryStore", "snapshot_hash"]
 
@@ -349,21 +352,34 @@ class MemoryStore:
 
     # ---- export / import ---------------------------------------------------------------
 
-    def export(self, path: Path) -> int:
-        records = self.records()
+    def export(self, path: Path, config: MemoryConfig | None = None) -> int:
+        """Write the bank's records with a sha256 per record (and an HMAC signature when
+        ``memory.export_key_env`` names a key), so that an import can tell edits."""
+        from semv.memory._import import export_fields, export_key
+
+        records = [r.model_dump(mode="json") for r in self.records()]
         doc = {
             "format": "semv-memory/1",
             "bank": self.bank,
             "long_term_hash": self.long_term_hash(),
-            "records": [r.model_dump(mode="json") for r in records],
+            "records": records,
+            **export_fields(records, export_key(config or MemoryConfig())),
         }
         tmp = path.with_name(path.name + ".tmp")
         tmp.write_text(json.dumps(doc, indent=1, sort_keys=True, ensure_ascii=False), "utf-8")
         tmp.replace(path)
         return len(records)
 
-    def import_(self, path: Path) -> int:
-        """Load records from an export; all-or-nothing, rejected while frozen."""
+    def import_(self, path: Path, config: MemoryConfig | None = None) -> int:
+        """``import_checked``; the number of records imported."""
+        return self.import_checked(path, config).imported
+
+    def import_checked(self, path: Path, config: MemoryConfig | None = None) -> ImportReport:
+        """Replace the bank's records with those of an export that pass the import checks
+        (``semv.memory._import``: hashes/signature, Safe(κ), Eq. 29 and Table 2 bounds);
+        all-or-nothing, rejected while frozen. The report names every record refused."""
+        from semv.memory._import import check_records
+
         try:
             doc = loads_json(read_text_bounded(path), str(path))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -371,13 +387,13 @@ class MemoryStore:
         if not isinstance(doc, dict) or doc.get("format") != "semv-memory/1":
             raise InputError(f"{path}: not a semv memory export (format semv-memory/1)")
         try:
-            records = [Record.model_validate(r) for r in doc.get("records", [])]
-        except ValidationError as exc:
-            raise InputError(f"{path}: invalid memory record: {exc}") from exc
+            report = check_records(doc, config or MemoryConfig(), str(path))
+        except ValueError as exc:
+            raise InputError(str(exc)) from exc
         self.guard("import")
         with self._tx() as conn:  # one transaction: all records or none
             conn.execute(delete(t.memory_records).where(t.memory_records.c.bank == self.bank))
-            for rec in records:
+            for rec in report.accepted:
                 self._write_in(conn, rec)
-        self.trace("import", None, {"file": str(path), "records": len(records)})
-        return len(records)
+        self.trace("import", None, {"file": path.name, **report.as_json()})
+        return report

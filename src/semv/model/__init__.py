@@ -1,7 +1,7 @@
 """The semv data model (pydantic v2). Imports nothing else of semv."""
 
 from semv.model._base import Frozen
-from semv.model._case import Asset, Case, Context, SuppliedEvidence
+from semv.model._case import MAX_CASE_ID, Asset, Case, Context, SuppliedEvidence, case_id_problem
 from semv.model._enums import (
     CONTEXT_DIMENSIONS,
     CORE_DIMENSIONS,
@@ -107,6 +107,7 @@ __all__ = [
     "CORE_DIMENSIONS",
     "EVIDENCE_SCHEMA_VERSION",
     "OBSERVATION_ADAPTER",
+    "MAX_CASE_ID",
     "REMMD_L1",
     "REMMD_L2",
     "Accept",
@@ -199,6 +200,7 @@ __all__ = [
     "Verdict",
     "VisualFeatures",
     "observation_from_data",
+    "case_id_problem",
     "result_evidence",
     "result_uncertainty",
 ]

@@ -2,10 +2,29 @@
 
 from __future__ import annotations
 
-from pydantic import Field
+import unicodedata
+from typing import Final
+
+from pydantic import Field, field_validator
 
 from semv.model._base import Frozen
 from semv.model._enums import MediaKind, SourceType
+
+MAX_CASE_ID: Final = 200
+"""Longest case id: ids appear in file names, tab-separated listings and report titles."""
+
+
+def case_id_problem(value: str) -> str | None:
+    """Why ``value`` cannot be a case id (empty, longer than MAX_CASE_ID, or holding a
+    control, line-separator or other non-printable character), or None."""
+    if not value.strip():
+        return "is empty"
+    if len(value) > MAX_CASE_ID:
+        return f"is {len(value)} characters long (at most {MAX_CASE_ID})"
+    for char in value:
+        if unicodedata.category(char) in ("Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn"):
+            return f"holds the non-printable character U+{ord(char):04X}"
+    return None
 
 
 class Asset(Frozen):
@@ -54,6 +73,15 @@ class Case(Frozen):
 
     id: str = Field(min_length=1)
     claim: str = Field(min_length=1, description="The main textual claim c_0.")
+
+    @field_validator("id")
+    @classmethod
+    def _printable_id(cls, value: str) -> str:
+        problem = case_id_problem(value)
+        if problem is not None:
+            raise ValueError(f"case id {value!r} {problem}")
+        return value
+
     media: tuple[Asset, ...] = ()
     context: Context = Context()
     evidence: tuple[SuppliedEvidence, ...] = ()

@@ -169,6 +169,12 @@ class UncertaintyCode(StrEnum):
     MEDIA_NOT_LOADED = "media-not-loaded"
     NO_METADATA = "no-metadata"
     GPS_INVALID = "gps-invalid"
+    METADATA_INVALID = "metadata-invalid"
+    """A metadata value that cannot be true (a capture time in the future, after the file
+    itself was written, or before photography existed): dropped, not used as evidence."""
+    INPUT_TRUNCATED = "input-truncated"
+    """A claim or evidence text longer than ``limits`` allow was cut (``limits.oversize =
+    "truncate"``): the verdict rests on the part that was kept."""
     TIMEZONE_UNKNOWN = "timezone-unknown"
     NO_EVIDENCE = "no-evidence"
     UNVERIFIED_ARGUMENT = "unverified-argument"

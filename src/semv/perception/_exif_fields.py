@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from semv.model import Exif
@@ -128,6 +128,40 @@ class MetadataFields:
             parts.append(f"modified {self.modify_time}")
         text = "; ".join(parts)
         return f"Metadata: {text}." if text else "Metadata: none."
+
+
+FIRST_PHOTOGRAPH = dt.datetime(1826, 1, 1, tzinfo=dt.UTC)
+"""No photograph is older than Niépce's first (1826/27): an earlier capture time is invalid."""
+CLOCK_SLACK = dt.timedelta(days=2)
+"""Slack for a capture time later than the file or "now": 14 h of unknown UTC offset plus a
+camera clock set a day wrong."""
+
+
+def implausible_time(iso: str, *, acquired: dt.datetime | None, now: dt.datetime) -> str | None:
+    """Why a capture time cannot be true, or None: it lies in the future, after the file
+    was written (``acquired``, its modification time), or before photography existed."""
+    try:
+        stamp = dt.datetime.fromisoformat(iso)
+    except ValueError:
+        return f"capture time {iso} is not a date"
+    if stamp.tzinfo is None:
+        stamp = stamp.replace(tzinfo=dt.UTC)
+    if stamp < FIRST_PHOTOGRAPH:
+        return f"capture time {iso} is before photography existed (1826)"
+    if stamp > now + CLOCK_SLACK:
+        return f"capture time {iso} is in the future"
+    if acquired is not None and stamp > acquired + CLOCK_SLACK:
+        return f"capture time {iso} is after the file was written ({_iso(acquired)})"
+    return None
+
+
+def without_capture_time(fields: MetadataFields) -> MetadataFields:
+    """``fields`` with its capture time dropped (and the tags that gave it)."""
+    if fields.capture_time is None:
+        return fields
+    dropped = {fields.capture_time.tag, fields.capture_time.timezone_source}
+    used = tuple(tag for tag in fields.tags_used if tag not in dropped)
+    return replace(fields, capture_time=None, tags_used=used)
 
 
 def parse_tags(tags: dict[str, Any]) -> MetadataFields:

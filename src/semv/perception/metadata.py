@@ -27,7 +27,12 @@ from semv.model import (
     UncertaintyItem,
 )
 from semv.perception._context import ExtractContext
-from semv.perception._exif_fields import MetadataFields, parse_tags
+from semv.perception._exif_fields import (
+    MetadataFields,
+    implausible_time,
+    parse_tags,
+    without_capture_time,
+)
 from semv.perception._exiftool import (
     ExifToolMissing,
     ExifToolSession,
@@ -81,6 +86,13 @@ def read_metadata(asset: Asset, *, session: ExifToolSession | None = None) -> Me
     uncertainty: list[UncertaintyItem] = []
     if fields.gps_problem is not None:
         uncertainty.append(_item(asset, UncertaintyCode.GPS_INVALID, fields.gps_problem))
+    if fields.capture_time is not None:
+        problem = implausible_time(
+            fields.capture_time.iso, acquired=_acquired(asset), now=dt.datetime.now(dt.UTC)
+        )
+        if problem is not None:
+            uncertainty.append(_item(asset, UncertaintyCode.METADATA_INVALID, problem))
+            fields = without_capture_time(fields)
     if fields.empty:
         uncertainty.append(
             _item(asset, UncertaintyCode.NO_METADATA, "no capture time, GPS, camera or software")
@@ -91,6 +103,14 @@ def read_metadata(asset: Asset, *, session: ExifToolSession | None = None) -> Me
         evidence=(_evidence(asset, fields, version),),
         uncertainty=tuple(uncertainty),
     )
+
+
+def _acquired(asset: Asset) -> dt.datetime | None:
+    """When the file itself was last written (its modification time), None if unknown."""
+    try:
+        return dt.datetime.fromtimestamp(Path(asset.path).stat().st_mtime, tz=dt.UTC)
+    except (OSError, ValueError, OverflowError):
+        return None
 
 
 def _evidence(asset: Asset, fields: MetadataFields, version: str) -> Evidence:

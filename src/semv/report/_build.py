@@ -281,7 +281,7 @@ class _Builder:
             published=item.published,
             reliability=item.reliability,
             content=_excerpt(item.content),
-            provenance=_provenance(item.provenance),
+            provenance=case_relative(_provenance(item.provenance), self.ctx.case.source_path),
             image=_map_link(item),
         )
 
@@ -336,6 +336,15 @@ def _supplied_ref(index: int, item: SuppliedEvidence) -> EvidenceRef:
         content=_excerpt(item.text),
         provenance="supplied with the case",
     )
+
+
+def case_relative(text: str | None, case_folder: str | None) -> str | None:
+    """``text`` with the case folder's absolute path written relative to it: a report names
+    files as the case names them, never where they sit on this machine."""
+    if text is None or not case_folder:
+        return text
+    root = case_folder.rstrip("/")
+    return text.replace(root + "/", "").replace(root, "case folder")
 
 
 def _provenance(provenance: Provenance | None) -> str | None:
