@@ -94,7 +94,7 @@ def _load_case(case_file: Path, *, text_only: bool) -> LoadedCase:
     problem = case_id_problem(case_id)
     if problem is not None:
         field = "id" if spec.id else "id (the folder name)"
-        raise InputError(f"{case_file}: {field}: case id {case_id!r} {problem}")
+        raise InputError(f"{case_file}: {field}: case id {case_id[:60]!r} {problem}")
     case = Case(
         id=case_id,
         claim=spec.claim,

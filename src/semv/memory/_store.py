@@ -375,9 +375,11 @@ class MemoryStore:
         return self.import_checked(path, config).imported
 
     def import_checked(self, path: Path, config: MemoryConfig | None = None) -> ImportReport:
-        """Replace the bank's records with those of an export that pass the import checks
-        (``semv.memory._import``: hashes/signature, Safe(κ), Eq. 29 and Table 2 bounds);
-        all-or-nothing, rejected while frozen. The report names every record refused."""
+        """Replace the bank's records with an export's, all of which must pass the import
+        checks (``semv.memory._import``: hashes/signature, Safe(κ), Eq. 29 and Table 2
+        bounds): one refused record refuses the file (``InputError`` naming each), nothing is
+        written. Records of an older export without hashes arrive under review. Rejected
+        while frozen."""
         from semv.memory._import import check_records
 
         try:
@@ -390,6 +392,12 @@ class MemoryStore:
             report = check_records(doc, config or MemoryConfig(), str(path))
         except ValueError as exc:
             raise InputError(str(exc)) from exc
+        if report.rejected:
+            listed = "; ".join(f"{rid}: {why}" for rid, why in report.rejected)
+            self.trace("import-refused", None, {"file": path.name, **report.as_json()})
+            raise InputError(
+                f"{path}: {len(report.rejected)} record(s) refused, nothing imported: {listed}"
+            )
         self.guard("import")
         with self._tx() as conn:  # one transaction: all records or none
             conn.execute(delete(t.memory_records).where(t.memory_records.c.bank == self.bank))

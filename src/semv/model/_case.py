@@ -79,7 +79,7 @@ class Case(Frozen):
     def _printable_id(cls, value: str) -> str:
         problem = case_id_problem(value)
         if problem is not None:
-            raise ValueError(f"case id {value!r} {problem}")
+            raise ValueError(f"case id {value[:60]!r} {problem}")
         return value
 
     media: tuple[Asset, ...] = ()
