@@ -10,12 +10,12 @@ import asyncio
 import datetime as dt
 import json
 import shutil
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from sqlalchemy import create_engine, text
 
 from semv.adapters import GenericAdapter
 from semv.config import LimitsConfig, MemoryConfig, Settings
@@ -67,11 +67,9 @@ def _commit(store: Store, case: Case = CASE, settings: Settings | None = None) -
 
 
 def _sql(data_dir: Path, *statements: str) -> None:
-    engine = create_engine(f"sqlite:///{data_dir / 'semv.db'}")
-    with engine.begin() as conn:
+    with sqlite3.connect(data_dir / "semv.db") as conn:
         for statement in statements:
-            conn.execute(text(statement))
-    engine.dispose()
+            conn.execute(statement)
 
 
 # ---- 1. nesting depth ------------------------------------------------------------------------
@@ -466,3 +464,54 @@ def test_case_ids_must_be_printable_and_bounded(tmp_path: Path, bad: str) -> Non
         list(GenericAdapter().load(folder))
     with pytest.raises(ValueError, match="case id"):
         Case(id=bad, claim="x")
+
+
+def _rewrite_whole_run(data_dir: Path, run_id: str) -> None:
+    """What someone with write access to the database can do: forge the label and recompute
+    every hash that covers it (the commit event, the head, the result hash)."""
+    from semv.store import canonical_json, result_hash, sha256_text
+
+    store = Store(data_dir)
+    record = store.get_run(run_id)
+    commit = store.trace(run_id)[-1]
+    result = json.loads(record.result_json or "")
+    result["label"] = "verified"
+    payload = {**commit.payload, "label": "verified", "result_sha256": result_hash(result)}
+    body = commit.model_dump(mode="json", exclude={"hash"}) | {"payload": payload}
+    digest = sha256_text(canonical_json(body))
+    result["trace_head"] = digest
+    store.close()
+    forged = json.dumps(result).replace("'", "''")
+    _sql(
+        data_dir,
+        f"UPDATE trace SET payload='{canonical_json(payload)}', hash='{digest}' "
+        f"WHERE run_id='{run_id}' AND seq={commit.seq}",
+        f"UPDATE runs SET label='verified', trace_head='{digest}', result_json='{forged}' "
+        f"WHERE run_id='{run_id}'",
+    )
+
+
+def test_a_whole_database_rewrite_is_caught_by_the_head_log(data_dir: Path) -> None:
+    run_id = _commit(Store(data_dir))
+    assert (data_dir / "heads.log").is_file()
+    _rewrite_whole_run(data_dir, run_id)
+    check = Store(data_dir).verify_trace(run_id)
+    assert not check.ok and "the head log records committed with head" in (check.problem or "")
+    (data_dir / "heads.log").unlink()  # without the external anchor the rewrite is invisible
+    assert Store(data_dir).verify_trace(run_id).ok
+
+
+def test_a_signed_head_log_refuses_forged_lines(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SEMV_HEAD_KEY", "head-key")
+    run_id = _commit(Store(data_dir))
+    assert Store(data_dir).verify_trace(run_id).ok
+    _rewrite_whole_run(data_dir, run_id)
+    head = Store(data_dir).get_run(run_id).trace_head
+    log = data_dir / "heads.log"
+    line = json.loads(log.read_text())
+    line["head"] = head  # the forger rewrites the log too, but has no key
+    log.write_text(json.dumps(line) + "\n")
+    check = Store(data_dir).verify_trace(run_id)
+    assert not check.ok and "does not carry a valid signature" in (check.problem or "")

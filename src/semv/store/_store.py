@@ -39,6 +39,7 @@ from semv.errors import RunNotFound, StoreError
 from semv.model import RunStatus, TraceEvent, TraceKind
 from semv.store import _schema as t
 from semv.store._hashing import canonical_json, sha256_text
+from semv.store._headlog import head_log_for
 from semv.store._migrate import upgrade as upgrade_schema
 
 logger = logging.getLogger(__name__)
@@ -172,6 +173,7 @@ class Store:
         """Row locks for the trace chain (PostgreSQL); SQLite has one writer at a time."""
         self._beats: dict[str, float] = {}
         self.host = socket.gethostname()
+        self.head_log = head_log_for(data_dir)
 
     def _create_schema(self) -> None:
         """Upgrade the schema to the newest migration (``semv.store._migrate``): a fresh store
@@ -429,6 +431,7 @@ class Store:
             .limit(1)
             .scalar_subquery()
         )
+        finished = utc_now()
         with self._tx() as conn:
             if self._locking:
                 conn.execute(
@@ -439,7 +442,7 @@ class Store:
                 .where(t.runs.c.run_id == run_id, t.runs.c.status == RunStatus.RUNNING.value)
                 .values(
                     status=status.value,
-                    finished_at=utc_now(),
+                    finished_at=finished,
                     label=label,
                     confidence=confidence,
                     result_json=result_json,
@@ -449,6 +452,14 @@ class Store:
             )
             if res.rowcount != 1:
                 raise StoreError(f"run {run_id} is not running; a finished run is never modified")
+            recorded = conn.execute(
+                select(t.runs.c.trace_head).where(t.runs.c.run_id == run_id)
+            ).scalar()
+        if self.head_log is not None:
+            try:
+                self.head_log.append(run_id, status.value, recorded, finished)
+            except OSError as exc:  # the run is committed; the anchor is best effort
+                logger.warning("cannot append to the head log %s: %s", self.head_log.path, exc)
 
     def get_run(self, run_ref: str) -> RunRecord:
         """A run by id or unique id prefix."""
@@ -613,6 +624,8 @@ class Store:
                 False, len(events), head, "trace head differs from the head recorded at commit"
             )
         failed = _commit_problem(run, events) if run.status is RunStatus.COMMITTED else None
+        if failed is None and self.head_log is not None:
+            failed = self.head_log.problem(run.run_id, run.status.value, run.trace_head)
         if failed is not None:
             return TraceCheck(False, len(events), head, failed)
         return TraceCheck(True, len(events), head)
