@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import json
+import os
 import shutil
 import sqlite3
 import subprocess
@@ -515,3 +516,58 @@ def test_a_signed_head_log_refuses_forged_lines(
     log.write_text(json.dumps(line) + "\n")
     check = Store(data_dir).verify_trace(run_id)
     assert not check.ok and "does not carry a valid signature" in (check.problem or "")
+
+
+def test_kill_9_leaves_an_interrupted_run_that_resumes(tmp_path: Path) -> None:
+    import signal
+    import time
+
+    from semv.agents.backends import build_agents
+    from semv.resume import claim_interrupted
+
+    data = tmp_path / "data"
+    example = Path(__file__).resolve().parents[1] / "examples" / "lyon-flood"
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src")}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "semv", "verify", str(example), "--data-dir", str(data)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and proc.poll() is None:
+            if (data / "semv.db").exists():
+                with sqlite3.connect(data / "semv.db") as conn:
+                    try:
+                        done = conn.execute("SELECT COUNT(*) FROM nodes").fetchone()[0]
+                    except sqlite3.OperationalError:
+                        done = 0
+                if done >= 2:
+                    break
+            time.sleep(0.02)
+        if proc.poll() is not None:
+            pytest.skip("the run finished before it could be killed")
+        proc.send_signal(signal.SIGKILL)
+    finally:
+        proc.wait()
+    store = Store(data)
+    [record] = store.list_runs()
+    assert record.status is RunStatus.RUNNING
+    assert store.interrupted([record]) == {record.run_id}
+    resumable = claim_interrupted(store, record.run_id)
+    assert store.get_run(record.run_id).status is RunStatus.INTERRUPTED
+    assert store.verify_trace(record.run_id).ok
+    outcome = asyncio.run(
+        run_case(
+            resumable.case,
+            store=store,
+            settings=Settings(),
+            agents=build_agents(Settings(), store=store),
+            contract=resumable.contract,
+            resumes=record.run_id,
+        )
+    )
+    assert outcome.reused >= 2  # continued from the interrupted run's committed nodes
+    assert store.trace(outcome.result.run_id)[0].payload["resumes"] == record.run_id
+    assert store.verify_trace(outcome.result.run_id).ok
