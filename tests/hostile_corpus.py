@@ -87,9 +87,7 @@ def _media_case(work: Path, name: str, file_name: str, content: bytes) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / file_name).write_bytes(content)
     (folder / "case.json").write_text(
-        json.dumps(
-            {"claim": "Flooding in Paris on 14 March 2024", "media": [{"path": file_name}]}
-        )
+        json.dumps({"claim": "Flooding in Paris on 14 March 2024", "media": [{"path": file_name}]})
     )
     return folder
 
@@ -514,6 +512,29 @@ def _items() -> list[Item]:
         r"interrupted",
         runs=2,
         statuses={"running": 1},
+    )
+    # -- the revision's backend (defect 8) --
+    add(
+        "contest-explicit-backend-change",
+        lambda w, run: _tampered(
+            w,
+            run,
+            ["UPDATE runs SET agents='llm/1/model:m-7b/settings:x'"],
+            [
+                "contest",
+                "{run}",
+                "--reject",
+                "ev:sup:factcheck-lyon-2019",
+                "--reason",
+                "r",
+                "--backend",
+                "offline",
+            ],
+        ),
+        0,
+        r"backend changed: llm \(model m-7b\) -> offline",
+        runs=2,
+        statuses={"committed": 2},
     )
     add(
         "unknown-run",

@@ -132,6 +132,26 @@ def test_web_write_without_credentials_is_401_and_bad_csrf_is_403(web: TestClien
         web.cookies.clear()
 
 
+def test_web_contest_of_a_run_from_another_backend_is_refused(
+    web: TestClient, base: tuple[Path, str]
+) -> None:
+    import sqlite3
+
+    data = Path(web.app.state.web.data_dir)  # type: ignore[attr-defined]
+    with sqlite3.connect(data / "semv.db") as conn:
+        conn.execute(f"UPDATE runs SET agents='llm/1/model:m-7b' WHERE run_id='{base[1]}'")
+    before = _runs(web)
+    batch = {"actions": [{"op": "reject", "target": "ev:sup:factcheck-lyon-2019", "reason": "r"}]}
+    response = web.post(
+        f"/api/runs/{base[1]}/contest",
+        json=batch,
+        headers={"Authorization": "Bearer s3cret-token"},
+    )
+    assert response.status_code == 409
+    assert "was made with the llm (model m-7b) backend" in response.json()["detail"]
+    assert _runs(web) == before
+
+
 def test_corpus_size() -> None:
     """The corpus stays a corpus: every defect of issue 19 and the inputs that already held."""
     assert len(ITEMS) >= 40

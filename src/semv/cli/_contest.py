@@ -120,6 +120,12 @@ def _print_revision(revision: Any) -> None:
     )
     for note in plan.widened:
         out.print(f"  [yellow]scope widened:[/] {note}", highlight=False)
+    if revision.backend_changed:
+        out.print(
+            f"  [yellow]backend changed:[/] {revision.backend_changed} "
+            "(every agent stage recomputed: a global recomputation)",
+            highlight=False,
+        )
     table = Table("", "before", "after", title="decision diff")
     mark = " [bold yellow]*[/]" if d.label_changed else ""
     table.add_row("label", d.label_before, d.label_after + mark)
@@ -191,8 +197,7 @@ def contest(
     """Contest a run: apply a review batch and print the before/after diff (a new run)."""
     import asyncio
 
-    from semv.agents.backends import build_agents
-    from semv.contest import Policy, ReviewBatch, batch_schema, load_batch, revise
+    from semv.contest import Policy, ReviewBatch, batch_schema, load_batch, reopen_agents, revise
 
     if schema:
         sys.stdout.write(json.dumps(batch_schema(), indent=2, ensure_ascii=False) + "\n")
@@ -227,7 +232,10 @@ def contest(
         except ValueError as exc:
             raise InputError(f"--policy must be scoped, causal or global, not {policy}") from exc
         store = open_store(data_dir, store_url)
-        agents = build_agents(settings, store=store, replay=replay)
+        # the parent's backend and model, unless --backend/--llm-model ask for another one
+        agents, explicit = reopen_agents(
+            store, run, settings, backend=backend, url=llm_url, model=llm_model, replay=replay
+        )
     except SemvError as exc:
         fail(exc)
     try:
@@ -240,6 +248,7 @@ def contest(
                 agents=agents,
                 policy=chosen,
                 reports_dir=out_dir,
+                backend_explicit=explicit,
             )
         )
     except SemvError as exc:

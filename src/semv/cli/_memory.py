@@ -20,6 +20,7 @@ from semv.cli._common import (
     open_store,
     out,
     progress,
+    settings_from,
 )
 from semv.errors import InputError, SemvError
 from semv.memory import Policy
@@ -290,12 +291,16 @@ def export(
     bank: Bank = "default",
     data_dir: DataDir = Path(".semv"),
     store_url: StoreUrl = None,
+    config: ConfigFile = None,
 ) -> None:
-    """Export every record of the bank as JSON (written atomically)."""
+    """Export every record of the bank as JSON (written atomically), with a hash per record
+    (signed when the key variable ``memory.export_key_env`` is set)."""
     from semv.memory import MemoryStore
 
     try:
-        n = MemoryStore(open_store(data_dir, store_url), bank).export(file)
+        n = MemoryStore(open_store(data_dir, store_url), bank).export(
+            file, settings_from(config).memory
+        )
     except (SemvError, OSError) as exc:
         fail(exc if isinstance(exc, SemvError) else InputError(f"{file}: {exc}"))
     err.print(f"exported {n} records to {file}")
@@ -307,15 +312,22 @@ def import_(
     bank: Bank = "default",
     data_dir: DataDir = Path(".semv"),
     store_url: StoreUrl = None,
+    config: ConfigFile = None,
 ) -> None:
-    """Replace the bank's records with an export (rejected while the bank is frozen)."""
+    """Replace the bank's records with an export (rejected while the bank is frozen). Every
+    record must pass the import checks (hash or signature, Safe(κ), Eq. 29 and Table 2
+    bounds); one refused record refuses the file. Records without a hash arrive under review."""
     from semv.memory import MemoryStore
 
     try:
-        n = MemoryStore(open_store(data_dir, store_url), bank).import_(file)
+        report = MemoryStore(open_store(data_dir, store_url), bank).import_checked(
+            file, settings_from(config).memory
+        )
     except SemvError as exc:
         fail(exc)
-    err.print(f"imported {n} records from {file}")
+    for rid, why in report.quarantined:
+        err.print(f"  {rid}: {why}", highlight=False)
+    err.print(f"imported {report.imported} records from {file}", highlight=False)
 
 
 def _row(table: Table, name: str, r: TransferReport, off: bool = False) -> None:

@@ -23,6 +23,7 @@ from semv.cli._common import (
     settings_from,
 )
 from semv.errors import InputError, SemvError
+from semv.safeload import loads_json
 
 if TYPE_CHECKING:
     from semv.config import Settings
@@ -162,7 +163,7 @@ def eval_retrieval(
         if not file.is_file():
             raise InputError(f"{file}: no such file")
         try:
-            records = json.loads(file.read_text(encoding="utf-8"))
+            records = loads_json(file.read_text(encoding="utf-8"), str(file))
         except json.JSONDecodeError as exc:
             raise InputError(f"{file}: malformed JSON: {exc.msg}") from exc
         if not isinstance(records, list) or not all(

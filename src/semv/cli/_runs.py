@@ -35,7 +35,9 @@ __all__ = ["runs", "show", "verify"]
 
 
 def verify(
-    case: Annotated[Path, typer.Argument(help="A case folder (case.yaml/json) or dataset file.")],
+    case: Annotated[
+        Path | None, typer.Argument(help="A case folder (case.yaml/json) or dataset file.")
+    ] = None,
     adapter: Annotated[
         str | None, typer.Option("--adapter", help="Input adapter (default: detected).")
     ] = None,
@@ -83,6 +85,14 @@ def verify(
             help="Verification procedure: " + ", ".join(procedure_names()) + " (default: semv).",
         ),
     ] = DEFAULT_PROCEDURE,
+    resume: Annotated[
+        str | None,
+        typer.Option(
+            "--resume",
+            help="Continue an interrupted run (see `semv runs --interrupted`): its case again, "
+            "reusing every node it committed.",
+        ),
+    ] = None,
 ) -> None:
     """Verify a case: print the verdict and where the report is."""
     import asyncio
@@ -98,8 +108,20 @@ def verify(
         settings = with_llm_overrides(
             settings_from(config), backend=backend, url=llm_url, model=llm_model
         )
-        contract, cases = load_cases(case, adapter=adapter, text_only=text_only, limit=limit)
-        store = open_store(data_dir, store_url)
+        if (case is None) == (resume is None):
+            raise InputError("give a CASE to verify, or --resume RUN (not both)")
+        resumes: str | None = None
+        if case is not None:
+            contract, cases = load_cases(case, adapter=adapter, text_only=text_only, limit=limit)
+            store = open_store(data_dir, store_url)
+        else:
+            from semv.adapters import LoadedCase
+            from semv.resume import claim_interrupted
+
+            store = open_store(data_dir, store_url)
+            claimed = claim_interrupted(store, str(resume))
+            contract, cases, resumes = claimed.contract, [LoadedCase(claimed.case)], claimed.run_id
+            chosen_procedure = get_procedure(claimed.procedure)
         if source:
             from semv.cli._retrieval import open_sources
 
@@ -147,6 +169,7 @@ def verify(
                         max_concurrency=executor_concurrency(settings),
                         procedure=chosen_procedure.name,
                         released=loaded.released,
+                        resumes=resumes,
                     )
                 )
             result = outcome.result
@@ -166,7 +189,8 @@ def verify(
             for sub in result.subclaims:
                 out.print(f"  {sub.dimension:<13} {sub.score:.3f}  {sub.decision}", highlight=False)
             out.print(
-                f"  run {result.run_id}: {outcome.executed} stages run, {outcome.reused} reused",
+                f"  run {result.run_id}: {outcome.executed} stages run, {outcome.reused} reused"
+                + (f" (resumes {resumes})" if resumes else ""),
                 highlight=False,
             )
             out.print(f"  report: {result.report_paths.get('markdown')}", highlight=False)
@@ -260,24 +284,40 @@ def show(
 
 def runs(
     limit: Annotated[int, typer.Option("--limit", min=1)] = 20,
+    interrupted: Annotated[
+        bool,
+        typer.Option(
+            "--interrupted",
+            help="Only runs whose process is gone (resume one with `semv verify --resume`).",
+        ),
+    ] = False,
     data_dir: DataDir = Path(".semv"),
     store_url: StoreUrl = None,
 ) -> None:
-    """List the most recent runs (tab-separated when not printing to a terminal)."""
+    """List the most recent runs (tab-separated when not printing to a terminal). A run whose
+    process died before it finished is shown ``interrupted``."""
+    from rich.markup import escape
     from rich.table import Column, Table
 
     store = open_store(data_dir, store_url)
     try:
-        records = store.list_runs(limit)
+        records = store.list_runs(10_000 if interrupted else limit)
+        gone = store.interrupted(records)
     finally:
         store.close()
+    if interrupted:
+        records = [r for r in records if r.run_id in gone or r.status.value == "interrupted"]
+        records = records[:limit]
     rows = [
-        (
-            r.run_id,
-            r.case_id,
-            r.status.value,
-            r.label or "",
-            f"{r.confidence:.2f}" if r.confidence is not None else "",
+        tuple(
+            printable(value)
+            for value in (
+                r.run_id,
+                r.case_id,
+                "interrupted" if r.run_id in gone else r.status.value,
+                r.label or "",
+                f"{r.confidence:.2f}" if r.confidence is not None else "",
+            )
         )
         for r in records
     ]
@@ -288,5 +328,13 @@ def runs(
     table = Table("case", "status", "label", "confidence")
     table.columns.insert(0, Column("run", no_wrap=True, min_width=28))
     for row in rows:
-        table.add_row(*row)
+        table.add_row(*(escape(cell) for cell in row))
     out.print(table)
+
+
+def printable(value: str) -> str:
+    """``value`` with control and other non-printable characters escaped (``\\n``, ``\\t``,
+    ``\\x00``), so that one run is always one line of tab-separated output."""
+    if value.isprintable():
+        return value
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in value)

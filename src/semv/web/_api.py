@@ -191,7 +191,12 @@ def list_runs(
 ) -> list[dict[str, Any]]:
     """Most recent runs first (first passes and revisions)."""
     records = web.store.list_runs(limit if case_id is None else 1000)
-    rows = [views.run_summary(r) for r in records if case_id is None or r.case_id == case_id]
+    gone = web.store.interrupted(records)
+    rows = [
+        views.run_summary(r, interrupted=r.run_id in gone)
+        for r in records
+        if case_id is None or r.case_id == case_id
+    ]
     return rows[:limit]
 
 
@@ -205,7 +210,8 @@ def get_result(run: str, web: State) -> Response:
 @router.get("/runs/{run}/summary", tags=["runs"])
 def get_summary(run: str, web: State) -> dict[str, Any]:
     """Status, label and confidence of any run (also running or failed ones)."""
-    return views.run_summary(web.store.get_run(run))
+    record = web.store.get_run(run)
+    return views.run_summary(record, interrupted=bool(web.store.interrupted([record])))
 
 
 @router.get("/runs/{run}/report", tags=["runs"], response_model=None)

@@ -52,13 +52,13 @@ class NotCommitted(StoreError):
     """The run exists but has no result (still running, or failed)."""
 
 
-def run_summary(r: RunRecord) -> dict[str, Any]:
-    """One row of the run list."""
+def run_summary(r: RunRecord, *, interrupted: bool = False) -> dict[str, Any]:
+    """One row of the run list (``interrupted``: a running run whose process is gone)."""
     return {
         "run_id": r.run_id,
         "case_id": r.case_id,
         "adapter": r.adapter,
-        "status": r.status.value,
+        "status": "interrupted" if interrupted else r.status.value,
         "label": r.label,
         "confidence": r.confidence,
         "parent_run_id": r.parent_run_id,
