@@ -571,3 +571,46 @@ def test_kill_9_leaves_an_interrupted_run_that_resumes(tmp_path: Path) -> None:
     assert outcome.reused >= 2  # continued from the interrupted run's committed nodes
     assert store.trace(outcome.result.run_id)[0].payload["resumes"] == record.run_id
     assert store.verify_trace(outcome.result.run_id).ok
+
+
+def test_semv_contest_reopens_the_llm_backend_of_its_parent(tmp_path: Path) -> None:
+    """Before the fix `semv contest` ran an LLM run's revision on the offline backend:
+    0 model calls, every agent stage re-executed, possibly another label."""
+    from typer.testing import CliRunner
+
+    from semv.cli import app
+    from tests.llm_server import ScriptedServer
+
+    runner = CliRunner()
+    data = str(tmp_path / "data")
+    example = str(Path(__file__).resolve().parents[1] / "examples" / "lyon-flood")
+    with ScriptedServer() as server:
+        llm = ["--backend", "llm", "--llm-url", server.url, "--llm-model", "scripted"]
+        first = runner.invoke(
+            app, ["verify", example, "--text-only", "--json", "--data-dir", data, *llm]
+        )
+        assert first.exit_code == 0, first.stderr
+        parent = json.loads(first.stdout)
+        target = next(a["id"] for s in parent["subclaims"] for a in s["arguments"])
+        reject = ["--edit", target, "--text", "The evidence only partly backs this subclaim."]
+        reject += ["--reason", "overstated", "--json", "--data-dir", data]
+        before = len(server.requests)
+        same = runner.invoke(app, ["contest", parent["run_id"], *reject])
+        assert same.exit_code == 0, same.stderr
+        reopened = json.loads(same.stdout)
+        assert len(server.requests) > before, "the revision asked the parent's model"
+        assert reopened["backend_changed"] is None
+        assert "model:scripted" in Store(Path(data)).get_run(reopened["run_id"]).agents
+        before = len(server.requests)
+        other = runner.invoke(app, ["contest", parent["run_id"], *reject, "--backend", "offline"])
+        assert other.exit_code == 0, other.stderr
+        assert len(server.requests) == before
+    changed = json.loads(other.stdout)
+    assert changed["backend_changed"] == "llm (model scripted) -> offline"
+    store = Store(Path(data))
+    applied = next(e for e in store.trace(changed["run_id"]) if e.kind.value == "contest.applied")
+    assert applied.payload["backend"] == {
+        "parent": "llm (model scripted)",
+        "revision": "offline",
+        "changed": True,
+    }
