@@ -153,26 +153,23 @@ def backend_change(tmp: Path) -> str:
 
 
 def main() -> None:
+    width = 48
+    print(f"{'figure':<{width}}  value", flush=True)
+
+    def row(figure: str, value: str) -> None:
+        print(f"{figure:<{width}}  {value}", flush=True)
+
     with tempfile.TemporaryDirectory(prefix="semv-targets-") as name:
         tmp = Path(name)
+        row("semv contest on an LLM run (no flags)", backend_change(tmp))
+        row("status of a run after kill -9", killed_run(tmp))
         kinds, passed, active = corpus(tmp)
-        rows = [
-            (
-                "tracebacks on the hostile corpus (CLI and web)",
-                f"{len(kinds)} kinds {sorted(kinds)}",
-            ),
-            (
-                "tampering kinds that pass --verify-trace",
-                f"{len(passed)} of {len(TAMPERING)} {passed}",
-            ),
-            ("status of a run after kill -9", killed_run(tmp)),
-            ("poisoned records activated by memory import", f"{active} of {len(POISONED)}"),
-            ("semv contest on an LLM run (no flags)", backend_change(tmp)),
-        ]
-    width = max(len(r[0]) for r in rows)
-    print(f"{'figure':<{width}}  value")
-    for figure, value in rows:
-        print(f"{figure:<{width}}  {value}")
+        row("tracebacks on the hostile corpus (CLI and web)", f"{len(kinds)} kinds {sorted(kinds)}")
+        row(
+            "tampering kinds that pass --verify-trace",
+            f"{len(passed)} of {len(TAMPERING)} {passed}",
+        )
+        row("poisoned records activated by memory import", f"{active} of {len(POISONED)}")
 
 
 if __name__ == "__main__":
