@@ -134,3 +134,11 @@ def test_verify_with_tineye_refutes_when_and_the_replay_sends_nothing(
     report = Path(live["report_paths"]["markdown"]).read_text()
     assert "TinEye" in report and "2019-06-02" in report and PAGE in report
     assert Path(replay["report_paths"]["markdown"]).read_text() == report
+
+
+def test_export_reads_a_store_given_by_url(data_dir: Path, run_id: str, tmp_path: Path) -> None:
+    url = f"sqlite:///{data_dir / 'semv.db'}"
+    args = ("export", run_id, "--store", url, "--data-dir", str(tmp_path / "files"))
+    code, out, err = semv(*args)
+    assert code == 0, err
+    assert json.loads(out)["@type"] == "ClaimReview"

@@ -236,7 +236,7 @@ def _make_command(adapter: str) -> Callable[..., None]:
         ] = None,
     ) -> None:
         if judge_scores is not None:
-            _mv_scores(adapter, path, judge_scores, data_dir, out_dir, json_out)
+            _mv_scores(adapter, path, judge_scores, data_dir, store_url, out_dir, json_out)
             return
         try:
             if resume and out_dir is None:
@@ -352,7 +352,13 @@ def _make_command(adapter: str) -> Callable[..., None]:
 
 
 def _mv_scores(
-    adapter: str, path: Path, scores: Path, data_dir: Path, out_dir: Path | None, json_out: bool
+    adapter: str,
+    path: Path,
+    scores: Path,
+    data_dir: Path,
+    store_url: str | None,
+    out_dir: Path | None,
+    json_out: bool,
 ) -> None:
     """``semv eval mv2026 PATH --judge-scores FILE``: Eq. 32 per case and the Table 5 total."""
     from semv._api import load_cases
@@ -368,7 +374,8 @@ def _mv_scores(
         unknown = sorted({r.case for r in rows} - known)
         if unknown:
             raise_input(f"{scores}: cases not in {path}: {', '.join(unknown)}")
-        store = Store(data_dir) if (data_dir / "semv.db").is_file() else None
+        has_store = store_url is not None or (data_dir / "semv.db").is_file()
+        store = Store(data_dir, url=store_url) if has_store else None
         table = score_cases(rows, store)
     except SemvError as exc:
         fail(exc)

@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from semv.cli._common import ConfigFile, DataDir, err, fail, settings_from
+from semv.cli._common import ConfigFile, DataDir, StoreUrl, err, fail, open_store, settings_from
 
 __all__ = ["export"]
 
@@ -41,6 +41,7 @@ def export(
         typer.Option("--output", "-o", help="File to write (claimreview: stdout without it)."),
     ] = None,
     data_dir: DataDir = Path(".semv"),
+    store_url: StoreUrl = None,
     config: ConfigFile = None,
 ) -> None:
     """Publish a committed run: its ClaimReview JSON-LD or its report as PDF."""
@@ -52,11 +53,9 @@ def export(
         if format == "pdf" and output is None:
             raise InputError("--format pdf needs -o FILE")
         settings = settings_from(config)
-        from semv.store import Store
-
-        if not (data_dir / "semv.db").is_file():
-            raise InputError(f"{data_dir}: no semv store here (use --data-dir)")
-        store = Store(data_dir)
+        if store_url is None and not (data_dir / "semv.db").is_file():
+            raise InputError(f"{data_dir}: no semv store here (use --data-dir or --store)")
+        store = open_store(data_dir, store_url)
         record = store.get_run(run)
         if format == "claimreview":
             from semv.export import check_claim_review, claim_review_for_run
