@@ -127,9 +127,10 @@ def run_in_processes(
     any size is never queued in the pool at once. ``fn`` must be a module-level function."""
     # forkserver: workers start from a clean, single-threaded server process (never a fork of
     # this one, whose progress-bar thread, database connections and native thread pools a
-    # fork would copy), and import semv once in that server for every worker.
+    # fork would copy); that server imports semv and loads the offline models once, and every
+    # worker forks from it with them loaded (semv.eval._preload)
     context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["semv.eval._workers", "semv.pipeline", "semv.agents.offline"])
+    context.set_forkserver_preload(["semv.eval._workers", "semv.pipeline", "semv.eval._preload"])
     results: list[_R] = []
     todo = iter(items)
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
