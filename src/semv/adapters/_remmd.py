@@ -33,7 +33,7 @@ from semv.safeload import loads_json
 
 __all__ = ["REMMD_L1", "REMMD_L2", "RemmdAdapter", "l2_label"]
 
-_BY_CODE: Final = {label.split()[0]: label for label in REMMD_L2}
+_BY_CODE: Final = {label.code: label for label in REMMD_L2}
 _BY_NAME: Final = {label.lower(): label for label in REMMD_L2}
 
 

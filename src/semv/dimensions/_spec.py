@@ -17,6 +17,7 @@ from semv.model import (
     Case,
     ClaimFacts,
     Dimension,
+    Distortion,
     Evidence,
     Facts,
     MemoryView,
@@ -145,7 +146,7 @@ class DimensionSpec:
     ] = field(default=lambda _cfg, _memory: (None, ()))
     """The rule configuration recalled memory asks for (a reasoning check, never evidence)
     and the records behind it; ``(None, ())`` when no recalled record changes the rule."""
-    remmd_l2: str | None = None
+    remmd_l2: Distortion | None = None
     """The ReMMD L2 distortion label a refuted subclaim of this dimension points to."""
     mv_field: str | None = None
     """The MV2026 required report field (Eq. 36) its section fills."""

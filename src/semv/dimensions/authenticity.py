@@ -32,6 +32,7 @@ from semv.model import (
     ClaimFacts,
     ContentCredentials,
     Dimension,
+    Distortion,
     Evidence,
     EvidenceKind,
     Exif,
@@ -208,7 +209,7 @@ AUTHENTICITY = DimensionSpec(
         evidence=SectionEvidence.INTEGRITY,
         evidence_title="Metadata and forensic evidence",
     ),
-    remmd_l2="V2 Visual Editing",
+    remmd_l2=Distortion.V2,
     mv_field="forensic-analysis",
     mv_headings=("forensic", "authenticity", "manipulation"),
 )

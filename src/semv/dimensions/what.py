@@ -40,6 +40,7 @@ from semv.dimensions._typing import quantity_fact
 from semv.model import (
     ClaimFacts,
     Dimension,
+    Distortion,
     Evidence,
     Facts,
     Modality,
@@ -168,7 +169,7 @@ WHAT = DimensionSpec(
         evidence=SectionEvidence.UNCITED,
         evidence_title="Evidence not cited by any argument",
     ),
-    remmd_l2="C1 Semantic Inconsistency",
+    remmd_l2=Distortion.C1,
     mv_field="content-classification",
     mv_headings=("what", "content", "classification", "category"),
 )

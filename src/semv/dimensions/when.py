@@ -43,6 +43,7 @@ from semv.model import (
     Case,
     ClaimFacts,
     Dimension,
+    Distortion,
     Evidence,
     Exif,
     Facts,
@@ -320,7 +321,7 @@ WHEN = DimensionSpec(
     typed=typed,
     notes=notes,
     section=ReportSection(key="when", title="When", order=2),
-    remmd_l2="C2 Contextual Inconsistency",
+    remmd_l2=Distortion.C2,
     mv_field="event-time",
     mv_headings=("when", "time", "date", "chronology"),
 )

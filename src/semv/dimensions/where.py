@@ -30,6 +30,7 @@ from semv.dimensions._typing import place_facts, quantity_fact
 from semv.model import (
     ClaimFacts,
     Dimension,
+    Distortion,
     Evidence,
     Exif,
     Facts,
@@ -231,7 +232,7 @@ WHERE = DimensionSpec(
     claimed=claimed,
     typed=typed,
     section=ReportSection(key="where", title="Where", order=1),
-    remmd_l2="C2 Contextual Inconsistency",
+    remmd_l2=Distortion.C2,
     mv_field="location",
     mv_headings=("where", "location", "geolocation", "place"),
 )

@@ -26,7 +26,16 @@ from semv.dimensions._common import (
     source_phrase,
 )
 from semv.dimensions._spec import CaseFacts, DimensionSpec, PlanSeed, ReportSection, Statement
-from semv.model import ClaimFacts, Dimension, Evidence, Modality, SourceType, Stance, Subclaim
+from semv.model import (
+    ClaimFacts,
+    Dimension,
+    Distortion,
+    Evidence,
+    Modality,
+    SourceType,
+    Stance,
+    Subclaim,
+)
 from semv.nlp.entities import TextFacts, extract, person_matches
 from semv.nlp.text import fold, tokens
 
@@ -151,7 +160,7 @@ WHO = DimensionSpec(
     rule=who_rule,
     reads_match_caption=True,
     section=ReportSection(key="who", title="Who", order=3),
-    remmd_l2="C1 Semantic Inconsistency",
+    remmd_l2=Distortion.C1,
     mv_field="people-and-organisations",
     mv_headings=("who", "people", "actors", "entities", "organisations"),
 )

@@ -34,7 +34,16 @@ from semv.dimensions._common import (
     source_phrase,
 )
 from semv.dimensions._spec import CaseFacts, DimensionSpec, PlanSeed, ReportSection, Statement
-from semv.model import Dimension, Evidence, MemoryView, Scope, SourceType, Stance, Subclaim
+from semv.model import (
+    Dimension,
+    Distortion,
+    Evidence,
+    MemoryView,
+    Scope,
+    SourceType,
+    Stance,
+    Subclaim,
+)
 from semv.nlp.entities import extract
 from semv.nlp.markers import recontext_marker
 from semv.nlp.similarity import similarity
@@ -145,7 +154,7 @@ WHY = DimensionSpec(
     reads_match_caption=True,
     guided=guided,
     section=ReportSection(key="why", title="Why", order=4),
-    remmd_l2="C2 Contextual Inconsistency",
+    remmd_l2=Distortion.C2,
     mv_field="motivation",
     mv_headings=("why", "motivation", "intent", "narrative", "purpose"),
 )

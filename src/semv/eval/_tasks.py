@@ -63,7 +63,16 @@ from semv.eval._report_metrics import (
     url_f1,
 )
 from semv.eval._stats import auroc, cluster_bootstrap, two_proportion_z_test
-from semv.model import Band, DatePrecision, Dimension, Facts, InternalLabel, Result
+from semv.model import (
+    Band,
+    DatePrecision,
+    Dimension,
+    Distortion,
+    Facts,
+    InternalLabel,
+    Result,
+    VeracityLabel,
+)
 
 __all__ = [
     "INTERNAL_TO_MMFAKEBENCH",
@@ -81,15 +90,15 @@ __all__ = [
 Record = dict[str, Any]
 """One line of ``results.jsonl``: index, case_id, status, prediction, gold, ..."""
 
-INTERNAL_TO_REMMD: Final[dict[str, str]] = {
-    InternalLabel.VERIFIED: "True",
-    InternalLabel.MOSTLY_VERIFIED: "Mostly True",
-    InternalLabel.PARTIALLY_VERIFIED: "Mixture",
-    InternalLabel.FALSE_CONTEXT: "Mostly False",
-    InternalLabel.MANIPULATED_OR_SYNTHETIC: "False",
+INTERNAL_TO_REMMD: Final[dict[str, VeracityLabel]] = {
+    InternalLabel.VERIFIED: VeracityLabel.TRUE,
+    InternalLabel.MOSTLY_VERIFIED: VeracityLabel.MOSTLY_TRUE,
+    InternalLabel.PARTIALLY_VERIFIED: VeracityLabel.MIXTURE,
+    InternalLabel.FALSE_CONTEXT: VeracityLabel.MOSTLY_FALSE,
+    InternalLabel.MANIPULATED_OR_SYNTHETIC: VeracityLabel.FALSE,
 }
 
-_REMMD_L2_BY_DIMENSION: Final[dict[str, str]] = {
+_REMMD_L2_BY_DIMENSION: Final[dict[str, Distortion]] = {
     d.value: spec.remmd_l2 for d, spec in DIMENSIONS.items() if spec.remmd_l2 is not None
 }
 """The ReMMD L2 label a refuted subclaim points to (``DimensionSpec.remmd_l2``)."""
@@ -282,7 +291,7 @@ def remmd_l2_from_result(result: Result) -> list[str]:
         if s.decision in _REFUTED and s.dimension in _REMMD_L2_BY_DIMENSION
     }
     if result.label == InternalLabel.FALSE_CONTEXT:
-        labels.add("T3 Misleading Context")
+        labels.add(Distortion.T3)
     return sorted(labels, key=REMMD_L2.index)
 
 

@@ -10,6 +10,7 @@ from semv.model._enums import (
     Band,
     CosmosLabel,
     Dimension,
+    Distortion,
     EvidenceKind,
     InternalLabel,
     MediaKind,
@@ -22,6 +23,7 @@ from semv.model._enums import (
     Stance,
     TraceKind,
     UncertaintyCode,
+    VeracityLabel,
 )
 from semv.model._escalation import Escalated, EscalationRecord
 from semv.model._evidence import (
@@ -130,6 +132,7 @@ __all__ = [
     "DateFact",
     "DatePrecision",
     "Dimension",
+    "Distortion",
     "Edit",
     "Escalated",
     "EscalationRecord",
@@ -197,6 +200,7 @@ __all__ = [
     "UncertaintyCode",
     "UncertaintyItem",
     "Usage",
+    "VeracityLabel",
     "Verdict",
     "VisualFeatures",
     "case_id_problem",

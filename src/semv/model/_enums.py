@@ -236,17 +236,41 @@ class RunStatus(StrEnum):
     claims it. A running run whose owner is gone is *shown* interrupted before that."""
 
 
-REMMD_L1: Final[tuple[str, ...]] = ("True", "Mostly True", "Mixture", "Mostly False", "False")
+class VeracityLabel(StrEnum):
+    """ReMMD's five L1 veracity labels, ordered by severity (ReMMD §3)."""
+
+    TRUE = "True"
+    MOSTLY_TRUE = "Mostly True"
+    MIXTURE = "Mixture"
+    MOSTLY_FALSE = "Mostly False"
+    FALSE = "False"
+
+
+class Distortion(StrEnum):
+    """ReMMD's eight L2 distortion labels (textual T, visual V, cross-modal C); the member's
+    name is the label's code (``Distortion["T3"]``)."""
+
+    T1 = "T1 Fabrication"
+    T2 = "T2 Distortion"
+    T3 = "T3 Misleading Context"
+    V1 = "V1 Synthetic Visual Content"
+    V2 = "V2 Visual Editing"
+    C1 = "C1 Semantic Inconsistency"
+    C2 = "C2 Contextual Inconsistency"
+    C3 = "C3 Pragmatic Inconsistency"
+
+    @property
+    def code(self) -> str:
+        """``T1`` … ``C3``."""
+        return self.name
+
+    @property
+    def visual(self) -> bool:
+        return self.name.startswith("V")
+
+
+REMMD_L1: Final[tuple[VeracityLabel, ...]] = tuple(VeracityLabel)
 """ReMMD's five L1 veracity labels, ordered by severity (ReMMD §3)."""
 
-REMMD_L2: Final[tuple[str, ...]] = (
-    "T1 Fabrication",
-    "T2 Distortion",
-    "T3 Misleading Context",
-    "V1 Synthetic Visual Content",
-    "V2 Visual Editing",
-    "C1 Semantic Inconsistency",
-    "C2 Contextual Inconsistency",
-    "C3 Pragmatic Inconsistency",
-)
-"""ReMMD's eight L2 distortion labels (textual T, visual V, cross-modal C)."""
+REMMD_L2: Final[tuple[Distortion, ...]] = tuple(Distortion)
+"""ReMMD's eight L2 distortion labels, in the paper's order."""

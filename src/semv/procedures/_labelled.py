@@ -17,6 +17,7 @@ from semv.model import (
     REMMD_L1,
     REMMD_L2,
     Bundle,
+    Distortion,
     Evidence,
     InternalLabel,
     MediaEvidence,
@@ -25,6 +26,7 @@ from semv.model import (
     ResultSubclaim,
     Stage,
     UncertaintyItem,
+    VeracityLabel,
     Verdict,
     result_evidence,
     result_uncertainty,
@@ -46,13 +48,13 @@ __all__ = [
     "labelled_verdict",
 ]
 
-_VISUAL_L2: Final = frozenset(label for label in REMMD_L2 if label.startswith(("V1", "V2")))
+_VISUAL_L2: Final = frozenset(label for label in Distortion if label.visual)
 _INTERNAL_FOR_L1: Final[dict[str, InternalLabel]] = {
-    "True": InternalLabel.VERIFIED,
-    "Mostly True": InternalLabel.MOSTLY_VERIFIED,
-    "Mixture": InternalLabel.PARTIALLY_VERIFIED,
-    "Mostly False": InternalLabel.FALSE_CONTEXT,
-    "False": InternalLabel.FALSE_CONTEXT,
+    VeracityLabel.TRUE: InternalLabel.VERIFIED,
+    VeracityLabel.MOSTLY_TRUE: InternalLabel.MOSTLY_VERIFIED,
+    VeracityLabel.MIXTURE: InternalLabel.PARTIALLY_VERIFIED,
+    VeracityLabel.MOSTLY_FALSE: InternalLabel.FALSE_CONTEXT,
+    VeracityLabel.FALSE: InternalLabel.FALSE_CONTEXT,
 }
 
 
@@ -83,7 +85,7 @@ def internal_for_veracity(veracity: str, distortions: Iterable[str] = ()) -> Int
     false-context (a false text about authentic media)."""
     if veracity not in _INTERNAL_FOR_L1:
         raise ValueError(f"{veracity!r} is not an L1 label {REMMD_L1}")
-    if veracity == "False" and _VISUAL_L2.intersection(distortions):
+    if veracity == VeracityLabel.FALSE and _VISUAL_L2.intersection(distortions):
         return InternalLabel.MANIPULATED_OR_SYNTHETIC
     return _INTERNAL_FOR_L1[veracity]
 

@@ -20,6 +20,7 @@ from semv.model import (
     Dimension,
     InternalLabel,
     SubclaimDecision,
+    VeracityLabel,
 )
 from semv.reasoning._semantics import band as band_of
 
@@ -341,14 +342,14 @@ class CosmosContract:
         return {CosmosLabel.OOC.value: p_ooc, CosmosLabel.NOOC.value: 1.0 - p_ooc}
 
 
-REMMD_FROM_INTERNAL: Final[dict[InternalLabel, str]] = {
-    InternalLabel.VERIFIED: "True",
-    InternalLabel.MOSTLY_VERIFIED: "Mostly True",
-    InternalLabel.PARTIALLY_VERIFIED: "Mixture",
-    InternalLabel.FALSE_CONTEXT: "Mostly False",
-    InternalLabel.MANIPULATED_OR_SYNTHETIC: "False",
-    InternalLabel.INSUFFICIENT_EVIDENCE: "Mixture",
-    InternalLabel.UNCERTAIN: "Mixture",
+REMMD_FROM_INTERNAL: Final[dict[InternalLabel, VeracityLabel]] = {
+    InternalLabel.VERIFIED: VeracityLabel.TRUE,
+    InternalLabel.MOSTLY_VERIFIED: VeracityLabel.MOSTLY_TRUE,
+    InternalLabel.PARTIALLY_VERIFIED: VeracityLabel.MIXTURE,
+    InternalLabel.FALSE_CONTEXT: VeracityLabel.MOSTLY_FALSE,
+    InternalLabel.MANIPULATED_OR_SYNTHETIC: VeracityLabel.FALSE,
+    InternalLabel.INSUFFICIENT_EVIDENCE: VeracityLabel.MIXTURE,
+    InternalLabel.UNCERTAIN: VeracityLabel.MIXTURE,
 }
 """Internal decision → ReMMD L1. Authentic media with a false framing is a dominantly false
 conclusion with a true residue (Mostly False); manipulated media is False. ReMMD has no

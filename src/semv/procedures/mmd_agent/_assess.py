@@ -26,7 +26,15 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from semv.config import BaselinesConfig, OfflineAgentConfig
 from semv.dimensions import ClaimView
-from semv.model import ContentCredentials, Dimension, Evidence, Frozen, Stance, UncertaintyItem
+from semv.model import (
+    ContentCredentials,
+    Dimension,
+    Distortion,
+    Evidence,
+    Frozen,
+    Stance,
+    UncertaintyItem,
+)
 from semv.procedures._cues import (
     Cue,
     cues,
@@ -144,14 +152,14 @@ def text_stage(
     found = cues(views, items, _TEXT_DIMS, offline)
     codes: set[str] = set()
     if _attacks(found, {"what"}):
-        codes.add("T2")
+        codes.add(Distortion.T2.code)
     if _attacks(found, {"when", "where", "who"}):
-        codes.add("T3")
+        codes.add(Distortion.T3.code)
     signal = signal_of(*mass(found), cfg)
     if signal is Signal.STRONG_REFUTE and not any(
         c.dimension == "what" and c.stance is Stance.SUPPORT for c in found
     ):
-        codes.add("T1")
+        codes.add(Distortion.T1.code)
     return _outcome(MmdStage.TEXT, items, found, codes, cfg)
 
 
@@ -167,7 +175,8 @@ def image_stage(
     found = cues(views, items, (Dimension.AUTHENTICITY,), offline)
     ai = {e.id for e in items if (c2pa := e.observed(ContentCredentials)) and c2pa.ai_generated}
     codes = {
-        "V1" if ai.intersection(c.evidence) else "V2" for c in _attacks(found, {"authenticity"})
+        (Distortion.V1 if ai.intersection(c.evidence) else Distortion.V2).code
+        for c in _attacks(found, {"authenticity"})
     }
     return _outcome(MmdStage.IMAGE, items, found, codes, cfg)
 
@@ -186,7 +195,7 @@ def cross_stage(
     found = cues(views, media, _CROSS_DIMS, offline) + cues(views, world, (Dimension.WHY,), offline)
     codes: set[str] = set()
     if _attacks(found, {"what", "who"}):
-        codes.add("C1")
+        codes.add(Distortion.C1.code)
     if _attacks(found, {"when", "where", "why"}):
-        codes.add("C2")
+        codes.add(Distortion.C2.code)
     return _outcome(MmdStage.CROSS, media + world, found, codes, cfg)

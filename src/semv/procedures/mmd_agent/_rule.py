@@ -24,8 +24,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
-from semv.adapters import REMMD_L2
 from semv.config import BaselinesConfig
+from semv.model import REMMD_L2, Distortion, VeracityLabel
 
 __all__ = [
     "SIGNAL_SCORES",
@@ -64,9 +64,9 @@ SIGNAL_SCORES: Mapping[Signal, int] = {
 """Each known signal's score; UNKNOWN has none."""
 
 STAGE_CODES: Mapping[MmdStage, tuple[str, ...]] = {
-    MmdStage.TEXT: ("T1", "T2", "T3"),
-    MmdStage.IMAGE: ("V1", "V2"),
-    MmdStage.CROSS: ("C1", "C2", "C3"),
+    MmdStage.TEXT: (Distortion.T1.code, Distortion.T2.code, Distortion.T3.code),
+    MmdStage.IMAGE: (Distortion.V1.code, Distortion.V2.code),
+    MmdStage.CROSS: (Distortion.C1.code, Distortion.C2.code, Distortion.C3.code),
 }
 """The L2 codes a stage may contribute."""
 
@@ -76,7 +76,7 @@ class StageRule:
     """The L1 label, the cascade branch that chose it, and the weighted total (None when a
     stage was unknown and the mean of the known scores decided)."""
 
-    label: str
+    label: VeracityLabel
     rule: str
     total: float | None
 
@@ -92,38 +92,48 @@ def combine_signals(text: Signal, image: Signal, cross: Signal, cfg: BaselinesCo
     if Signal.UNKNOWN in signals:
         known = [SIGNAL_SCORES[s] for s in signals if s is not Signal.UNKNOWN]
         if not known:
-            return StageRule("Mixture", "no stage could judge", None)
+            return StageRule(VeracityLabel.MIXTURE, "no stage could judge", None)
         mean = sum(known) / len(known)
         if mean >= cfg.mmd_unknown_lean:
             return StageRule(
-                "Mostly True", f"known stages lean supportive (mean {mean:+.2f})", mean
+                VeracityLabel.MOSTLY_TRUE, f"known stages lean supportive (mean {mean:+.2f})", mean
             )
         if mean <= -cfg.mmd_unknown_lean:
-            return StageRule("Mostly False", f"known stages lean refuting (mean {mean:+.2f})", mean)
-        return StageRule("Mixture", f"known stages inconclusive (mean {mean:+.2f})", mean)
+            return StageRule(
+                VeracityLabel.MOSTLY_FALSE, f"known stages lean refuting (mean {mean:+.2f})", mean
+            )
+        return StageRule(
+            VeracityLabel.MIXTURE, f"known stages inconclusive (mean {mean:+.2f})", mean
+        )
     t, i, c = SIGNAL_SCORES[text], SIGNAL_SCORES[image], SIGNAL_SCORES[cross]
     total = weighted_total(t, i, c, cfg)
     if t == 2 and i >= 1 and c >= 1:
         if i == 2 and c == 2:
-            return StageRule("True", "all three stages strongly support", total)
-        return StageRule("Mostly True", "text strongly supports; image and cross support", total)
+            return StageRule(VeracityLabel.TRUE, "all three stages strongly support", total)
+        return StageRule(
+            VeracityLabel.MOSTLY_TRUE, "text strongly supports; image and cross support", total
+        )
     if t >= 1 and i >= 0 and c >= 0 and total >= cfg.mmd_lean_total:
-        return StageRule("Mostly True", "text supports and no stage refutes", total)
+        return StageRule(VeracityLabel.MOSTLY_TRUE, "text supports and no stage refutes", total)
     if t <= -2 and c <= -1 and i <= -1:
-        return StageRule("False", "every stage refutes, text strongly", total)
+        return StageRule(VeracityLabel.FALSE, "every stage refutes, text strongly", total)
     if t <= -1 and i <= -1 and c <= -1:
-        return StageRule("Mostly False", "every stage refutes", total)
+        return StageRule(VeracityLabel.MOSTLY_FALSE, "every stage refutes", total)
     if t <= -1 and i <= 0 and c <= 0 and total <= cfg.mmd_refute_total:
-        return StageRule("Mostly False", "text refutes and no stage supports", total)
+        return StageRule(VeracityLabel.MOSTLY_FALSE, "text refutes and no stage supports", total)
     if total >= cfg.mmd_true_band:
-        return StageRule("True", f"total {total:+.2f} in the True band", total)
+        return StageRule(VeracityLabel.TRUE, f"total {total:+.2f} in the True band", total)
     if total >= cfg.mmd_mostly_band:
-        return StageRule("Mostly True", f"total {total:+.2f} in the Mostly True band", total)
+        return StageRule(
+            VeracityLabel.MOSTLY_TRUE, f"total {total:+.2f} in the Mostly True band", total
+        )
     if total <= -cfg.mmd_true_band:
-        return StageRule("False", f"total {total:+.2f} in the False band", total)
+        return StageRule(VeracityLabel.FALSE, f"total {total:+.2f} in the False band", total)
     if total <= -cfg.mmd_mostly_band:
-        return StageRule("Mostly False", f"total {total:+.2f} in the Mostly False band", total)
-    return StageRule("Mixture", f"total {total:+.2f} between the bands", total)
+        return StageRule(
+            VeracityLabel.MOSTLY_FALSE, f"total {total:+.2f} in the Mostly False band", total
+        )
+    return StageRule(VeracityLabel.MIXTURE, f"total {total:+.2f} between the bands", total)
 
 
 def union_codes(per_stage: Mapping[MmdStage, Iterable[str]]) -> tuple[str, ...]:

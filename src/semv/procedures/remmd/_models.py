@@ -12,7 +12,7 @@ from enum import StrEnum
 
 from pydantic import Field
 
-from semv.model import Evidence, UncertaintyItem
+from semv.model import Evidence, UncertaintyItem, VeracityLabel
 from semv.model._base import Frozen
 
 
@@ -189,7 +189,7 @@ class PointStates(Frozen):
 class Veracity(Frozen):
     """L1 with the rule of §3 that fired (the pattern over central claims and bindings)."""
 
-    level1_verdict: str
+    level1_verdict: VeracityLabel
     rule: str
     decisive: tuple[str, ...] = Field((), description="Points whose contradiction decided it.")
     confidence: float = Field(ge=0.0, le=1.0)

@@ -26,13 +26,16 @@ from collections.abc import Mapping, Sequence
 
 from semv.config import OfflineAgentConfig, RemmdConfig
 from semv.model import (
+    REMMD_L2,
     ContentCredentials,
+    Distortion,
     Evidence,
     EvidenceKind,
     Exif,
     ForensicMap,
     JpegStructure,
     Observation,
+    VeracityLabel,
 )
 from semv.nlp import places as _places
 from semv.nlp.dates import Agreement, capture_agreement, compare, find_dates, from_iso
@@ -309,17 +312,20 @@ def veracity(
         core_falls = any(p.type is PointType.NARRATIVE for p in decisive)
         if core_falls or not supported_central:
             return Veracity(
-                level1_verdict="False", rule="decisive-core", decisive=ids, confidence=confidence
+                level1_verdict=VeracityLabel.FALSE,
+                rule="decisive-core",
+                decisive=ids,
+                confidence=confidence,
             )
         return Veracity(
-            level1_verdict="Mostly False",
+            level1_verdict=VeracityLabel.MOSTLY_FALSE,
             rule="decisive-with-residual-truth",
             decisive=ids,
             confidence=confidence,
         )
     if central_minor:
         share = len(central_minor) / len(central)
-        label = "Mixture" if share >= cfg.mixture_share else "Mostly True"
+        label = VeracityLabel.MIXTURE if share >= cfg.mixture_share else VeracityLabel.MOSTLY_TRUE
         return Veracity(
             level1_verdict=label,
             rule="central-detail-errors",
@@ -329,16 +335,22 @@ def veracity(
     if peripheral:
         many = len(peripheral) >= cfg.peripheral_mixture
         return Veracity(
-            level1_verdict="Mixture" if many else "Mostly True",
+            level1_verdict=VeracityLabel.MIXTURE if many else VeracityLabel.MOSTLY_TRUE,
             rule="peripheral-errors",
             decisive=tuple(p.id for p in peripheral),
             confidence=confidence,
         )
     if central and len(supported_central) >= math.ceil(len(central) / 2):
-        return Veracity(level1_verdict="True", rule="central-supported", confidence=confidence)
+        return Veracity(
+            level1_verdict=VeracityLabel.TRUE, rule="central-supported", confidence=confidence
+        )
     if supported_central:
-        return Veracity(level1_verdict="Mostly True", rule="partly-verified", confidence=confidence)
-    return Veracity(level1_verdict="Mixture", rule="insufficient-evidence", confidence=0.2)
+        return Veracity(
+            level1_verdict=VeracityLabel.MOSTLY_TRUE, rule="partly-verified", confidence=confidence
+        )
+    return Veracity(
+        level1_verdict=VeracityLabel.MIXTURE, rule="insufficient-evidence", confidence=0.2
+    )
 
 
 def visual_signals(records: Sequence[Evidence]) -> dict[str, list[str]]:
@@ -350,11 +362,11 @@ def visual_signals(records: Sequence[Evidence]) -> dict[str, list[str]]:
     for ev in records:
         obs = ev.observation
         if isinstance(obs, ContentCredentials) and obs.ai_generated:
-            out.setdefault("V1", []).append(ev.id)
+            out.setdefault(Distortion.V1.code, []).append(ev.id)
         if _edited(obs):
-            out.setdefault("V2", []).append(ev.id)
+            out.setdefault(Distortion.V2.code, []).append(ev.id)
         if ev.kind in _READ_IN_MEDIA and _AI_WORDS.search(ev.content):
-            out.setdefault("V1", []).append(ev.id)
+            out.setdefault(Distortion.V1.code, []).append(ev.id)
     return out
 
 
@@ -386,39 +398,39 @@ def diagnose(
     claim)."""
     signals = visual_signals(records)
     soft = tuple(f"{code}:{eid}" for code, ids in sorted(signals.items()) for eid in ids)
-    if level1.level1_verdict == "True":
+    if level1.level1_verdict == VeracityLabel.TRUE:
         return Diagnosis(level2_taxonomy=(), soft_signals=soft)
     grounds: dict[str, list[str]] = {}
     by_id = {p.id: p for p in points}
 
-    def add(code: str, ground: str) -> None:
-        grounds.setdefault(code, [])
-        if ground not in grounds[code]:
-            grounds[code].append(ground)
+    def add(label: Distortion, ground: str) -> None:
+        grounds.setdefault(label.code, [])
+        if ground not in grounds[label.code]:
+            grounds[label.code].append(ground)
 
     for pid, finding in findings.items():
         point = by_id.get(pid)
         if point is None or finding.status is not PointStatus.CONTRADICTED:
             continue
         if point.type is PointType.BINDING:
-            add("C2", pid)
-            add("T3", pid)
+            add(Distortion.C2, pid)
+            add(Distortion.T3, pid)
             continue
         if point.type is PointType.IMAGE:
-            add("C1", pid)
+            add(Distortion.C1, pid)
             continue
         if finding.kind in ("refutation", "actor") and point.central:
-            add("T1", pid)
+            add(Distortion.T1, pid)
         elif finding.kind == "date" and point.role is PointRole.EVENT:
-            add("T3", pid)
+            add(Distortion.T3, pid)
         elif finding.kind in ("number", "date"):
-            add("T2", pid)
+            add(Distortion.T2, pid)
         else:
-            add("T2", pid)
-    if level1.level1_verdict == "False" and not grounds.get("T1"):
+            add(Distortion.T2, pid)
+    if level1.level1_verdict == VeracityLabel.FALSE and not grounds.get(Distortion.T1.code):
         core = [p.id for p in points if p.type is PointType.NARRATIVE]
         if core and findings.get(core[0]) and findings[core[0]].status is PointStatus.CONTRADICTED:
-            add("T1", core[0])
+            add(Distortion.T1, core[0])
     for point in points:
         if point.type is not PointType.BINDING:
             continue
@@ -439,22 +451,17 @@ def diagnose(
             and binding_state is not None
             and binding_state.status is not PointStatus.CONTRADICTED
         ):
-            add("C3", point.id)
+            add(Distortion.C3, point.id)
         image = next(
             (p for p in points if p.type is PointType.IMAGE and p.image_name == point.image_name),
             None,
         )
         if image is not None and _cues_conflict(image, point):
-            add("C1", point.id)
+            add(Distortion.C1, point.id)
     for code, ids in signals.items():
         for eid in ids:
-            add(code, eid)
-    from semv.adapters import REMMD_L2, l2_label
-
-    labels = sorted(
-        {label for code in grounds if (label := l2_label(code)) is not None},
-        key=REMMD_L2.index,
-    )
+            add(Distortion[code], eid)
+    labels = sorted({Distortion[code] for code in grounds}, key=REMMD_L2.index)
     return Diagnosis(
         level2_taxonomy=tuple(labels),
         grounds={code: tuple(ids) for code, ids in sorted(grounds.items())},

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from semv.config import BaselinesConfig
+from semv.model import Distortion, VeracityLabel
 
 __all__ = [
     "SUBTASKS",
@@ -183,24 +184,24 @@ def p_real(fakes: Sequence[float]) -> float:
     return math.prod(1.0 - f for f in fakes) ** (1.0 / len(fakes))
 
 
-def verdict_bin(real: float, cfg: BaselinesConfig) -> str:
+def verdict_bin(real: float, cfg: BaselinesConfig) -> VeracityLabel:
     """L1 from p_real: ≥ .8 True, ≥ .6 Mostly True, ≥ .4 Mixture, ≥ .2 Mostly False, else
     False."""
     if real >= cfg.t2_true_min:
-        return "True"
+        return VeracityLabel.TRUE
     if real >= cfg.t2_mostly_true_min:
-        return "Mostly True"
+        return VeracityLabel.MOSTLY_TRUE
     if real >= cfg.t2_mixture_min:
-        return "Mixture"
+        return VeracityLabel.MIXTURE
     if real >= cfg.t2_mostly_false_min:
-        return "Mostly False"
-    return "False"
+        return VeracityLabel.MOSTLY_FALSE
+    return VeracityLabel.FALSE
 
 
-_FALLBACK_LABELS: Mapping[str, str] = {
-    "text": "T2 Distortion",
-    "image": "V2 Visual Editing",
-    "match": "C1 Semantic Inconsistency",
+_FALLBACK_LABELS: Mapping[str, Distortion] = {
+    "text": Distortion.T2,
+    "image": Distortion.V2,
+    "match": Distortion.C1,
 }
 
 
