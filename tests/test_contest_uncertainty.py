@@ -10,11 +10,13 @@ from semv.model import (
     Evidence,
     MediaLocation,
     Modality,
+    OcrText,
     Origin,
     SourceType,
     Stage,
     Stance,
     Subclaim,
+    Transcript,
     UncertaintyCode,
 )
 from semv.reasoning import review_codes
@@ -69,12 +71,18 @@ def test_missing_and_uniformly_low_reliability_evidence() -> None:
 
 def test_ocr_asr_disagreement_on_the_same_asset() -> None:
     where = MediaLocation(asset_id="asset:1")
-    ocr = ev("ev:ocr:asset:1", content="STOP the war now", location=where)
+    ocr = ev(
+        "ev:ocr:asset:1",
+        content="STOP the war now",
+        location=where,
+        observation=OcrText(lines=(), languages=("en",)),
+    )
     asr = ev(
         "ev:asr:asset:1",
         content="welcome to the cooking show",
         modality=Modality.AUDIO,
         location=where,
+        observation=Transcript(segments=(), language="en"),
     )
     agree = asr.model_copy(update={"content": "stop the war now please"})
     assert codes(items=(ocr, asr))[UncertaintyCode.OCR_ASR_DISAGREEMENT] == (

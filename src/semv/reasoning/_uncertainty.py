@@ -18,8 +18,8 @@ code                              condition                                    s
 ================================  ===========================================  ===========
 
 The neutral band (``neutral-band``) is raised by the QBAF stage itself. Evidence kinds are
-read from the typed evidence ids (``ev:<kind>:...``: ``ocr``, ``asr``, ``rsearch``) and from the
-modality and source type.
+read from the items' typed observations (``EvidenceKind``: OCR text, transcript, reverse-search
+match) and from the modality and source type.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from semv.config import ReviewDetectionConfig
 from semv.model import (
     Argument,
     Evidence,
+    EvidenceKind,
     Modality,
     SourceType,
     Stage,
@@ -44,7 +45,6 @@ from semv.nlp.text import lexical_overlap
 
 __all__ = ["evidence_kind", "review_codes"]
 
-_REVERSE_KINDS: Final = frozenset({"rsearch", "reverse", "revsearch", "rev"})
 _SOURCE_TYPES: Final = frozenset(
     {SourceType.NEWS, SourceType.FACT_CHECK, SourceType.OFFICIAL, SourceType.WEB}
 )
@@ -52,7 +52,8 @@ _ISO_DATE: Final = re.compile(r"^(\d{4})(?:-(\d{2}))?(?:-(\d{2}))?")
 
 
 def evidence_kind(item: Evidence) -> str:
-    """The kind segment of a typed evidence id (``ev:ocr:asset:1`` → ``ocr``)."""
+    """The kind segment of a typed evidence id (``ev:ocr:asset:1`` → ``ocr``); the kind of
+    its payload is ``item.kind``."""
     parts = item.id.split(":")
     return parts[1] if len(parts) > 2 else ""
 
@@ -105,8 +106,8 @@ def review_codes(
             Stage.VALIDATE,
         )
 
-    ocr = [e for e in items if evidence_kind(e) == "ocr"]
-    asr = [e for e in items if evidence_kind(e) == "asr" or e.modality is Modality.AUDIO]
+    ocr = [e for e in items if e.kind is EvidenceKind.OCR]
+    asr = [e for e in items if e.kind is EvidenceKind.TRANSCRIPT or e.modality is Modality.AUDIO]
     for o in ocr:
         for a in asr:
             same_asset = (o.location and a.location) and o.location.asset_id == a.location.asset_id
@@ -136,7 +137,7 @@ def review_codes(
     for e in items:
         published = _iso(e.published)
         earlier = claimed is not None and published is not None and _before(published, claimed)
-        reverse = evidence_kind(e) in _REVERSE_KINDS
+        reverse = e.kind is EvidenceKind.REVERSE_SEARCH_MATCH
         if (reverse or e.source_type is SourceType.PRIOR_CAPTION) and (earlier or reverse):
             note(
                 UncertaintyCode.EARLIER_CONTEXT_MATCH,
