@@ -12,8 +12,21 @@ from enum import StrEnum
 
 from pydantic import Field
 
-from semv.model import Evidence, UncertaintyItem, VeracityLabel
+from semv.model import Evidence, EvidenceKind, UncertaintyItem, VeracityLabel
 from semv.model._base import Frozen
+
+IMAGE_CONTENT_KINDS = frozenset({EvidenceKind.DESCRIPTION, EvidenceKind.OCR})
+"""Observations of what the image itself shows or says (its description and its text)."""
+PROVENANCE_KINDS = frozenset(
+    {
+        EvidenceKind.C2PA,
+        EvidenceKind.JPEG_STRUCTURE,
+        EvidenceKind.FORENSIC_MAP,
+        EvidenceKind.FORENSIC_COMBINED,
+        EvidenceKind.BORDER_CUES,
+    }
+)
+"""Visual provenance signals: for L2 only (§3: not a shortcut to falsehood)."""
 
 
 class PointType(StrEnum):

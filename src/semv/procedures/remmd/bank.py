@@ -30,6 +30,8 @@ from semv.model import (
 )
 from semv.nlp.text import fold, lexical_overlap
 from semv.procedures.remmd._models import (
+    IMAGE_CONTENT_KINDS,
+    PROVENANCE_KINDS,
     AtomicPoint,
     AtomicPoints,
     BankRecord,
@@ -72,9 +74,9 @@ MEDIA_TYPES = frozenset({"image_content", "visual_analysis", "metadata"})
 
 
 def evidence_type(ev: Evidence) -> str:
-    if ev.id.startswith(("ev:describe:", "ev:ocr:")):
+    if ev.kind in IMAGE_CONTENT_KINDS:
         return "image_content"
-    if ev.id.startswith(("ev:c2pa:", "ev:jpeg:", "ev:forensic:")):
+    if ev.kind in PROVENANCE_KINDS:
         return "visual_analysis"
     return _TYPES.get(ev.source_type, "other")
 

@@ -30,7 +30,6 @@ from semv.model import (
     ContentCredentials,
     Distortion,
     Evidence,
-    EvidenceKind,
     Exif,
     ForensicMap,
     JpegStructure,
@@ -42,6 +41,8 @@ from semv.nlp.dates import Agreement, capture_agreement, compare, find_dates, fr
 from semv.nlp.markers import editor_in
 from semv.nlp.text import fold, lexical_overlap
 from semv.procedures.remmd._models import (
+    IMAGE_CONTENT_KINDS,
+    PROVENANCE_KINDS,
     AtomicPoint,
     Diagnosis,
     PointFinding,
@@ -78,8 +79,6 @@ _AI_WORDS = re.compile(
     r"synthetic image|généré par (?:l')?ia|ki-generiert)\b|AI生成|生成画像",
     re.IGNORECASE,
 )
-_READ_IN_MEDIA = frozenset({EvidenceKind.OCR, EvidenceKind.DESCRIPTION})
-"""Observations whose text was read in (or described from) the image itself."""
 
 
 def _key(name: str) -> str:
@@ -251,7 +250,7 @@ def judge_point(
 ) -> PointFinding:
     """σ_j: the most reliable contradiction wins over a less reliable support."""
     if point.type is PointType.IMAGE:
-        own = [ev for ev, _ in matched if ev.id.startswith(("ev:ocr:", "ev:describe:"))]
+        own = [ev for ev, _ in matched if ev.kind in IMAGE_CONTENT_KINDS]
         if own:
             return PointFinding(
                 point=point.id,
@@ -263,7 +262,7 @@ def judge_point(
     support: tuple[float, PointFinding] | None = None
     attack: tuple[float, PointFinding] | None = None
     for ev, score in matched:
-        if ev.id.startswith(("ev:c2pa:", "ev:jpeg:", "ev:forensic:")):
+        if ev.kind in PROVENANCE_KINDS:
             continue  # provenance signals are for L2 (§3: not a shortcut to falsehood)
         found = compare_point(point, ev, score, cfg, capture_tolerance_days=capture_tolerance_days)
         if found is None:
@@ -365,7 +364,7 @@ def visual_signals(records: Sequence[Evidence]) -> dict[str, list[str]]:
             out.setdefault(Distortion.V1.code, []).append(ev.id)
         if _edited(obs):
             out.setdefault(Distortion.V2.code, []).append(ev.id)
-        if ev.kind in _READ_IN_MEDIA and _AI_WORDS.search(ev.content):
+        if ev.kind in IMAGE_CONTENT_KINDS and _AI_WORDS.search(ev.content):
             out.setdefault(Distortion.V1.code, []).append(ev.id)
     return out
 

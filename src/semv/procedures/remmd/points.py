@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from semv.config import RemmdConfig
-from semv.model import MediaEvidence
+from semv.model import EvidenceKind, MediaEvidence
 from semv.nlp import places as _places
 from semv.nlp.embeddings import embed
 from semv.nlp.text import content_words, fold, lexical_overlap
@@ -188,9 +188,9 @@ def _image_text(media: MediaEvidence) -> tuple[str, tuple[str, ...], str]:
     description = ""
     ocr: list[str] = []
     for ev in media.evidence:
-        if ev.id.startswith("ev:describe:"):
+        if ev.kind is EvidenceKind.DESCRIPTION:
             description = ev.content
-        elif ev.id.startswith("ev:ocr:") and ev.content.strip():
+        elif ev.kind is EvidenceKind.OCR and ev.content.strip():
             ocr.append(ev.content.strip())
     return description, tuple(ocr), ""
 
