@@ -13,7 +13,16 @@ import pytest
 from semv.agents.offline import OfflineAgents
 from semv.config import RetrievalConfig, Settings
 from semv.errors import ConfigError
-from semv.model import Band, Case, ProducerKind, SourceType, Stance
+from semv.model import (
+    Band,
+    Case,
+    Evidence,
+    EvidenceKind,
+    ProducerKind,
+    ReverseSearchMatch,
+    SourceType,
+    Stance,
+)
 from semv.pipeline import RunOutcome, run_case
 from semv.retrieval import (
     HttpClient,
@@ -39,6 +48,12 @@ REFUTED = (Band.REFUTED, Band.WEAKLY_REFUTED)
 
 
 @pytest.fixture()
+def _match(item: Evidence) -> ReverseSearchMatch:
+    found = item.observed(ReverseSearchMatch)
+    assert found is not None
+    return found
+
+
 def keys(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TINEYE_API_KEY", "tineye-secret")
     monkeypatch.setenv("SERPAPI_API_KEY", "serpapi-secret")
@@ -81,8 +96,9 @@ def test_tineye_uploads_the_image_and_reads_every_backlink_with_its_date(
     assert [e.published for e in items] == ["2019-06-02", "2024-03-14", "2024-03-16"]
     first = items[0]
     assert first.url == f"{server.url}{PAGE}"
-    assert first.data["kind"] == "reverse-search-match" and first.data["engine"] == "TinEye"
-    assert first.data["first_seen"] == "2019-06-02"
+    match = _match(first)
+    assert first.kind is EvidenceKind.REVERSE_SEARCH_MATCH and match.engine == "TinEye"
+    assert match.first_seen == "2019-06-02"
     assert first.id.startswith("ev:rsearch:asset:1:tineye:")
     assert first.source_type is SourceType.PRIOR_CAPTION
     assert first.provenance is not None
@@ -109,10 +125,10 @@ def test_a_fetched_match_page_gives_the_caption_through_the_guarded_fetcher(
         items = _source("tineye", server, cache, fetch_pages=1).search_image(
             _image(), before=None, k=10
         )
-    caption = str(items[0].data["caption"])
+    caption = str(_match(items[0]).caption)
     assert "Lyon" in caption and "Saône" in caption
     assert items[0].provenance is not None and "page fetch" in items[0].provenance.method
-    assert "caption" not in items[1].data  # only the first page was fetched
+    assert _match(items[1]).caption is None  # only the first page was fetched
 
 
 def test_the_fetch_of_a_match_page_keeps_the_ssrf_guard(keys: None, tmp_path: Path) -> None:
@@ -165,7 +181,7 @@ def test_a_page_over_the_size_limit_is_not_read_and_the_match_stays(
             fetch_pages=1,
         )
         items = source.search_image(_image(), before=None, k=10)
-    assert items[0].published == "2019-06-02" and "caption" not in items[0].data
+    assert items[0].published == "2019-06-02" and _match(items[0]).caption is None
 
 
 def test_an_image_over_the_upload_limit_is_a_retrieval_error(keys: None, tmp_path: Path) -> None:
@@ -193,7 +209,7 @@ def test_google_lens_takes_the_image_url_and_reads_exact_match_dates(
     assert seen.query["engine"] == ["google_lens"] and seen.query["url"] == [url]
     assert seen.query["api_key"] == ["serpapi-secret"]
     assert [e.published for e in items] == ["2019-06-02", None]
-    assert "Lyon" in str(items[0].data["caption"])
+    assert "Lyon" in str(_match(items[0]).caption)
 
 
 def test_image_queries_use_the_source_url_only_when_it_names_an_image() -> None:

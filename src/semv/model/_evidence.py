@@ -103,12 +103,6 @@ class Evidence(Frozen):
         """The observation when it is a ``cls``, else None."""
         return self.observation if isinstance(self.observation, cls) else None
 
-    @property
-    def data(self) -> dict[str, Any]:
-        """Deprecated, read-only: the observation as the schema-v1 flat mapping. Kept while
-        readers move to typed access; use ``observation`` / ``observed``."""
-        return self.observation.as_data() if self.observation is not None else {}
-
 
 class UncertaintyItem(Frozen):
     """A missing tool, unreadable media, failed retrieval, or an unresolved condition.

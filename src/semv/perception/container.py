@@ -20,6 +20,7 @@ from semv.model import (
     Asset,
     Container,
     Evidence,
+    EvidenceKind,
     MediaEvidence,
     MediaKind,
     Modality,
@@ -165,7 +166,7 @@ def probe(asset: Asset, path: Path, context: ExtractContext) -> MediaEvidence:
 
 def _summary(result: dict[str, Any]) -> dict[str, Any]:
     fmt = result.get("format", {})
-    data: dict[str, Any] = {"kind": "container", "format": fmt.get("format_name")}
+    data: dict[str, Any] = {"kind": EvidenceKind.CONTAINER, "format": fmt.get("format_name")}
     duration = _float(fmt.get("duration"))
     if duration is not None:
         data["duration_s"] = round(duration, 3)

@@ -31,7 +31,7 @@ from semv.dimensions import (
     rule_for,
     signal_kind,
 )
-from semv.model import Case, Claims, Dimension, Evidence, Frozen, Modality, Stance
+from semv.model import Case, Claims, Dimension, Evidence, EvidenceKind, Frozen, Modality, Stance
 from semv.nlp.quantities import DAY_OF_MONTH, NUMBER, YEAR_NUMBER
 from semv.nlp.text import STOPWORDS, normalize_token, tokens
 
@@ -77,7 +77,7 @@ def is_world_text(ev: Evidence) -> bool:
 def is_integrity(ev: Evidence) -> bool:
     """An observation of an asset's file integrity: EXIF, JPEG structure, forensics, C2PA."""
     kind = signal_kind(ev)
-    if kind is not None and kind != "reverse-search-match":
+    if kind is not None and kind is not EvidenceKind.REVERSE_SEARCH_MATCH:
         return True
     return is_metadata(ev) and not is_observation(ev)
 
@@ -85,7 +85,7 @@ def is_integrity(ev: Evidence) -> bool:
 def is_media_context(ev: Evidence) -> bool:
     """What ties an asset to a time, place or event: EXIF capture time and GPS, a
     reverse-search match, text read or heard in the media, a caption of the same media."""
-    if signal_kind(ev) == "reverse-search-match":
+    if signal_kind(ev) is EvidenceKind.REVERSE_SEARCH_MATCH:
         return True
     if is_media_text(ev) or describes_same_media(ev):
         return True
