@@ -26,6 +26,7 @@ from semv.memory import MemoryStore, MemoryType, Record, Status
 from semv.model import (
     Asset,
     Case,
+    Exif,
     MediaKind,
     Reject,
     RunStatus,
@@ -211,7 +212,8 @@ def test_a_9999_capture_date_is_metadata_invalid_not_evidence(tmp_path: Path) ->
     assert [u.code for u in result.uncertainty] == [UncertaintyCode.METADATA_INVALID]
     assert "9999-12-31" in result.uncertainty[0].detail
     [evidence] = result.evidence  # the camera make is still a fact
-    assert "capture_time" not in evidence.data and "captured" not in evidence.content
+    exif = evidence.observed(Exif)
+    assert exif is not None and exif.capture_time is None and "captured" not in evidence.content
 
 
 # ---- 5. size limits -----------------------------------------------------------------------------

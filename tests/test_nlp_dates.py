@@ -17,6 +17,7 @@ from semv.model import (
     Context,
     Dimension,
     Evidence,
+    Exif,
     MemoryView,
     Modality,
     ProducerKind,
@@ -195,7 +196,7 @@ def _exif(capture_time: str, **data: Any) -> Evidence:
         source_type=SourceType.METADATA,
         modality=Modality.METADATA,
         content="EXIF summary",
-        data={"capture_time": capture_time, **data},
+        observation=Exif(capture_time=capture_time, **data),
         reliability=0.9,
         provenance=Provenance(producer=ProducerKind.TOOL, agent="exiftool"),
     )
