@@ -48,12 +48,6 @@ REFUTED = (Band.REFUTED, Band.WEAKLY_REFUTED)
 
 
 @pytest.fixture()
-def _match(item: Evidence) -> ReverseSearchMatch:
-    found = item.observed(ReverseSearchMatch)
-    assert found is not None
-    return found
-
-
 def keys(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TINEYE_API_KEY", "tineye-secret")
     monkeypatch.setenv("SERPAPI_API_KEY", "serpapi-secret")
@@ -329,3 +323,9 @@ def test_the_leakage_guard_drops_matches_first_seen_after_the_cut_off(
     kept = {e.published for e in retrieved.evidence if e.id.startswith("ev:rsearch:asset:1:tineye")}
     assert kept == {"2019-06-02", "2024-03-14"}
     assert json.loads(retrieved.model_dump_json())["leakage_excluded"] == 1
+
+
+def _match(item: Evidence) -> ReverseSearchMatch:
+    found = item.observed(ReverseSearchMatch)
+    assert found is not None
+    return found
