@@ -60,7 +60,21 @@ class PgCluster:
         )
         cluster._run("pg_ctl", "-D", str(cluster.data), "-o", options, "-l",
                      str(root / "server.log"), "-w", "-t", "60", "start")  # fmt: skip
+        cluster._watch(os.getpid())
         return cluster
+
+    def _watch(self, pid: int) -> None:
+        """A detached watchdog stops the server and deletes the folder once the test process
+        ``pid`` is gone, also when it was killed before its fixtures could clean up."""
+        stop = " ".join(
+            [str(self.bindir / "pg_ctl"), "-D", str(self.data), "-m", "immediate", "stop"]
+        )
+        if self.user is not None:
+            stop = f"runuser -u {self.user} -- {stop}"
+        wait = f"while kill -0 {pid} 2>/dev/null; do sleep 2; done"
+        script = f"{wait}; {stop} >/dev/null 2>&1; rm -rf {self.root}"
+        subprocess.Popen(["sh", "-c", script], start_new_session=True, stdin=subprocess.DEVNULL,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
 
     @property
     def data(self) -> Path:
