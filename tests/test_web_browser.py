@@ -113,6 +113,7 @@ def test_reject_an_argument_and_see_the_diff(page: Any, server: str, data_dir: P
     page.click(f'li[data-arg="{target}"] button[data-op="reject"]')
     page.fill("#action-form textarea[name=reason]", reason)
     page.click("#action-ok")
+    page.locator("#pending li").first.wait_for(timeout=10_000)  # the dialog's close event is async
     assert page.locator("#pending li").count() == 1
     page.click("#apply")
     page.wait_for_url(lambda url: f"/runs/{run_id}" not in url, timeout=120_000)
