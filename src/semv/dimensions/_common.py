@@ -49,6 +49,7 @@ __all__ = [
     "is_media_text",
     "is_metadata",
     "is_observation",
+    "join_words",
     "media_kind",
     "names_overlap",
     "places_related",
@@ -228,6 +229,13 @@ def asserted_text(text: str) -> str:
         return " " * len(quoted) if len(quoted.split()) >= 3 else quoted
 
     return _QUOTED.sub(blank, text)
+
+
+def join_words(items: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``: a list as a phrase in a statement."""
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def capitalized(text: str) -> str:

@@ -29,6 +29,7 @@ from semv.dimensions._common import (
     days,
     is_metadata,
     is_observation,
+    join_words,
     source_phrase,
 )
 from semv.dimensions._spec import (
@@ -90,16 +91,10 @@ def date_phrase(iso: str) -> str:
     return f"on {iso}"
 
 
-def _join(items: list[str]) -> str:
-    if len(items) <= 1:
-        return "".join(items)
-    return ", ".join(items[:-1]) + " and " + items[-1]
-
-
 def statement(case: CaseFacts) -> Statement:
     dates = case.facts.dates
     return Statement(
-        text=f"The events took place {_join([date_phrase(d) for d in dates])}"
+        text=f"The events took place {join_words([date_phrase(d) for d in dates])}"
         if dates
         else "The time of the events (not stated in the claim)",
         asserted=bool(dates),

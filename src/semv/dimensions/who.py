@@ -23,6 +23,7 @@ from semv.dimensions._common import (
     capitalized,
     is_metadata,
     is_observation,
+    join_words,
     source_phrase,
 )
 from semv.dimensions._spec import CaseFacts, DimensionSpec, PlanSeed, ReportSection, Statement
@@ -42,19 +43,13 @@ from semv.nlp.text import fold, tokens
 __all__ = ["WHO", "group_key", "who_rule"]
 
 
-def _join(items: list[str]) -> str:
-    if len(items) <= 1:
-        return "".join(items)
-    return ", ".join(items[:-1]) + " and " + items[-1]
-
-
 def statement(case: CaseFacts) -> Statement:
     full = case.facts
     names = list(full.people) + list(full.organizations)
     return Statement(
-        text=f"The people shown include {_join(names)}"
+        text=f"The people shown include {join_words(names)}"
         if names
-        else f"The people shown are {_join(list(full.groups))}"
+        else f"The people shown are {join_words(list(full.groups))}"
         if full.groups
         else "The people shown (not named in the claim)",
         asserted=bool(names or full.groups),
