@@ -6,7 +6,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from semv.contest import BaseView, degradation_bound, locality, plan_batch, route_action
+from semv.contest import (
+    BaseView,
+    UnknownTarget,
+    degradation_bound,
+    locality,
+    plan_batch,
+    route_action,
+)
 from semv.errors import ContestError
 from semv.model import (
     Accept,
@@ -163,10 +170,27 @@ def test_an_explicit_target_after_the_payload_stage_is_ignored_and_noted() -> No
     assert any("ignored" in n for n in routed.notes)
 
 
-def test_unresolved_ids_widen_the_scope_and_say_so() -> None:
-    plan = plan_batch([Reject(target="arg:when:att:9", reason=REASON)], VIEW)
+def test_an_id_that_resolves_to_nothing_is_refused_with_the_valid_ids() -> None:
+    with pytest.raises(UnknownTarget) as caught:
+        plan_batch([Reject(target="arg:when:att:9", reason=REASON)], VIEW)
+    assert caught.value.exit_code == 2
+    assert caught.value.suggestions[0] == WHEN_ATT.id
+    message = str(caught.value)
+    assert "Did you mean arg:when:att:1" in message
+    assert all(i in message for i in (*VIEW.subclaims, *VIEW.arguments))
+
+
+def test_an_id_in_the_run_that_belongs_to_no_subclaim_widens_the_scope_and_says_so() -> None:
+    view = BaseView(
+        subclaims=VIEW.subclaims,
+        arguments=VIEW.arguments,
+        pools=VIEW.pools,
+        unlocalised=frozenset({"ev:orphan"}),
+    )
+    plan = plan_batch([Reject(target="ev:orphan", reason=REASON)], view)
     assert set(plan.subclaims) == set(VIEW.subclaims.values())
-    assert plan.widened and "arg:when:att:9" in plan.widened[0]
+    assert plan.widened and "ev:orphan" in plan.widened[0]
+    assert "cannot be localised" in plan.widened[0]
 
 
 def test_restarting_at_claims_widens_to_every_subclaim() -> None:

@@ -23,7 +23,7 @@ from semv.agents import Agents
 from semv.config import Settings
 from semv.errors import SemvError
 from semv.export import publish_html, report_url
-from semv.graph import Executor, NodeOutcome, NodeSpec
+from semv.graph import Executor, NodeOutcome, NodeSpec, source_inputs
 from semv.limits import enforce_limits
 from semv.model import (
     Case,
@@ -129,6 +129,7 @@ async def run_case(
     case, truncated = enforce_limits(case, settings.limits)  # refused: no run is created
     settings = resolve_data_paths(settings, store.data_dir)
     settings_hash = sha256_text(settings.model_dump_json())
+    specs = chosen.graph(case, contract=contract, memory=memory is not None, retrieval=retrieval)
     run_id = store.create_run(
         case_id=case.id,
         adapter=case.adapter,
@@ -157,6 +158,8 @@ async def run_case(
                 else {}
             ),
             **({"retrieval": retrieval.spec} if retrieval is not None else {}),
+            # the index and source state a revision evaluates against (Module E)
+            **({"inputs": inputs} if (inputs := source_inputs(specs, settings)) else {}),
             **({"released": released} if released is not None else {}),
             **({"resumes": resumes} if resumes is not None else {}),
         },
@@ -174,9 +177,6 @@ async def run_case(
         sources: dict[str, BaseModel] = {CASE_SOURCE: case}
         if memory is not None:
             sources[MEMORY_SOURCE] = memory
-        specs = chosen.graph(
-            case, contract=contract, memory=memory is not None, retrieval=retrieval
-        )
         ledger = Ledger()
         started = time.perf_counter()
         with bind_ledger(ledger), use_artifacts(artifacts_root(store, reports_dir)):

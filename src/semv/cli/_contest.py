@@ -120,6 +120,21 @@ def _print_revision(revision: Any) -> None:
     )
     for note in plan.widened:
         out.print(f"  [yellow]scope widened:[/] {note}", highlight=False)
+    if revision.sources_changed:
+        names = ", ".join(revision.sources_changed)
+        if revision.sources_refreshed:
+            out.print(
+                f"  [yellow]sources refreshed:[/] the index or evidence sources changed since "
+                f"the parent's run; recomputed with the current ones: {names}",
+                highlight=False,
+            )
+        else:
+            out.print(
+                f"  sources held: the index or evidence sources changed since the parent's run; "
+                f"this revision used the parent's ({names}); --refresh-sources reads the "
+                "current ones",
+                highlight=False,
+            )
     if revision.backend_changed:
         out.print(
             f"  [yellow]backend changed:[/] {revision.backend_changed} "
@@ -193,6 +208,14 @@ def contest(
     llm_url: LlmUrlOpt = None,
     llm_model: LlmModelOpt = None,
     replay: ReplayFlag = False,
+    refresh_sources: Annotated[
+        bool,
+        typer.Option(
+            "--refresh-sources",
+            help="Read the current reverse-image index, corpus and web cache instead of the "
+            "parent run's (the refresh is listed in the diff as its own cause).",
+        ),
+    ] = False,
 ) -> None:
     """Contest a run: apply a review batch and print the before/after diff (a new run)."""
     import asyncio
@@ -249,6 +272,7 @@ def contest(
                 policy=chosen,
                 reports_dir=out_dir,
                 backend_explicit=explicit,
+                refresh_sources=refresh_sources,
             )
         )
     except SemvError as exc:

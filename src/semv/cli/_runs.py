@@ -223,12 +223,20 @@ def show(
     store_url: StoreUrl = None,
 ) -> None:
     """Show a run: its verdict, nodes and trace; optionally verify the trace."""
+    from semv.errors import RunNotFound
 
+    hint = f"list the runs with `semv runs --data-dir {data_dir}`"
+    if store_url is None and not store_exists(data_dir):  # reading must not create a store
+        fail(RunNotFound(f"no run matches '{run}': {data_dir} holds no store yet; {hint}"))
     try:
         store = open_store(data_dir, store_url)
-        record = store.get_run(run)
     except SemvError as exc:
         fail(exc)
+    try:
+        record = store.get_run(run)
+    except RunNotFound as exc:
+        store.close()
+        fail(RunNotFound(f"{exc}; {hint}"))
     try:
         check = store.verify_trace(record.run_id) if verify_trace else None
         if json_out:
@@ -283,7 +291,7 @@ def show(
 
 
 def runs(
-    limit: Annotated[int, typer.Option("--limit", min=1)] = 20,
+    limit: Annotated[int, typer.Option("--limit", min=1, help="At most N runs.")] = 20,
     interrupted: Annotated[
         bool,
         typer.Option(
@@ -291,45 +299,93 @@ def runs(
             help="Only runs whose process is gone (resume one with `semv verify --resume`).",
         ),
     ] = False,
+    json_out: JsonFlag = False,
     data_dir: DataDir = Path(".semv"),
     store_url: StoreUrl = None,
 ) -> None:
-    """List the most recent runs (tab-separated when not printing to a terminal). A run whose
-    process died before it finished is shown ``interrupted``."""
+    """List the most recent runs, newest first (tab-separated with a header line when not
+    printing to a terminal). A run whose process died before it finished is shown
+    ``interrupted``."""
     from rich.markup import escape
     from rich.table import Column, Table
 
-    store = open_store(data_dir, store_url)
-    try:
-        records = store.list_runs(10_000 if interrupted else limit)
-        gone = store.interrupted(records)
-    finally:
-        store.close()
-    if interrupted:
-        records = [r for r in records if r.run_id in gone or r.status.value == "interrupted"]
-        records = records[:limit]
+    if store_url is None and not store_exists(data_dir):  # listing must not create a store
+        records, gone, procedures = [], set(), {}
+    else:
+        store = open_store(data_dir, store_url)
+        try:
+            records = store.list_runs(10_000 if interrupted else limit)
+            gone = set(store.interrupted(records))
+            if interrupted:
+                records = [
+                    r for r in records if r.run_id in gone or r.status.value == "interrupted"
+                ]
+                records = records[:limit]
+            procedures = {r.run_id: _procedure(store, r.run_id) for r in records}
+        finally:
+            store.close()
+    entries: list[dict[str, Any]] = [
+        {
+            "run_id": r.run_id,
+            "case_id": r.case_id,
+            "procedure": procedures.get(r.run_id, DEFAULT_PROCEDURE),
+            "status": "interrupted" if r.run_id in gone else r.status.value,
+            "label": r.label,
+            "confidence": r.confidence,
+            "parent_run_id": r.parent_run_id,
+            "created_at": r.created_at,
+        }
+        for r in records
+    ]
+    if json_out:
+        sys.stdout.write(json.dumps(entries, ensure_ascii=False) + "\n")
+        return
+    if not entries:
+        what = "no interrupted runs" if interrupted else "no runs yet"
+        err.print(
+            f"{what} in {store_url or data_dir} (verify a case with "
+            f"`semv verify CASE --data-dir {data_dir}`)",
+            highlight=False,
+        )
+        return
+    header = ("run", "case", "procedure", "status", "label", "confidence")
     rows = [
         tuple(
             printable(value)
             for value in (
-                r.run_id,
-                r.case_id,
-                "interrupted" if r.run_id in gone else r.status.value,
-                r.label or "",
-                f"{r.confidence:.2f}" if r.confidence is not None else "",
+                e["run_id"],
+                e["case_id"],
+                e["procedure"],
+                e["status"],
+                e["label"] or "",
+                f"{e['confidence']:.2f}" if e["confidence"] is not None else "",
             )
         )
-        for r in records
+        for e in entries
     ]
     if not out.is_terminal:
-        for row in rows:
+        for row in (header, *rows):
             sys.stdout.write("\t".join(row) + "\n")
         return
-    table = Table("case", "status", "label", "confidence")
-    table.columns.insert(0, Column("run", no_wrap=True, min_width=28))
+    table = Table(*header[1:])
+    table.columns.insert(0, Column(header[0], no_wrap=True, min_width=28))
     for row in rows:
         table.add_row(*(escape(cell) for cell in row))
     out.print(table)
+
+
+def store_exists(data_dir: Path) -> bool:
+    """Whether ``data_dir`` already holds a SQLite store (reading commands never create one)."""
+    return (data_dir / "semv.db").exists()
+
+
+def _procedure(store: Any, run_id: str) -> str:
+    from semv.model import TraceKind
+
+    for event in store.trace(run_id):
+        if event.kind is TraceKind.RUN_STARTED:
+            return str(event.payload.get("procedure", DEFAULT_PROCEDURE))
+    return DEFAULT_PROCEDURE
 
 
 def printable(value: str) -> str:

@@ -27,10 +27,12 @@ def contest(
     settings: Settings | None = None,
     agents: Agents | None = None,
     reports_dir: str | Path | None = None,
+    refresh_sources: bool = False,
 ) -> Revision:
     """Apply a review batch (a ``ReviewBatch``, a list of actions, or a batch file) to
     committed run ``run`` and return the revision: a new run linked to ``run``, with its
-    routing plan, locality and before/after decision delta."""
+    routing plan, locality and before/after decision delta. The revision reads the parent's
+    indexes and sources unless ``refresh_sources``."""
     settings = settings or load_settings()
     if isinstance(batch, str | Path):
         batch = load_batch(Path(batch))
@@ -50,6 +52,7 @@ def contest(
                 policy=Policy(policy) if policy is not None else None,
                 backend_explicit=explicit,
                 reports_dir=Path(reports_dir) if reports_dir is not None else None,
+                refresh_sources=refresh_sources,
             )
         )
     finally:

@@ -102,7 +102,7 @@ class Locality(Frozen):
         """Fraction of a global rerun's stage transitions this revision did not execute."""
         if self.global_transitions == 0:
             return 0.0
-        return 1.0 - len(self.executed) / self.global_transitions
+        return max(0.0, 1.0 - len(self.executed) / self.global_transitions)
 
 
 def locality(
@@ -113,6 +113,7 @@ def locality(
 ) -> Locality:
     """Eq. 24 over the graph's nodes: z(s) is a node's (fingerprint, output hash)."""
     keys = sorted(after)
+    ran = set(executed)
     changed = [k for k in keys if before.get(k) != after[k]]
     outside = [k for k in keys if k not in scope]
     changed_out = tuple(k for k in changed if k not in scope)
@@ -123,8 +124,10 @@ def locality(
         outside=len(outside),
         changed_outside=changed_out,
         changed_inside=tuple(k for k in changed if k in scope),
-        executed=tuple(sorted(executed)),
-        global_transitions=sum(node_stage(k) is not None for k in keys),
+        executed=tuple(sorted(ran)),
+        # a global rerun executes every node from claims on, and the nodes before claims
+        # (bundle, media) that this revision had to execute too: executed <= global always
+        global_transitions=sum(node_stage(k) is not None or k in ran for k in keys),
     )
 
 

@@ -31,7 +31,13 @@ def remmd_view(value: Callable[[str, Any], Any]) -> BaseView:
         p.id: {m.evidence_id: items[m.evidence_id] for m in bank.matches.get(p.id, ())}
         for p in points.points
     }
-    return BaseView(subclaims={p.id: p.id for p in points.points}, arguments={}, pools=pools)
+    matched = {e for pool in pools.values() for e in pool}
+    return BaseView(
+        subclaims={p.id: p.id for p in points.points},
+        arguments={},
+        pools=pools,
+        unlocalised=frozenset(i for i in items if i not in matched),
+    )
 
 
 def remmd_rejections(review: ReviewState, points: set[str]) -> dict[str, list[str]]:

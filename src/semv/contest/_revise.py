@@ -34,7 +34,7 @@ from semv.contest._routing import Action, RevisionPlan, plan_batch
 from semv.contest._stages import reviewed_graph, reviewer_evidence
 from semv.contest._state import RunState, load_state
 from semv.errors import ContestError, SemvError
-from semv.graph import Executor, NodeOutcome
+from semv.graph import Executor, NodeOutcome, source_inputs
 from semv.model import (
     Arguments,
     Evidence,
@@ -57,7 +57,7 @@ from semv.pipeline import (
 from semv.procedures import DEFAULT_PROCEDURE
 from semv.retrieval import Retrieval, reopen_retrieval
 from semv.stages import CASE_SOURCE, MEMORY_SOURCE
-from semv.store import Store, canonical_json, content_hash, sha256_text
+from semv.store import Store, canonical_json, content_hash, sha256_text, utc_now
 from semv.usage import Ledger, bind_ledger
 
 __all__ = ["TRACE_ELEMENTS", "Revision", "SiblingRevision", "revise", "trace_elements"]
@@ -102,6 +102,16 @@ class Revision(Frozen):
         "run with another backend or model (a global recomputation); None otherwise.",
     )
     siblings: tuple[SiblingRevision, ...] = ()
+    sources_refreshed: bool = Field(
+        False,
+        description="The revision read the current indexes, corpora and caches "
+        "(--refresh-sources) instead of the parent's.",
+    )
+    sources_changed: tuple[str, ...] = Field(
+        (),
+        description="Nodes whose sources (reverse-image index, evidence sources) changed since "
+        "the parent's run: refreshed when sources_refreshed, else held at the parent's state.",
+    )
     seconds: float
     result: Result
 
@@ -163,6 +173,7 @@ async def revise(
     retrieval: Retrieval | None = None,
     memory: BaseModel | None = None,
     backend_explicit: bool = False,
+    refresh_sources: bool = False,
 ) -> Revision:
     """Apply ``batch`` to committed run ``run`` and return the revision (a new run).
 
@@ -171,7 +182,12 @@ async def revise(
     the parent's end (so an unchanged query gets the parent's answer). A memory-on parent
     needs the same ``memory`` (a ``semv.memory.ActiveMemory``) for its recall nodes to be
     reused. ``agents`` must be the parent's backend and model (``revision_settings`` reopens
-    them) unless ``backend_explicit``: a silent change of backend is refused."""
+    them) unless ``backend_explicit``: a silent change of backend is refused.
+
+    Sources outside the graph (the reverse-image index, the corpus, the web cache) are held at
+    the parent's state: a node whose only change is that state reuses the parent's value, so a
+    revision changes what the review changed and nothing else. ``refresh_sources`` reads the
+    current state instead; either way ``Revision.sources_changed`` names the nodes affected."""
     started = time.perf_counter()
     settings = resolve_data_paths(settings, store.data_dir)
     actions = _actions(batch)
@@ -198,7 +214,11 @@ async def revise(
         memory = _parent_memory(store, parent.run_id, parent_started, settings)
     recorded = parent_started.get("retrieval")
     if retrieval is None and isinstance(recorded, dict):
-        as_of = parent.record.finished_at or parent.record.created_at
+        as_of = (
+            utc_now()
+            if refresh_sources
+            else (parent.record.finished_at or parent.record.created_at)
+        )
         retrieval = opened = reopen_retrieval(settings, store.url, recorded, as_of)
     rejected = None
     if parent.procedure.name == "remmd":  # rejections enter ReMMD's judge node only
@@ -216,6 +236,12 @@ async def revise(
         review,
     )
     keys = [s.key for s in specs]
+    recorded_inputs = parent_started.get("inputs")
+    parent_inputs: dict[str, Any] = recorded_inputs if isinstance(recorded_inputs, dict) else {}
+    current_inputs = source_inputs(specs, settings)
+    sources_changed = tuple(
+        sorted(k for k, v in current_inputs.items() if k in parent_inputs and parent_inputs[k] != v)
+    )
     forced = forced_nodes(keys, chosen, plan)
     scope = scope_nodes(keys, plan)
     settings_hash = sha256_text(settings.model_dump_json())
@@ -248,6 +274,7 @@ async def revise(
             "settings_hash": settings_hash,
             "parent_run_id": parent.run_id,
             "parent_trace_head": parent.record.trace_head,
+            "inputs": current_inputs if refresh_sources or not parent_inputs else parent_inputs,
             **(
                 {"procedure": parent.procedure.name}
                 if parent.procedure.name != DEFAULT_PROCEDURE
@@ -266,6 +293,8 @@ async def revise(
             "settings_changed": settings_hash != parent.record.settings_hash,
             "agents_changed": agents.identity != parent.record.agents,
             "backend": {"parent": str(was), "revision": str(now), "changed": was != now},
+            "sources": {"refresh": refresh_sources, "changed": list(sources_changed)},
+            **({"inputs": current_inputs} if refresh_sources else {}),
         },
     )
     try:
@@ -279,6 +308,7 @@ async def revise(
             reuse=parent.reuse_map(),
             cache=False,
             resources={"retrieval": retrieval} if retrieval is not None else None,
+            pinned=None if refresh_sources else parent_inputs,
         )
         sources: dict[str, BaseModel] = {CASE_SOURCE: case}
         if memory is not None:
@@ -383,6 +413,8 @@ async def revise(
         stale_base=bool(siblings),
         siblings=siblings,
         backend_changed=f"{was} -> {now}" if was != now else None,
+        sources_refreshed=refresh_sources,
+        sources_changed=sources_changed,
         seconds=time.perf_counter() - started,
         result=result,
     )

@@ -15,12 +15,15 @@ a restart stage (C, R, V, A or Q) no later than the default: restarting earlier 
 (the action's payload still enters its own node), restarting later would skip the node the
 payload must enter. A batch restarts at the earliest route (Eq. 23). The affected subclaims
 C_H come from the ids: an argument's subclaim, a subclaim, or every subclaim whose evidence
-pool holds an evidence item. When an id does not resolve, or the restart stage is C (shared by
-every subclaim), the scope widens to all subclaims and the plan says why.
+pool holds an evidence item. An id that resolves to nothing in the run is an input error
+(``UnknownTarget``: the valid ids are listed, with the closest ones as "did you mean"). An id
+that exists in the run but cannot be localised to a subclaim (``BaseView.unlocalised``), or a
+restart at C (shared by every subclaim), widens the scope to all subclaims and the plan says why.
 """
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final, Literal
@@ -46,6 +49,7 @@ __all__ = [
     "BaseView",
     "RevisionPlan",
     "Routed",
+    "UnknownTarget",
     "content_changed",
     "earliest",
     "evidence_edits",
@@ -110,6 +114,8 @@ class BaseView:
     arguments: Mapping[str, Argument]
     pools: Mapping[str, Mapping[str, Evidence]] = field(default_factory=dict)
     """Dimension → evidence id → item, as retrieved for that subclaim (``retrieve:k``)."""
+    unlocalised: frozenset[str] = frozenset()
+    """Ids that exist in the run but belong to no subclaim (contesting one widens the scope)."""
 
     def holders(self, evidence_id: str) -> tuple[str, ...]:
         return tuple(k for k, pool in self.pools.items() if evidence_id in pool)
@@ -132,6 +138,32 @@ class BaseView:
         if self.holders(target):
             return "evidence"
         return "unknown"
+
+    def known_ids(self) -> list[str]:
+        """Every id an action may target: subclaims, arguments, evidence items."""
+        evidence = sorted({e for pool in self.pools.values() for e in pool} | self.unlocalised)
+        return [*self.subclaims, *sorted(self.arguments), *evidence]
+
+
+class UnknownTarget(ContestError):
+    """A review action names an id that resolves to nothing in the run (exit 2)."""
+
+    def __init__(self, label: str, target: str, view: BaseView) -> None:
+        known = view.known_ids()
+        close = difflib.get_close_matches(target, known, n=3, cutoff=0.6)
+        hint = f" Did you mean {' or '.join(close)}?" if close else ""
+        evidence = [i for i in known if i not in view.subclaims and i not in view.arguments]
+        shown = ", ".join(evidence[:20]) + (
+            f", ... ({len(evidence) - 20} more)" if len(evidence) > 20 else ""
+        )
+        super().__init__(
+            f"{label}: {target} is not a subclaim, argument or evidence id of the run.{hint}\n"
+            f"  subclaims: {', '.join(view.subclaims) or '(none)'}\n"
+            f"  arguments: {', '.join(sorted(view.arguments)) or '(none)'}\n"
+            f"  evidence: {shown or '(none)'}"
+        )
+        self.target = target
+        self.suggestions = tuple(close)
 
 
 class Routed(Frozen):
@@ -229,10 +261,12 @@ def route_action(h: Action, view: BaseView, index: int = 0) -> Routed:
         if not components:
             raise ContestError(f"{_label(h, index)}: the edit changes nothing")
 
-    widened = kind == "unknown"
+    if kind == "unknown" and h.target not in view.unlocalised:
+        raise UnknownTarget(_label(h, index), h.target, view)
+    widened = kind == "unknown" or (kind == "argument" and not any(dims))
     if widened:
         notes.append(
-            f"{h.target} is not an argument, evidence item or subclaim of the run: "
+            f"{h.target} exists in the run but belongs to no subclaim: "
             "scope widened to every subclaim"
         )
         dims = list(view.dimensions)
@@ -277,7 +311,8 @@ def plan_batch(actions: Sequence[Action], view: BaseView) -> RevisionPlan:
     restart = earliest([r.route for r in routed])
     dims = [d for r in routed for d in r.subclaims]
     widened = [
-        f"action {r.index}: {r.target} does not resolve in the run; scope widened to every subclaim"
+        f"action {r.index}: {r.target} exists in the run but cannot be localised to a subclaim; "
+        "scope widened to every subclaim"
         for r in routed
         if r.widened
     ]

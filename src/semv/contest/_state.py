@@ -15,6 +15,7 @@ from semv.model import (
     Bundle,
     Case,
     Claims,
+    MediaEvidence,
     Retrieved,
     RunStatus,
     TraceKind,
@@ -80,7 +81,22 @@ class RunState:
             for k in claims.subclaims
             if f"retrieve:{k}" in self.nodes
         }
-        return BaseView(subclaims=subclaims, arguments=arguments, pools=pools)
+        pooled = {e for pool in pools.values() for e in pool}
+        extracted = [
+            e.id
+            for key in self.nodes
+            if key.startswith("media:")
+            for e in self.value(key, MediaEvidence).evidence
+        ]
+        supplied = (
+            [e.id for e in self.value("bundle", Bundle).supplied] if "bundle" in self.nodes else []
+        )
+        return BaseView(
+            subclaims=subclaims,
+            arguments=arguments,
+            pools=pools,
+            unlocalised=frozenset(i for i in (*supplied, *extracted) if i not in pooled),
+        )
 
     def reuse_map(self) -> dict[str, tuple[str, str]]:
         return {k: (n.fingerprint, n.output_hash) for k, n in self.nodes.items()}

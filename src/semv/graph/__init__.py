@@ -1,6 +1,12 @@
 """The stage graph: node specs, fingerprints, the incremental executor, invariants."""
 
-from semv.graph._executor import Executor, NodeOutcome, fingerprint, validate_graph
+from semv.graph._executor import (
+    Executor,
+    NodeOutcome,
+    fingerprint,
+    source_inputs,
+    validate_graph,
+)
 from semv.graph._invariants import admissible, check_node
 from semv.graph._spec import Input, NodeSpec, StageContext, StageDef, project
 
@@ -15,5 +21,6 @@ __all__ = [
     "check_node",
     "fingerprint",
     "project",
+    "source_inputs",
     "validate_graph",
 ]

@@ -41,7 +41,7 @@ from semv.usage import bind_node
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["Executor", "NodeOutcome", "fingerprint", "validate_graph"]
+__all__ = ["Executor", "NodeOutcome", "fingerprint", "source_inputs", "validate_graph"]
 
 ProgressFn = Callable[[str, bool], None]
 
@@ -88,21 +88,51 @@ def validate_graph(specs: Sequence[NodeSpec], sources: Mapping[str, BaseModel]) 
         raise ValueError(f"stage graph has a cycle: {exc.args[1]}") from exc
 
 
+def source_inputs(specs: Sequence[NodeSpec], settings: Settings) -> dict[str, dict[str, Any]]:
+    """Per node, the state outside the graph its fingerprint summarises: the stage's
+    ``external`` text (the reverse-image index generation) and the ``sources`` param (the
+    identities of the evidence sources, with the corpus digest). A run records these so that a
+    revision can evaluate against the parent's sources instead of the current ones (Module E:
+    ``fingerprint(..., pin=...)``)."""
+    found: dict[str, dict[str, Any]] = {}
+    for spec in specs:
+        entry: dict[str, Any] = {}
+        if spec.stage.external is not None:
+            entry["external"] = spec.stage.external(settings)
+        if "sources" in spec.params:
+            entry["sources"] = spec.params["sources"]
+        if entry:
+            found[spec.key] = entry
+    return found
+
+
 def fingerprint(
-    spec: NodeSpec, input_hashes: Mapping[str, Any], settings: Settings, agents: Agents
+    spec: NodeSpec,
+    input_hashes: Mapping[str, Any],
+    settings: Settings,
+    agents: Agents,
+    *,
+    pin: Mapping[str, Any] | None = None,
 ) -> str:
+    """The node's fingerprint; ``pin`` (an entry of ``source_inputs`` recorded by another run)
+    replaces the current state of the sources outside the graph with that run's."""
+    params = dict(spec.params)
+    if pin and "sources" in pin and "sources" in params:
+        params["sources"] = pin["sources"]
     body: dict[str, Any] = {
         "stage": spec.stage.name,
         "version": spec.stage.version,
         "code": code_fingerprint((spec.stage.fn.__module__, "semv.model", *spec.stage.code)),
         "config": settings.section_values(*spec.stage.reads),
-        "params": dict(spec.params),
+        "params": params,
         "inputs": dict(input_hashes),
     }
     if spec.stage.tools is not None:
         body["tools"] = spec.stage.tools()
     if spec.stage.external is not None:
-        body["external"] = spec.stage.external(settings)
+        body["external"] = (
+            pin["external"] if pin and "external" in pin else spec.stage.external(settings)
+        )
     if spec.stage.uses_agents:
         body["agents"] = agents.identity
     return sha256_text(canonical_json(body))
@@ -124,6 +154,7 @@ class Executor:
         reuse: Mapping[str, tuple[str, str]] | None = None,
         cache: bool = True,
         resources: Mapping[str, Any] | None = None,
+        pinned: Mapping[str, Mapping[str, Any]] | None = None,
     ) -> None:
         """``force`` names nodes that execute even when their fingerprint is cached (a
         revision policy's recomputation set, Module E). ``reuse`` maps node key →
@@ -132,11 +163,18 @@ class Executor:
         revision preserves exactly the state it revises. ``cache=False`` consults only
         ``reuse``: a revision then executes exactly the nodes whose inputs changed.
         ``resources`` are live objects stages may use (evidence sources, Module C); what they
-        contribute to a node's output must enter its params (and so its fingerprint)."""
+        contribute to a node's output must enter its params (and so its fingerprint).
+        ``pinned`` (the parent's ``source_inputs``) holds a node at the parent's sources: a
+        node that is not forced and whose fingerprint, with the parent's index and source
+        identities in place of the current ones, equals the parent's reuses the parent's
+        value (``held`` lists them); a node that must execute reads the current sources and
+        is fingerprinted with them."""
         self.force = frozenset(force)
         self.reuse: Mapping[str, tuple[str, str]] = reuse or {}
         self.cache = cache
         self.resources: Mapping[str, Any] = dict(resources or {})
+        self.pinned: Mapping[str, Mapping[str, Any]] = pinned or {}
+        self.held: set[str] = set()
         self.store = store
         self.settings = settings
         self.agents = agents
@@ -214,6 +252,12 @@ class Executor:
         cached: tuple[str, bytes] | None = None
         if spec.key not in self.force:
             parent = self.reuse.get(spec.key)
+            pin = self.pinned.get(spec.key)
+            if parent is not None and pin and parent[0] != fp:
+                held = fingerprint(spec, hashes, self.settings, self.agents, pin=pin)
+                if held == parent[0]:
+                    fp = held
+                    self.held.add(spec.key)
             if parent is not None and parent[0] == fp:
                 blob = self._blobs.pop(parent[1], None)
                 cached = (parent[1], blob if blob is not None else self.store.get_blob(parent[1]))
