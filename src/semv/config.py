@@ -47,6 +47,7 @@ __all__ = [
     "MediaConfig",
     "MemoryConfig",
     "OfflineAgentConfig",
+    "RelationsConfig",
     "RetrievalConfig",
     "ReverseSearchConfig",
     "ReviewDetectionConfig",
@@ -119,6 +120,24 @@ class ClashConfig(_Section):
         description="β of the clash judge's adjustment Δτ = β(2w − 1) to the clashing pair, w "
         "the support's win rate (A-QBAF MV2026 §2.6.1: 'a small adjustment magnitude'); "
         "0 disables the judge.",
+    )
+
+
+class RelationsConfig(_Section):
+    """Sparse argument-to-argument relations (A-QBAF MV2026 §2.5), built in ``argue:k`` from
+    the typed observations the arguments cite. Dates and places are compared with
+    ``offline.time_tolerance_days``, ``offline.place_tolerance_km`` and
+    ``offline.gps_country_max_km``, the EXIF-versus-claim tolerances of every procedure."""
+
+    enabled: bool = Field(
+        True, description="Build the three relations; off, every subclaim graph is a star (Eq. 17)."
+    )
+    trusted_reliability: float = Field(
+        0.7,
+        ge=0.0,
+        le=1.0,
+        description="A corroborating source is trusted when every item its argument cites has "
+        "reliability r_e at least this (the news prior is 0.75, fact-check 0.85, web 0.5).",
     )
 
 
@@ -875,6 +894,7 @@ class Settings(BaseSettings):
     strength: StrengthConfig = StrengthConfig()
     decision: DecisionConfig = DecisionConfig()
     clash: ClashConfig = ClashConfig()
+    relations: RelationsConfig = RelationsConfig()
     aggregation: AggregationConfig = AggregationConfig()
     confidence: ConfidenceConfig = ConfidenceConfig()
     ranking: EvidenceRankingConfig = EvidenceRankingConfig()

@@ -9,7 +9,7 @@ Q), so the fingerprints of every other node are untouched.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import Field
@@ -26,6 +26,8 @@ from semv.model import (
     ProducerKind,
     Provenance,
     Reject,
+    Relation,
+    RelationKind,
     Stage,
     Stance,
 )
@@ -34,6 +36,7 @@ __all__ = [
     "HUMAN_NUMBER_BASE",
     "ArgumentRef",
     "HumanArgument",
+    "RelationRef",
     "ReviewLogEntry",
     "ReviewState",
     "SubclaimReview",
@@ -70,6 +73,33 @@ class ArgumentRef(Frozen):
         )
 
 
+class RelationRef(Frozen):
+    """An argument-to-argument relation as the reviewer saw it, matched like ``ArgumentRef``
+    by content: its kind and its two arguments (ids are positional)."""
+
+    id: str
+    kind: RelationKind
+    src: ArgumentRef
+    dst: ArgumentRef
+
+    @classmethod
+    def of(cls, relation: Relation, arguments: Mapping[str, Argument]) -> RelationRef:
+        return cls(
+            id=relation.id,
+            kind=relation.kind,
+            src=ArgumentRef.of(arguments[relation.src]),
+            dst=ArgumentRef.of(arguments[relation.dst]),
+        )
+
+    def matches(self, relation: Relation, arguments: Mapping[str, Argument]) -> bool:
+        src, dst = arguments.get(relation.src), arguments.get(relation.dst)
+        if relation.kind is not self.kind or src is None or dst is None:
+            return False
+        if self.src.matches(src) and self.dst.matches(dst):
+            return True
+        return relation.mutual and self.src.matches(dst) and self.dst.matches(src)
+
+
 class HumanArgument(Frozen):
     """An argument written by a reviewer (an ``add``, or the linked replacement of an edit)."""
 
@@ -92,6 +122,9 @@ class SubclaimReview(Frozen):
     rejected: tuple[ArgumentRef, ...] = Field((), description="A: rejected or edited arguments.")
     humans: tuple[HumanArgument, ...] = Field((), description="A: reviewer arguments.")
     accepted: tuple[ArgumentRef, ...] = Field((), description="Q: accepted arguments.")
+    rejected_relations: tuple[RelationRef, ...] = Field(
+        (), description="A: rejected argument-to-argument relations."
+    )
 
     def payload(self, stage: Stage) -> dict[str, Any] | None:
         """The parameter of this subclaim's ``stage`` node; None when there is nothing."""
@@ -103,6 +136,8 @@ class SubclaimReview(Frozen):
             part = {"edited": self.edited, "pinned": pinned}
         elif stage is Stage.ARGUE:
             part = {"rejected": self.rejected, "humans": self.humans}
+            if self.rejected_relations:  # absent otherwise: earlier payloads stay as they were
+                part["rejected_relations"] = self.rejected_relations
         elif stage is Stage.QBAF:
             part = {"accepted": self.accepted}
         else:
@@ -234,6 +269,13 @@ def _apply_one(draft: _Draft, h: Action, dims: tuple[str, ...], view: BaseView, 
         if kind == "evidence":
             for dim in dims:
                 draft.add(dim, "removed", h.target)
+        elif kind == "relation":
+            relation = view.relations[h.target]
+            draft.add(
+                view.subclaims[relation.subclaim],
+                "rejected_relations",
+                RelationRef.of(relation, view.arguments),
+            )
         elif kind == "argument":
             draft.add(_home(h, view, index), "rejected", ArgumentRef.of(view.arguments[h.target]))
         elif kind == "subclaim":

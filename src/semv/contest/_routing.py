@@ -8,15 +8,18 @@ The route follows from what an action does to the state, never from words in its
   evidence → R;
 * challenging the content of existing evidence (an E^Δ item, or an ``edit`` of an evidence
   item's text, that changes only what it says: content, structured data, media location) → V;
+* rejecting an argument-to-argument relation (A-QBAF MV2026 §2.5; relations are built with
+  the arguments in ``argue:k``) → A;
 * any other edit, addition or rejection → A.
 
 A valid explicit target (``meta.target_stage``) overrides the default. It is valid when it is
 a restart stage (C, R, V, A or Q) no later than the default: restarting earlier is always safe
 (the action's payload still enters its own node), restarting later would skip the node the
 payload must enter. A batch restarts at the earliest route (Eq. 23). The affected subclaims
-C_H come from the ids: an argument's subclaim, a subclaim, or every subclaim whose evidence
-pool holds an evidence item. An id that resolves to nothing in the run is an input error
-(``UnknownTarget``: the valid ids are listed, with the closest ones as "did you mean"). An id
+C_H come from the ids: an argument's or a relation's subclaim, a subclaim, or every subclaim
+whose evidence pool holds an evidence item. An id that resolves to nothing in the run is an
+input error (``UnknownTarget``: the valid ids are listed, with the closest ones as "did you
+mean"). An id
 that exists in the run but cannot be localised to a subclaim (``BaseView.unlocalised``), or a
 restart at C (shared by every subclaim), widens the scope to all subclaims and the plan says why.
 """
@@ -40,6 +43,7 @@ from semv.model import (
     Evidence,
     Frozen,
     Reject,
+    Relation,
     Stage,
 )
 
@@ -83,7 +87,7 @@ _SOURCE_FIELDS: Final = (
 )
 _CONTENT_FIELDS: Final = ("content", "observation", "location")
 
-TargetKind = Literal["argument", "evidence", "subclaim", "unknown"]
+TargetKind = Literal["argument", "relation", "evidence", "subclaim", "unknown"]
 Action = Accept | Reject | Edit | Add
 
 
@@ -116,6 +120,8 @@ class BaseView:
     """Dimension → evidence id → item, as retrieved for that subclaim (``retrieve:k``)."""
     unlocalised: frozenset[str] = frozenset()
     """Ids that exist in the run but belong to no subclaim (contesting one widens the scope)."""
+    relations: Mapping[str, Relation] = field(default_factory=dict)
+    """Relation id → argument-to-argument relation (``argue:k``)."""
 
     def holders(self, evidence_id: str) -> tuple[str, ...]:
         return tuple(k for k, pool in self.pools.items() if evidence_id in pool)
@@ -133,6 +139,8 @@ class BaseView:
     def kind(self, target: str) -> TargetKind:
         if target in self.arguments:
             return "argument"
+        if target in self.relations:
+            return "relation"
         if target in self.subclaims:
             return "subclaim"
         if self.holders(target):
@@ -140,9 +148,9 @@ class BaseView:
         return "unknown"
 
     def known_ids(self) -> list[str]:
-        """Every id an action may target: subclaims, arguments, evidence items."""
+        """Every id an action may target: subclaims, arguments, relations, evidence items."""
         evidence = sorted({e for pool in self.pools.values() for e in pool} | self.unlocalised)
-        return [*self.subclaims, *sorted(self.arguments), *evidence]
+        return [*self.subclaims, *sorted(self.arguments), *sorted(self.relations), *evidence]
 
 
 class UnknownTarget(ContestError):
@@ -152,14 +160,20 @@ class UnknownTarget(ContestError):
         known = view.known_ids()
         close = difflib.get_close_matches(target, known, n=3, cutoff=0.6)
         hint = f" Did you mean {' or '.join(close)}?" if close else ""
-        evidence = [i for i in known if i not in view.subclaims and i not in view.arguments]
+        evidence = [
+            i
+            for i in known
+            if i not in view.subclaims and i not in view.arguments and i not in view.relations
+        ]
         shown = ", ".join(evidence[:20]) + (
             f", ... ({len(evidence) - 20} more)" if len(evidence) > 20 else ""
         )
         super().__init__(
-            f"{label}: {target} is not a subclaim, argument or evidence id of the run.{hint}\n"
+            f"{label}: {target} is not a subclaim, argument, relation or evidence id of the "
+            f"run.{hint}\n"
             f"  subclaims: {', '.join(view.subclaims) or '(none)'}\n"
             f"  arguments: {', '.join(sorted(view.arguments)) or '(none)'}\n"
+            f"  relations: {', '.join(sorted(view.relations)) or '(none)'}\n"
             f"  evidence: {shown or '(none)'}"
         )
         self.target = target
@@ -212,6 +226,13 @@ def route_action(h: Action, view: BaseView, index: int = 0) -> Routed:
     dims: list[str] = []
     if kind == "argument":
         dims.append(view.subclaims.get(view.arguments[h.target].subclaim, ""))
+    elif kind == "relation":
+        dims.append(view.subclaims.get(view.relations[h.target].subclaim, ""))
+        if not isinstance(h, Reject):
+            raise ContestError(
+                f"{_label(h, index)}: an argument-to-argument relation can only be rejected "
+                "(reject it, or act on one of its arguments)"
+            )
     elif kind == "subclaim":
         dims.append(view.subclaims[h.target])
     elif kind == "evidence":
@@ -236,6 +257,8 @@ def route_action(h: Action, view: BaseView, index: int = 0) -> Routed:
     elif isinstance(h, Reject):
         if kind == "evidence":
             components.append((Stage.RETRIEVE, "challenges source evidence (rejects an item)"))
+        elif kind == "relation":
+            components.append((Stage.ARGUE, "rejects an argument-to-argument relation"))
         else:
             components.append((Stage.ARGUE, "rejects an argument"))
     else:

@@ -9,7 +9,9 @@ stage's input or output:
 * ``validate:k`` (V): items whose content a reviewer edited are swapped before ranking, and
   reviewer-supplied items are kept in the top-k (a reviewer's evidence is never ranked away);
 * ``argue:k`` (A): rejected and edited arguments leave 𝒢_k, and every reviewer argument is
-  verified and scored (Eq. 14) against the current evidence, like an agent's;
+  verified and scored (Eq. 14) against the current evidence, like an agent's; the
+  argument-to-argument relations are rebuilt over the reviewed arguments and the rejected
+  relations leave them;
 * ``qbaf:k`` (Q): accepted arguments keep their Eq. 14 strength through clash resolution.
 """
 
@@ -22,7 +24,7 @@ from typing import Any
 
 from semv.agents import ArgumentDraft, Verification, VerifyInput
 from semv.contest._report import with_contestation
-from semv.contest._review import ArgumentRef, HumanArgument, ReviewState
+from semv.contest._review import ArgumentRef, HumanArgument, RelationRef, ReviewState
 from semv.graph import NodeSpec, StageContext, StageDef
 from semv.model import (
     Argument,
@@ -37,12 +39,11 @@ from semv.model import (
     Retrieved,
     SolvedQbaf,
     Stage,
-    Stance,
     UncertaintyCode,
     UncertaintyItem,
 )
-from semv.reasoning import band, claim_score
-from semv.stages.argue import build_argument
+from semv.reasoning import band, propagate
+from semv.stages.argue import build_argument, relations_for
 
 __all__ = ["REVIEWED_STAGES", "reviewed_graph", "reviewed_stage", "reviewer_evidence"]
 
@@ -61,6 +62,10 @@ def _evidence(items: Sequence[Any]) -> list[Evidence]:
 
 def _refs(items: Sequence[Any]) -> list[ArgumentRef]:
     return [ArgumentRef.model_validate(i) for i in items]
+
+
+def _relation_refs(items: Sequence[Any]) -> list[RelationRef]:
+    return [RelationRef.model_validate(i) for i in items]
 
 
 def _review_retrieve(out: Retrieved, review: Mapping[str, Any]) -> Retrieved:
@@ -154,9 +159,16 @@ def _resolve(
     if weights == solved.qbaf.arguments:
         return solved.model_copy(update={"qbaf": qbaf})
     config = ctx.settings.decision
-    sups = [w for k, w in weights.items() if by_id[k].stance is Stance.SUPPORT]
-    atts = [w for k, w in weights.items() if by_id[k].stance is Stance.ATTACK]
-    psi = claim_score(sups, atts, base=solved.qbaf.base)
+    stances = {k: by_id[k].stance for k in weights}
+    solved_graph = propagate(
+        solved.qbaf.subclaim,
+        solved.qbaf.base,
+        weights,
+        stances,
+        arguments.relations,
+        semantics=solved.qbaf.semantics,
+    )
+    psi = solved_graph.score
     decided = band(psi, config=config)
     notes = [n for n in solved.uncertainty if n.code is not UncertaintyCode.NEUTRAL_BAND]
     if decided is Band.UNCERTAIN:
@@ -168,10 +180,12 @@ def _resolve(
                 stages=(Stage.QBAF,),
             )
         )
-    s_total, a_total = sum(sups), sum(atts)
+    s_total, a_total = solved_graph.support_total, solved_graph.attack_total
     qbaf = qbaf.model_copy(
         update={
             "arguments": weights,
+            "strengths": solved_graph.strengths,
+            "edges": solved_graph.edges,
             "support_total": s_total,
             "attack_total": a_total,
             "delta": s_total - a_total,
@@ -215,7 +229,15 @@ def reviewed_stage(stage: StageDef) -> StageDef:
             humans = [HumanArgument.model_validate(h) for h in review["humans"]]
             made = await _human_arguments(ctx, kwargs, humans) if humans else []
             made = [a for a in made if not any(r.matches(a) for r in rejected)]
-            return out.model_copy(update={"arguments": (*kept, *made)})
+            final = (*kept, *made)
+            by_id = {a.id: a for a in final}
+            dropped = _relation_refs(review.get("rejected_relations", ()))
+            relations = tuple(
+                rel
+                for rel in relations_for(ctx, kwargs["subclaim"], final, kwargs["ranked"])
+                if not any(r.matches(rel, by_id) for r in dropped)
+            )
+            return out.model_copy(update={"arguments": final, "relations": relations})
         solved = result
         assert isinstance(solved, SolvedQbaf)
         return _resolve(solved, kwargs["arguments"], _refs(review["accepted"]), ctx)

@@ -76,6 +76,12 @@ class RunState:
             if f"argue:{k}" in self.nodes
             for a in self.value(f"argue:{k}", Arguments).arguments
         }
+        relations = {
+            r.id: r
+            for k in claims.subclaims
+            if f"argue:{k}" in self.nodes
+            for r in self.value(f"argue:{k}", Arguments).relations
+        }
         pools = {
             k: {e.id: e for e in self.value(f"retrieve:{k}", Retrieved).evidence}
             for k in claims.subclaims
@@ -95,6 +101,7 @@ class RunState:
             subclaims=subclaims,
             arguments=arguments,
             pools=pools,
+            relations=relations,
             unlocalised=frozenset(i for i in (*supplied, *extracted) if i not in pooled),
         )
 

@@ -46,6 +46,40 @@ class Stance(StrEnum):
     NEUTRAL = "neu"
 
 
+class RelationKind(StrEnum):
+    """The three argument-to-argument relations of A-QBAF MV2026 §2.5, and only those."""
+
+    CUE_CONFLICT = "cue-conflict"
+    """Attack: two arguments read the same visual cue in opposite ways (mutual)."""
+    METADATA_CONTRADICTION = "metadata-contradiction"
+    """Attack: a metadata argument (EXIF, container) on an argument reporting a date or place
+    the metadata contradicts (one direction)."""
+    CORROBORATION = "corroboration"
+    """Support: two independent trusted sources confirming the same fact (mutual)."""
+
+    @property
+    def stance(self) -> Stance:
+        """The edge's polarity: SUPPORT for corroboration, ATTACK otherwise."""
+        return Stance.SUPPORT if self is RelationKind.CORROBORATION else Stance.ATTACK
+
+    @property
+    def mutual(self) -> bool:
+        """Whether the relation holds in both directions (two QBAF edges)."""
+        return self is not RelationKind.METADATA_CONTRADICTION
+
+    @property
+    def code(self) -> str:
+        """The short code in relation ids (``rel:when:meta:1``)."""
+        return _RELATION_CODES[self]
+
+
+_RELATION_CODES: dict[RelationKind, str] = {
+    RelationKind.CUE_CONFLICT: "cue",
+    RelationKind.METADATA_CONTRADICTION: "meta",
+    RelationKind.CORROBORATION: "conf",
+}
+
+
 class Band(StrEnum):
     """Subclaim decision d_k of Eq. 18."""
 

@@ -11,7 +11,7 @@ from pydantic import Field
 from semv.model._base import Frozen
 from semv.model._case import Case
 from semv.model._evidence import Evidence, UncertaintyItem
-from semv.model._reasoning import Argument, Qbaf, Subclaim, SubclaimDecision
+from semv.model._reasoning import Argument, Qbaf, Relation, Subclaim, SubclaimDecision
 
 
 class Bundle(Frozen):
@@ -131,6 +131,9 @@ class Arguments(Frozen):
     subclaim: str
     arguments: tuple[Argument, ...]
     uncertainty: tuple[UncertaintyItem, ...] = ()
+    relations: tuple[Relation, ...] = Field(
+        (), description="Sparse argument-to-argument relations (A-QBAF MV2026 §2.5)."
+    )
 
 
 class SolvedQbaf(Frozen):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from semv.model._base import Frozen
-from semv.model._enums import Band, Dimension, Scope, Stance, UncertaintyCode
+from semv.model._enums import Band, Dimension, RelationKind, Scope, Stance, UncertaintyCode
 from semv.model._facts import Facts
 
 
@@ -84,11 +84,45 @@ class Argument(Frozen):
     )
 
 
+class Relation(Frozen):
+    """An argument-to-argument edge of the sparse A-QBAF (A-QBAF MV2026 §2.5), built
+    deterministically from the typed observations the two arguments cite.
+
+    ``src`` → ``dst`` is the edge's direction; a mutual relation (cue conflict, corroboration)
+    also holds ``dst`` → ``src`` and enters the QBAF as two edges under one id, so a reviewer
+    rejects it as one thing."""
+
+    id: str = Field(pattern=r"^rel:[a-z_]+:(cue|meta|conf):\d+$")
+    subclaim: str
+    kind: RelationKind
+    src: str = Field(description="Argument id.")
+    dst: str = Field(description="Argument id.")
+    evidence: tuple[str, ...] = Field(
+        description="The evidence ids whose observations establish the relation."
+    )
+    fact: str = Field(
+        description="What relates them: the shared cue, the contradicted or the "
+        "confirmed fact, in words."
+    )
+
+    @property
+    def stance(self) -> Stance:
+        return self.kind.stance
+
+    @property
+    def mutual(self) -> bool:
+        return self.kind.mutual
+
+
 class QbafEdge(Frozen):
     src: str
     dst: str
     kind: Stance = Field(description="SUPPORT or ATTACK.")
     weight: float = 1.0
+    relation: str | None = Field(
+        None,
+        description="The argument-to-argument relation id; None for an argument-to-claim edge.",
+    )
 
 
 class ClashRecord(Frozen):
@@ -112,8 +146,17 @@ class Qbaf(Frozen):
     base: float
     arguments: dict[str, float] = Field(description="Argument id → intrinsic strength w_a.")
     edges: tuple[QbafEdge, ...]
-    support_total: float = Field(description="S_k (Eq. 16), after clash resolution.")
-    attack_total: float = Field(description="A_k (Eq. 16), after clash resolution.")
+    strengths: dict[str, float] = Field(
+        default_factory=dict,
+        description="Argument id → final strength σ(a) after propagating the argument-to-"
+        "argument relations (equal to w_a in a star; empty in runs made before relations).",
+    )
+    support_total: float = Field(
+        description="S_k (Eq. 16): the supporters' final strengths σ(a), after clash resolution."
+    )
+    attack_total: float = Field(
+        description="A_k (Eq. 16): the attackers' final strengths σ(a), after clash resolution."
+    )
     delta: float = Field(description="Δ_k = S_k − A_k.")
     score: float = Field(ge=0.0, le=1.0, description="ψ_k (Eq. 17).")
     clash: ClashRecord | None = None

@@ -5,6 +5,8 @@
   :func:`band`, :func:`delta_for_score`;
 * general weighted QBAFs under quadratic-energy, DF-QuAD and Euler-based semantics:
   :class:`Qbaf`, :class:`NonConvergence`;
+* sparse argument-to-argument relations (A-QBAF MV2026 §2.5) and their propagation:
+  :func:`build_relations`, :func:`propagate`;
 * clash resolution (§4.4; A-QBAF MV2026 §2.6.1): :func:`resolve_clash`,
   :func:`judge_adjustment`;
 * final aggregation, confidence (Eq. 19), p(OOC) (Eq. 20) and label contracts:
@@ -33,6 +35,7 @@ from semv.reasoning._aggregate import (
 )
 from semv.reasoning._clash import ClashOutcome, judge_adjustment, resolve_clash
 from semv.reasoning._qbaf import NonConvergence, Qbaf, SolveMethod
+from semv.reasoning._relations import VISUAL_CUE_KINDS, Propagated, build_relations, propagate
 from semv.reasoning._semantics import (
     SEMANTICS,
     Semantics,
@@ -50,12 +53,14 @@ __all__ = [
     "REMMD",
     "REMMD_FROM_INTERNAL",
     "SEMANTICS",
+    "VISUAL_CUE_KINDS",
     "AggregateOutcome",
     "ClashOutcome",
     "CosmosContract",
     "InternalContract",
     "LabelContract",
     "NonConvergence",
+    "Propagated",
     "Qbaf",
     "RemmdContract",
     "Semantics",
@@ -63,6 +68,7 @@ __all__ = [
     "aggregate",
     "argument_strength",
     "band",
+    "build_relations",
     "claim_score",
     "confidence",
     "contract",
@@ -71,6 +77,7 @@ __all__ = [
     "influence",
     "judge_adjustment",
     "ooc_probability",
+    "propagate",
     "resolve_clash",
     "review_codes",
     "spread",

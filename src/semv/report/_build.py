@@ -19,6 +19,8 @@ from semv.model import (
     Modality,
     ProducerKind,
     Provenance,
+    Qbaf,
+    Relation,
     SourceType,
     Stance,
     SuppliedEvidence,
@@ -37,6 +39,7 @@ from semv.report._view import (
     MediaView,
     NoteView,
     ProbabilityView,
+    RelationView,
     ReportView,
     SourceSection,
 )
@@ -197,6 +200,9 @@ class _Builder:
             notes=tuple(_note(note) for note in notes),
             evidence_title=evidence_title,
             evidence=evidence,
+            relations=tuple(
+                _relation(r, qbaf) for r in self.ctx.relations.get(dimension.value, ())
+            ),
         )
 
     def section(self, spec: DimensionSpec) -> DimensionSection:
@@ -369,6 +375,26 @@ def _excerpt(text: str) -> str:
 
 def _note(item: UncertaintyItem) -> NoteView:
     return NoteView(code=item.code.value, subject=item.subject, detail=item.detail)
+
+
+def _relation(relation: Relation, qbaf: Qbaf | None) -> RelationView:
+    """A relation with the weights w_a and the propagated strengths σ(a) of its arguments."""
+    weights = qbaf.arguments if qbaf is not None else {}
+    strengths = qbaf.strengths if qbaf is not None else {}
+    return RelationView(
+        id=relation.id,
+        kind=relation.kind.value,
+        polarity="supports" if relation.stance is Stance.SUPPORT else "attacks",
+        mutual=relation.mutual,
+        src=relation.src,
+        dst=relation.dst,
+        fact=relation.fact,
+        evidence=relation.evidence,
+        src_weight=weights.get(relation.src),
+        src_strength=strengths.get(relation.src),
+        dst_weight=weights.get(relation.dst),
+        dst_strength=strengths.get(relation.dst),
+    )
 
 
 def _clash(record: ClashRecord) -> ClashView:

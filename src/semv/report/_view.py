@@ -22,6 +22,7 @@ __all__ = [
     "MediaView",
     "NoteView",
     "ProbabilityView",
+    "RelationView",
     "ReportView",
     "SourceSection",
 ]
@@ -87,6 +88,27 @@ class ClashView(_View):
     judge_reason: str = ""
 
 
+class RelationView(_View):
+    """An argument-to-argument relation of the subclaim's A-QBAF (A-QBAF MV2026 §2.5) and what
+    propagating it did to the strengths of its two arguments (w_a → σ(a))."""
+
+    id: str
+    kind: str
+    """``cue-conflict``, ``metadata-contradiction`` or ``corroboration``."""
+    polarity: str
+    """``attacks`` or ``supports``."""
+    mutual: bool
+    """The relation holds both ways (cue conflict, corroboration)."""
+    src: str
+    dst: str
+    fact: str
+    evidence: tuple[str, ...]
+    src_weight: float | None = None
+    src_strength: float | None = None
+    dst_weight: float | None = None
+    dst_strength: float | None = None
+
+
 class DimensionSection(_View):
     """A report section built around one subclaim (where, when, who, why, forensic, other)."""
 
@@ -109,6 +131,8 @@ class DimensionSection(_View):
     evidence_title: str | None = None
     evidence: tuple[EvidenceRef, ...] = ()
     """Extra evidence of the section (metadata for forensics, uncited items for other)."""
+    relations: tuple[RelationView, ...] = ()
+    """The subclaim's argument-to-argument relations (none in a star graph)."""
 
 
 class ArtifactView(_View):

@@ -5,12 +5,15 @@ left with none fails admissibility); the verifier sets v_a and fails closed (a m
 malformed verdict is v_a = 0 with an uncertainty code); Adm_t(a) follows Eq. 6 and w_a Eq. 14
 with the grounding-aware discount for unverified arguments (they stay, with reduced weight).
 Each argument's key facts are typed by its dimension (``DimensionSpec.typed``: the dates,
-places and quantities it rests on), so the result carries them as data.
+places and quantities it rests on), so the result carries them as data. Last, the sparse
+argument-to-argument relations (A-QBAF MV2026 §2.5) are built from the typed observations the
+arguments cite (``semv.reasoning.build_relations``).
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from statistics import fmean
 
 from semv.agents import ArgueInput, ArgumentDraft, Verification, VerifyInput
@@ -25,13 +28,14 @@ from semv.model import (
     MemoryView,
     Origin,
     RankedEvidence,
+    Relation,
     Stage,
     StrengthFeatures,
     Subclaim,
     UncertaintyCode,
     UncertaintyItem,
 )
-from semv.reasoning import strength_from_features
+from semv.reasoning import build_relations, strength_from_features
 
 _AFFECTS = (Stage.RETRIEVE, Stage.VALIDATE, Stage.ARGUE)
 
@@ -179,15 +183,37 @@ async def argue(
             notes.append(
                 UncertaintyItem(code=code, subject=subclaim.id, detail=detail, stages=_AFFECTS)
             )
-    return Arguments(subclaim=subclaim.id, arguments=tuple(arguments), uncertainty=tuple(notes))
+    return Arguments(
+        subclaim=subclaim.id,
+        arguments=tuple(arguments),
+        uncertainty=tuple(notes),
+        relations=relations_for(ctx, subclaim, arguments, ranked),
+    )
+
+
+def relations_for(
+    ctx: StageContext,
+    subclaim: Subclaim,
+    arguments: Sequence[Argument],
+    ranked: RankedEvidence,
+) -> tuple[Relation, ...]:
+    """The sparse argument-to-argument relations of 𝒢_k (A-QBAF MV2026 §2.5), from the typed
+    observations of the ranked evidence the arguments cite."""
+    return build_relations(
+        subclaim.id,
+        arguments,
+        ranked.evidence,
+        config=ctx.settings.relations,
+        offline=ctx.settings.offline,
+    )
 
 
 STAGE = StageDef(
     name="argue",
-    version="1",
+    version="2",
     fn=argue,
     output=Arguments,
-    reads=("strength",),
+    reads=("strength", "relations", "offline"),
     uses_agents=True,
     symbol=Stage.ARGUE,
     code=("semv.reasoning", "semv.dimensions", "semv.nlp"),

@@ -1,5 +1,6 @@
-"""``qbaf:k`` (Q): build the claim-centred QBAF (Eq. 15), resolve clashes, propagate (Eq.
-16-17) and decide (Eq. 18).
+"""``qbaf:k`` (Q): build the claim-centred QBAF (Eq. 15) with the sparse argument-to-argument
+relations ``argue:k`` found (A-QBAF MV2026 §2.5), resolve clashes, propagate (Eq. 16-17 on the
+star; the general quadratic-energy semantics when relations are present) and decide (Eq. 18).
 
 Clash resolution (§4.4): when the strongest support and attack both reach the clash threshold
 and differ by at most the margin, a major factual conflict is flagged and the competing
@@ -19,7 +20,6 @@ from semv.model import (
     Band,
     ClashRecord,
     Qbaf,
-    QbafEdge,
     RankedEvidence,
     SolvedQbaf,
     Stage,
@@ -29,8 +29,7 @@ from semv.model import (
     UncertaintyCode,
     UncertaintyItem,
 )
-from semv.reasoning import Qbaf as Solver
-from semv.reasoning import band, judge_adjustment, resolve_clash, review_codes
+from semv.reasoning import band, judge_adjustment, propagate, resolve_clash, review_codes
 
 SEMANTICS = "quadratic-energy"
 
@@ -95,20 +94,17 @@ async def solve(
             )
         )
 
-    solver = Solver()
-    solver.add_argument(subclaim.id, decision_cfg.base_score)
-    edges: list[QbafEdge] = []
-    for arg_id, weight in weights.items():
-        solver.add_argument(arg_id, weight)
-        kind = by_id[arg_id].stance
-        if kind is Stance.SUPPORT:
-            solver.support(arg_id, subclaim.id)
-        else:
-            solver.attack(arg_id, subclaim.id)
-        edges.append(QbafEdge(src=arg_id, dst=subclaim.id, kind=kind))
-    psi = solver.solve(semantics=SEMANTICS)[subclaim.id]
-    s_total = sum(w for k, w in weights.items() if by_id[k].stance is Stance.SUPPORT)
-    a_total = sum(w for k, w in weights.items() if by_id[k].stance is Stance.ATTACK)
+    stances = {k: by_id[k].stance for k in weights}
+    solved = propagate(
+        subclaim.id,
+        decision_cfg.base_score,
+        weights,
+        stances,
+        arguments.relations,
+        semantics=SEMANTICS,
+    )
+    psi = solved.score
+    s_total, a_total = solved.support_total, solved.attack_total
     decided = band(psi, config=decision_cfg)
     if decided is Band.UNCERTAIN:
         notes.append(
@@ -133,7 +129,8 @@ async def solve(
         subclaim=subclaim.id,
         base=decision_cfg.base_score,
         arguments=weights,
-        edges=tuple(edges),
+        edges=solved.edges,
+        strengths=solved.strengths,
         support_total=s_total,
         attack_total=a_total,
         delta=s_total - a_total,
@@ -156,7 +153,7 @@ async def solve(
 
 STAGE = StageDef(
     name="qbaf",
-    version="2",
+    version="3",
     fn=solve,
     output=SolvedQbaf,
     reads=("decision", "clash", "review"),

@@ -43,6 +43,7 @@ async def render(
         subclaims=subclaims,
         arguments={by_claim[a.subclaim]: a.arguments for a in arguments},
         qbafs={by_claim[q.qbaf.subclaim]: q.qbaf for q in qbafs},
+        relations={by_claim[a.subclaim]: a.relations for a in arguments if a.relations},
         evidence=evidence,
         uncertainty=case_uncertainty(media, arguments, qbafs),
     )

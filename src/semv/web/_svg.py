@@ -4,14 +4,18 @@ The claim node sits on top with its base score β_k, its propagated score ψ_k (
 band (Eq. 18); each argument is a box below it (supports left, attacks right) showing w_a
 (Eq. 14) and, when clash resolution changed it, the weight τ the QBAF used; an edge's width
 follows that weight. Arguments outside the QBAF (inadmissible, weight 0) are drawn dashed
-without an edge. Every text is escaped: argument texts come from evidence and may hold markup.
+without an edge. The argument-to-argument relations (A-QBAF MV2026 §2.5: cue conflict,
+metadata contradiction, corroboration) are arcs below the boxes, arrowed at the argument they
+act on (at both ends when mutual) and labelled with the relation id; a box whose strength they
+changed shows its final strength σ. Every text is escaped: argument texts come from evidence and
+may hold markup.
 """
 
 from __future__ import annotations
 
 from markupsafe import Markup, escape
 
-from semv.web._views import ArgNode, ArgumentGraph
+from semv.web._views import ArgNode, ArgumentGraph, RelationEdge
 
 __all__ = ["graph_svg"]
 
@@ -23,6 +27,8 @@ _CLAIM_H = 62
 _TOP = 8
 _ROW = 150
 _COLORS = {"sup": "#1b7f3b", "att": "#b3261e", "mix": "#7a5c00", "neu": "#5f6368"}
+_ARC_ROW = 26
+"""Vertical room per relation arc below the argument row."""
 
 
 def _fmt(x: float) -> str:
@@ -38,6 +44,8 @@ def _arg_box(a: ArgNode, x: float, y: float) -> str:
         if a.weight is None
         else (f"τ={_fmt(a.weight)}" if abs(a.weight - a.strength) > 1e-9 else "")
     )
+    if a.weight is not None and a.final is not None and abs(a.final - a.weight) > 1e-9:
+        weight = f"{weight} σ={_fmt(a.final)}".strip()
     flags = "".join(
         f
         for f, on in (
@@ -60,12 +68,45 @@ def _arg_box(a: ArgNode, x: float, y: float) -> str:
     )
 
 
+def _markers() -> str:
+    return (
+        "<defs>"
+        + "".join(
+            f'<marker id="rel-{k}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" '
+            f'markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" '
+            f'fill="{c}"/></marker>'
+            for k, c in _COLORS.items()
+            if k in ("sup", "att")
+        )
+        + "</defs>"
+    )
+
+
+def _relation_arc(r: RelationEdge, x1: float, x2: float, y: float, depth: float) -> str:
+    color = _COLORS.get(r.stance, "#5f6368")
+    ends = f'marker-end="url(#rel-{escape(r.stance)})"'
+    if r.mutual:
+        ends += f' marker-start="url(#rel-{escape(r.stance)})"'
+    mx = (x1 + x2) / 2
+    dash = ' stroke-dasharray="6 3"' if r.stance == "att" else ""
+    return (
+        f'<g class="relation relation-{escape(r.kind)}" data-relation="{escape(r.id)}">'
+        f"<title>{escape(r.id)} ({escape(r.kind)}): {escape(r.src)} "
+        f"{'supports' if r.stance == 'sup' else 'attacks'} {escape(r.dst)}"
+        f"{' and back' if r.mutual else ''}: {escape(r.fact)}</title>"
+        f'<path d="M{x1:.1f},{y:.1f} Q{mx:.1f},{y + 2 * depth:.1f} {x2:.1f},{y:.1f}" '
+        f'fill="none" stroke="{color}" stroke-width="2"{dash} {ends}/>'
+        f'<text x="{mx:.1f}" y="{y + depth + 4:.1f}" fill="{color}" text-anchor="middle" '
+        f'class="relation-label">{escape(r.id.split(":", 2)[-1])}</text></g>'
+    )
+
+
 def graph_svg(g: ArgumentGraph) -> Markup:
     """The SVG element for ``g`` (safe to embed: every text is escaped)."""
     args = sorted(g.arguments, key=lambda a: {"sup": 0, "mix": 1, "neu": 2}.get(a.stance, 3))
     n = max(1, len(args))
     width = max(_CLAIM_W + 2 * _GAP, n * (_BOX_W + _GAP) + _GAP)
-    height = _TOP + _ROW + _BOX_H + 12
+    height = _TOP + _ROW + _BOX_H + 12 + _ARC_ROW * len(g.relations)
     cx = width / 2
     claim_x = cx - _CLAIM_W / 2
     parts = [
@@ -74,6 +115,8 @@ def graph_svg(g: ArgumentGraph) -> Markup:
         f'aria-label="argument graph of {escape(g.subclaim)}" font-size="12" '
         f'font-family="sans-serif">'
     ]
+    if g.relations:
+        parts.append(_markers())
     arg_y = _TOP + _ROW
     for i, a in enumerate(args):
         x = _GAP + i * (_BOX_W + _GAP)
@@ -105,6 +148,11 @@ def graph_svg(g: ArgumentGraph) -> Markup:
     )
     for i, a in enumerate(args):
         parts.append(_arg_box(a, _GAP + i * (_BOX_W + _GAP), arg_y))
+    centre = {a.id: _GAP + i * (_BOX_W + _GAP) + _BOX_W / 2 for i, a in enumerate(args)}
+    for n, r in enumerate(g.relations):
+        if r.src in centre and r.dst in centre:
+            depth = _ARC_ROW * (n + 1) / 2 + 6
+            parts.append(_relation_arc(r, centre[r.src], centre[r.dst], arg_y + _BOX_H, depth))
     if not g.arguments:
         parts.append(
             f'<text x="{cx:.1f}" y="{arg_y + 20}" text-anchor="middle">no arguments</text>'

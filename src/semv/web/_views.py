@@ -32,6 +32,7 @@ __all__ = [
     "ArgumentGraph",
     "History",
     "NotCommitted",
+    "RelationEdge",
     "argument_graphs",
     "evidence_pool",
     "history",
@@ -158,6 +159,22 @@ class ArgNode:
     uncertainty: tuple[str, ...]
     accepted: bool
     replaces: str | None
+    final: float | None = None
+    """σ(a), its strength after the argument-to-argument relations; None: not in the QBAF."""
+
+
+@dataclass(frozen=True)
+class RelationEdge:
+    """An argument-to-argument relation (A-QBAF MV2026 §2.5) as the graph shows it."""
+
+    id: str
+    kind: str
+    stance: str
+    """``sup`` or ``att``: the edge's polarity."""
+    src: str
+    dst: str
+    mutual: bool
+    fact: str
 
 
 @dataclass(frozen=True)
@@ -175,10 +192,12 @@ class ArgumentGraph:
     clash: dict[str, Any] | None
     uncertainty: tuple[str, ...]
     arguments: tuple[ArgNode, ...] = field(default_factory=tuple)
+    relations: tuple[RelationEdge, ...] = field(default_factory=tuple)
 
     def as_json(self) -> dict[str, Any]:
         data = dict(self.__dict__)
         data["arguments"] = [dict(a.__dict__) for a in self.arguments]
+        data["relations"] = [dict(r.__dict__) for r in self.relations]
         return data
 
 
@@ -226,8 +245,22 @@ def argument_graphs(store: Store, run: str) -> list[ArgumentGraph]:
                         uncertainty=tuple(c.value for c in a.uncertainty),
                         accepted=a.id in q.accepted,
                         replaces=a.replaces,
+                        final=q.strengths.get(a.id, q.arguments.get(a.id)),
                     )
                     for a in args.arguments
+                ),
+                relations=tuple(
+                    RelationEdge(
+                        id=r.id,
+                        kind=r.kind.value,
+                        stance=r.stance.value,
+                        src=r.src,
+                        dst=r.dst,
+                        mutual=r.mutual,
+                        fact=r.fact,
+                    )
+                    for r in args.relations
+                    if r.src in q.arguments and r.dst in q.arguments
                 ),
             )
         )
