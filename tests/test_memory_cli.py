@@ -24,12 +24,13 @@ def test_learn_freeze_transfer_export(tmp_path: Path) -> None:
     code, digest, _ = semv("memory", "hash", "--data-dir", d)
     assert digest.strip() == frozen.strip()
     # frozen: a learning run and an import are rejected, and the rejection is traced
+    # (user conditions: exit 2 with the next step named, issue 22)
     code, _, err = semv("learn", data, *common, "--limit", "1")
-    assert code == 1 and "I_freeze" in err
+    assert code == 2 and "I_freeze" in err and "semv memory thaw" in err
     export = tmp_path / "mem.json"
     assert semv("memory", "export", str(export), "--data-dir", d)[0] == 0
     code, _, err = semv("memory", "import", str(export), "--data-dir", d)
-    assert code == 1 and "frozen" in err
+    assert code == 2 and "frozen" in err and "run `semv memory thaw`" in err
     code, out, _ = semv("memory", "transfer", data, *common, "--limit", "3", "--json")
     assert code == 0, out
     (row,) = json.loads(out)
@@ -40,8 +41,32 @@ def test_learn_freeze_transfer_export(tmp_path: Path) -> None:
     assert [e["kind"] for e in shown["trace"] if e["kind"] == "rejected"] == ["rejected"] * 2
     ms = MemoryStore(Store(Path(d)))
     assert ms.long_term_hash() == frozen.strip()
-    assert semv("memory", "thaw", "--data-dir", d)[0] == 0
+    pending = ms.candidates("verified", "under-review")
+    assert len(shown["candidates"]) == len(pending)
+    code, out, _ = semv("memory", "show", "--all", "--data-dir", d)
+    assert code == 0 and all(c.id in out for c, *_ in pending)
+    code, _, err = semv("memory", "thaw", "--data-dir", d)
+    assert code == 0 and "thawed" in err and frozen.strip()[:16] in err
     assert semv("memory", "import", str(export), "--data-dir", d)[0] == 0
+
+
+def test_memory_commands_say_what_they_did_on_an_empty_bank(tmp_path: Path) -> None:
+    d = str(tmp_path / "store")
+    code, _, err = semv("memory", "thaw", "--data-dir", d)
+    assert code == 0 and "was not frozen" in err
+    export = tmp_path / "mem.json"
+    code, _, err = semv("memory", "export", str(export), "--data-dir", d)
+    assert code == 0 and "exported 0 records" in err and "no records" in err
+    assert "semv learn" in err
+    code, _, err = semv("memory", "show", "--all", "--data-dir", d)
+    assert code == 0 and "has no records" in err
+    assert semv("memory", "freeze", "--data-dir", d)[0] == 0
+    data = str(shared_data("ookpik-dev", "dev_data.json"))
+    code, _, err = semv(
+        "memory", "transfer", data, "--adapter", "cosmos", "--text-only", "--limit", "1",
+        "--data-dir", d,
+    )  # fmt: skip
+    assert code == 0 and "holds no long-term records" in err
 
 
 def test_learn_refuses_the_evaluation_part(tmp_path: Path) -> None:

@@ -116,6 +116,29 @@ def test_verify_live_then_replay_from_the_cli(
     )
 
 
+def test_replay_needs_no_api_key(
+    data_dir: Path, case_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--replay sends no request, so it needs no key (issue 22); live still asks for one."""
+    monkeypatch.setenv("SEMV_RETRIEVAL__ALLOW_PRIVATE", "true")  # the test server is local
+    monkeypatch.setenv("SERPER_API_KEY", "test-key")
+    args = ["verify", str(case_dir), "--json", "--data-dir", str(data_dir)]
+    with recorded_server() as server:
+        server.route("/search", Reply(200, (DATA / "serper.json").read_text()))
+        web = ["--source", "serper", "--endpoint", f"serper={server.url}"]
+        code, live_out, err = semv(*args, *web)
+        assert code == 0, err
+        sent = len(server.log)
+    monkeypatch.delenv("SERPER_API_KEY")
+    code, _out, err = semv(*args, *web)
+    assert code == 2 and "SERPER_API_KEY" in err and "--replay" in err
+    code, replay_out, err = semv(*args, *web, "--replay")
+    assert code == 0, err
+    assert sent > 0 and len(server.log) == sent
+    live, replay = json.loads(live_out), json.loads(replay_out)
+    assert sorted(e["id"] for e in replay["evidence"]) == sorted(e["id"] for e in live["evidence"])
+
+
 def test_retrieval_options_fail_clearly(data_dir: Path, case_dir: Path) -> None:
     code, _out, err = semv("verify", str(case_dir), "--data-dir", str(data_dir), "--replay")
     assert code == 2 and "--replay needs --backend llm or a web --source" in err

@@ -9,7 +9,13 @@ from semv.config import Settings
 from semv.errors import ConfigError
 from semv.store import Store
 
-__all__ = ["BACKENDS", "build_agents", "executor_concurrency", "with_llm_overrides"]
+__all__ = [
+    "BACKENDS",
+    "build_agents",
+    "executor_concurrency",
+    "probe_llm",
+    "with_llm_overrides",
+]
 
 BACKENDS = ("offline", "llm")
 
@@ -50,3 +56,33 @@ def executor_concurrency(settings: Settings) -> int:
     """Independent nodes run together; with a model server, as many as it may serve at once
     (so the wall time can approach the critical path)."""
     return max(4, settings.llm.concurrency) if settings.agents.backend == "llm" else 4
+
+
+def llm_urls(settings: Settings) -> list[str]:
+    """Every model server the LLM backend's roles may call (base URL, per-role overrides, the
+    stronger verifier's), in order, without repeats."""
+    cfg = settings.llm
+    urls = [cfg.url, *(r.url for r in cfg.roles.values() if r.url)]
+    if cfg.escalate_model and cfg.escalate_url:
+        urls.append(cfg.escalate_url)
+    return list(dict.fromkeys(urls))
+
+
+def probe_llm(settings: Settings, *, timeout_s: float = 3.0) -> None:
+    """Before a run with ``--backend llm`` (not ``--replay``): one request to each model
+    server; a server that cannot be reached is a user condition (``ConfigError``, exit 2)
+    named with the next step, instead of a run whose every role falls back. Any HTTP answer
+    (even 401 or 404: not every server lists ``/models``) counts as a server."""
+    import httpx
+
+    if settings.agents.backend != "llm":
+        return
+    for url in llm_urls(settings):
+        target = url.rstrip("/") + "/models"
+        try:
+            httpx.get(target, timeout=timeout_s, follow_redirects=False)
+        except httpx.HTTPError as exc:
+            raise ConfigError(
+                f"no model server at {url} ({type(exc).__name__}: {exc or 'no answer'}); start "
+                "one (or pass --llm-url), or run the rules with --backend offline"
+            ) from None

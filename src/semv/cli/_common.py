@@ -26,6 +26,7 @@ __all__ = [
     "LlmUrlOpt",
     "ReplayFlag",
     "StoreUrl",
+    "deprecated",
     "err",
     "fail",
     "open_store",
@@ -71,6 +72,15 @@ ReplayFlag = Annotated[
         "search answers from the dated retrieval cache (--source).",
     ),
 ]
+
+
+def deprecated(old: str, new: str, command: str) -> None:
+    """Warn (stderr) that ``old`` is a deprecated alias of ``new`` for ``semv command``."""
+    err.print(
+        f"[yellow]warning:[/] `semv {command} {old}` is deprecated; use {new} "
+        "(docs/cli.md: one meaning per flag)",
+        highlight=False,
+    )
 
 
 def fail(exc: SemvError) -> NoReturn:

@@ -15,6 +15,7 @@ from semv.cli._common import (
     DataDir,
     JsonFlag,
     StoreUrl,
+    deprecated,
     err,
     fail,
     open_store,
@@ -42,6 +43,8 @@ memory_app = typer.Typer(
 )
 
 Bank = Annotated[str, typer.Option("--bank", help="Memory bank name inside the store.")]
+PENDING = ("verified", "under-review")
+"""Candidate statuses that wait for consolidation (staged by the gate, not yet records)."""
 AdapterOpt = Annotated[str, typer.Option("--adapter", help="Dataset adapter (e.g. cosmos).")]
 Part = Annotated[
     str,
@@ -182,10 +185,11 @@ def learn_command(
 def _learning_agents(settings: Settings, store: Store) -> tuple[Agents, Reflector]:
     """The configured backend's agents and the reflector that goes with them: the LLM
     backend reflects with :class:`LlmReflector` (offline reflector as its fallback)."""
-    from semv.agents.backends import build_agents
+    from semv.agents.backends import build_agents, probe_llm
     from semv.agents.llm import LlmAgents
     from semv.memory import LlmReflector, OfflineReflector
 
+    probe_llm(settings)  # fail fast instead of one fallback warning per case and role
     agents = build_agents(settings, store=store)
     if isinstance(agents, LlmAgents):
         return agents, LlmReflector(agents, settings)
@@ -215,9 +219,19 @@ def thaw(
     from semv.memory import MemoryStore
 
     try:
-        MemoryStore(open_store(data_dir, store_url), bank).thaw()
+        ms = MemoryStore(open_store(data_dir, store_url), bank)
+        was = ms.state().frozen
+        ms.thaw()
     except SemvError as exc:
         fail(exc)
+    if was is None:
+        err.print(f"memory bank {bank!r} was not frozen; nothing changed", highlight=False)
+    else:
+        err.print(
+            f"memory bank {bank!r} thawed (it was frozen at snapshot {was[:16]}); it accepts "
+            "writes again (the snapshot stays stored)",
+            highlight=False,
+        )
 
 
 @memory_app.command("hash")
@@ -256,6 +270,7 @@ def show(
         records = ms.records() if all_records else ms.records(Status.ACTIVE)
         events = ms.events()[-trace:] if trace else []
         state = ms.state()
+        pending = ms.candidates(*PENDING)
     except SemvError as exc:
         fail(exc)
     if json_out:
@@ -265,6 +280,11 @@ def show(
             "records": [r.model_dump(mode="json") for r in records],
             "trace": events,
         }
+        if all_records:
+            doc["candidates"] = [
+                {**c.model_dump(mode="json"), "status": status, "reason": reason}
+                for c, status, reason, _ in pending
+            ]
         sys.stdout.write(json.dumps(doc) + "\n")
         return
     table = Table("id", "type", "status", "c(m)", "n+", "n-", "lesson", title=f"memory bank {bank}")
@@ -279,6 +299,21 @@ def show(
             r.lesson,
         )
     out.print(table)
+    if all_records and pending:
+        cands = Table("candidate", "type", "status", "dimension", "lesson", title="pending")
+        for c, status, _reason, _ in pending:
+            cands.add_row(c.id, c.type.value, status, c.dimension, c.lesson)
+        out.print(cands)
+    if not records:
+        what = "no records" if all_records else "no active records"
+        more = (
+            f"; {len(pending)} candidate(s) pending consolidation (they become records when "
+            "`semv learn` consolidates, every 25 cases or at its end)"
+            if pending
+            else "; `semv learn` fills it"
+        )
+        hint = "" if all_records or not pending else " (listed with --all)"
+        err.print(f"memory bank {bank!r} has {what}{more}{hint}", highlight=False)
     for ev in events:
         out.print(
             f"{ev['seq']:>5} {ev['kind']:<20} {ev['subject'] or ''} {json.dumps(ev['payload'])}"
@@ -303,7 +338,20 @@ def export(
         )
     except (SemvError, OSError) as exc:
         fail(exc if isinstance(exc, SemvError) else InputError(f"{file}: {exc}"))
-    err.print(f"exported {n} records to {file}")
+    err.print(f"exported {n} records to {file}", highlight=False)
+    if n == 0:
+        from semv.memory import MemoryStore as _Ms
+
+        pending = len(_Ms(open_store(data_dir, store_url), bank).candidates(*PENDING))
+        err.print(
+            f"  memory bank {bank!r} has no records"
+            + (
+                f" yet: {pending} candidate(s) are pending consolidation and are not exported"
+                if pending
+                else ": learn first (`semv learn DATASET`), or check --bank and --data-dir"
+            ),
+            highlight=False,
+        )
 
 
 @memory_app.command("import")
@@ -330,6 +378,24 @@ def import_(
     err.print(f"imported {report.imported} records from {file}", highlight=False)
 
 
+def _warn_empty_snapshot(store: Store, bank: str, snapshot: str | None) -> None:
+    """Warn when the snapshot to evaluate holds no long-term record: memory on = memory off."""
+    from semv.memory import MemoryStore
+
+    ms = MemoryStore(store, bank)
+    frozen = ms.state().frozen
+    if frozen is None and snapshot is None:
+        return  # transfer itself refuses: the bank is not frozen
+    digest, records = ms.snapshot_records(snapshot or str(frozen))
+    if not records:
+        err.print(
+            f"[bold yellow]warning:[/] snapshot {digest[:16]} of memory bank {bank!r} holds no "
+            "long-term records: memory on will equal memory off (learn first with "
+            "`semv learn DATASET`, then `semv memory freeze`)",
+            highlight=False,
+        )
+
+
 def _row(table: Table, name: str, r: TransferReport, off: bool = False) -> None:
     def pct(x: float | None) -> str:
         return "–" if x is None else f"{100 * x:.1f}"
@@ -351,9 +417,15 @@ def _row(table: Table, name: str, r: TransferReport, off: bool = False) -> None:
 def transfer_command(
     dataset: Annotated[Path, typer.Argument(help="Dataset file or folder.")],
     adapter: AdapterOpt = "cosmos",
+    snapshot: Annotated[
+        str | None,
+        typer.Option("--snapshot", help="Snapshot hash (prefix); default: the frozen one."),
+    ] = None,
     memory: Annotated[
         str | None,
-        typer.Option("--memory", help="Snapshot hash (prefix); default: the frozen one."),
+        typer.Option(
+            "--memory", hidden=True, help="Deprecated alias of --snapshot (a hash prefix)."
+        ),
     ] = None,
     limit: Limit = None,
     part: Part = "eval",
@@ -388,7 +460,12 @@ def transfer_command(
             dataset, adapter, text_only=text_only, part=part, seed=seed, fraction=fraction
         )
         cases: Sequence[LoadedCase] = eval_part[:limit] if limit else eval_part
+        if memory is not None:
+            deprecated("--memory", "--snapshot", "memory transfer")
+            snapshot = snapshot or memory
         store = open_store(data_dir, store_url)
+        if not with_ablations:
+            _warn_empty_snapshot(store, bank, snapshot)
     except SemvError as exc:
         fail(exc)
     agents = OfflineAgents(settings)
@@ -419,7 +496,7 @@ def transfer_command(
                         agents=agents,
                         contract=contract,
                         bank=bank,
-                        snapshot=memory,
+                        snapshot=snapshot,
                         on_case=tick,
                     )
                 )

@@ -98,7 +98,12 @@ def verify(
     import asyncio
 
     from semv._api import load_cases
-    from semv.agents.backends import build_agents, executor_concurrency, with_llm_overrides
+    from semv.agents.backends import (
+        build_agents,
+        executor_concurrency,
+        probe_llm,
+        with_llm_overrides,
+    )
     from semv.pipeline import run_case
     from semv.procedures import get_procedure
 
@@ -142,6 +147,8 @@ def verify(
             raise InputError("--replay needs --backend llm or a web --source to replay")
         # --replay answers web queries from the dated cache and model calls from the
         # response cache: one flag, one meaning (no request leaves the machine)
+        if llm and not replay:
+            probe_llm(settings)  # fail fast: no run whose every role falls back
         agents = build_agents(settings, store=store, replay=replay and llm)
     except SemvError as exc:
         fail(exc)

@@ -25,7 +25,7 @@ from pydantic import BaseModel
 from semv._code import code_fingerprint
 from semv.agents import Agents
 from semv.config import Settings
-from semv.errors import InvariantViolation, StageError
+from semv.errors import InvariantViolation, SemvError, StageError
 from semv.graph._invariants import check_node
 from semv.graph._spec import NodeSpec, StageContext, project
 from semv.model import TraceKind
@@ -295,6 +295,8 @@ class Executor:
                     node=spec.key,
                     payload={"stage": spec.stage.name, "error": f"{type(exc).__name__}: {exc}"},
                 )
+                if isinstance(exc, SemvError) and exc.exit_code == 2:
+                    raise  # a user condition (a replay-cache miss, ...): its own exit 2 and hint
                 raise StageError(spec.key, f"{type(exc).__name__}: {exc}") from exc
         if not isinstance(value, spec.stage.output):
             raise StageError(

@@ -38,11 +38,15 @@ LONG_TERM = (Status.ACTIVE, Status.UNDER_REVIEW, Status.DEPRECATED)
 class MemoryFrozen(InvariantViolation):
     """A write to a frozen memory bank (I_freeze, Remark 4.3)."""
 
+    exit_code = 2  # a user condition, not an internal error: the next step is named
+
     def __init__(self, bank: str, operation: str, snapshot: str) -> None:
+        thaw = "semv memory thaw" + ("" if bank == "default" else f" --bank {bank}")
         super().__init__(
             f"memory:{bank}",
             "I_freeze",
-            f"{operation} rejected: memory bank {bank!r} is frozen at snapshot {snapshot[:16]}",
+            f"{operation} rejected: memory bank {bank!r} is frozen at snapshot {snapshot[:16]}; "
+            f"run `{thaw}` to accept writes again",
         )
         self.operation = operation
 

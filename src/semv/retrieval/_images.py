@@ -139,7 +139,9 @@ class ImageApi:
     def __init__(self, endpoint: str | None = None, key: str | None = None) -> None:
         key = key or (os.environ.get(self.key_env) if self.key_env else None)
         if self.key_env and not key:
-            raise ConfigError(f"{self.name}: set {self.key_env}")
+            raise ConfigError(
+                f"{self.name}: set {self.key_env} (or answer from the dated cache with --replay)"
+            )
         self.endpoint = (endpoint or self.endpoint).rstrip("/")
         self.key = key
 
@@ -249,13 +251,16 @@ IMAGE_API_NAMES: dict[str, type[ImageApi]] = {
 }
 
 
-def make_image_api(name: str, endpoint: str | None = None) -> ImageApi:
+def make_image_api(name: str, endpoint: str | None = None, *, replay: bool = False) -> ImageApi:
+    """The engine ``name``; opened for ``replay`` it needs no API key (no request is sent)."""
+    from semv.retrieval._web import REPLAY_KEY
+
     try:
         cls = IMAGE_API_NAMES[name]
     except KeyError:
         known = ", ".join(sorted(IMAGE_API_NAMES))
         raise ConfigError(f"unknown reverse-image engine {name!r} (known: {known})") from None
-    return cls(endpoint)
+    return cls(endpoint, REPLAY_KEY) if replay else cls(endpoint)
 
 
 @runtime_checkable

@@ -143,7 +143,7 @@ def open_retrieval(
             if name in IMAGE_API_NAMES:
                 sources.append(
                     ReverseImageSource(
-                        make_image_api(name, (endpoints or {}).get(name)),
+                        make_image_api(name, (endpoints or {}).get(name), replay=mode == "replay"),
                         cache=cache,
                         mode=mode,
                         reliability=settings.sources.prior_caption,
@@ -154,7 +154,7 @@ def open_retrieval(
                     )
                 )
                 continue
-            api = make_api(name, (endpoints or {}).get(name))
+            api = make_api(name, (endpoints or {}).get(name), replay=mode == "replay")
             sources.append(
                 WebSearchSource(
                     api,

@@ -144,7 +144,9 @@ class SerperApi(WebApi):
     def __init__(self, endpoint: str | None = None, key: str | None = None) -> None:
         key = key or os.environ.get("SERPER_API_KEY")
         if not key:
-            raise ConfigError("serper: set SERPER_API_KEY")
+            raise ConfigError(
+                "serper: set SERPER_API_KEY (or answer from the dated cache with --replay)"
+            )
         super().__init__(endpoint, key)
 
     def request(self, query: str, *, k: int, before: str | None) -> ApiRequest:
@@ -183,7 +185,9 @@ class BraveApi(WebApi):
     def __init__(self, endpoint: str | None = None, key: str | None = None) -> None:
         key = key or os.environ.get("BRAVE_API_KEY")
         if not key:
-            raise ConfigError("brave: set BRAVE_API_KEY")
+            raise ConfigError(
+                "brave: set BRAVE_API_KEY (or answer from the dated cache with --replay)"
+            )
         super().__init__(endpoint, key)
 
     def request(self, query: str, *, k: int, before: str | None) -> ApiRequest:
@@ -260,13 +264,18 @@ API_NAMES: dict[str, type[WebApi]] = {
 }
 
 
-def make_api(name: str, endpoint: str | None = None) -> WebApi:
+REPLAY_KEY = "(replay: no request is sent)"
+"""The key of a web API opened for replay: answers come from the dated cache (whose keys never
+hold the API key), so ``--replay`` needs no API key."""
+
+
+def make_api(name: str, endpoint: str | None = None, *, replay: bool = False) -> WebApi:
     try:
         cls = API_NAMES[name]
     except KeyError:
         known = ", ".join(sorted(API_NAMES))
         raise ConfigError(f"unknown web source {name!r} (known: {known})") from None
-    return cls(endpoint)
+    return cls(endpoint, REPLAY_KEY) if replay else cls(endpoint)
 
 
 class _Cached:

@@ -4,8 +4,10 @@ Per role: render the versioned prompt (untrusted content delimited), look the re
 response cache, else call the server; parse and validate the answer against the role's schema;
 on failure, one repair attempt (the error is shown to the model); still unusable (or the server
 unreachable after retries) → the deterministic offline backend answers that role, and a
-``model-fallback`` uncertainty item records it. The verifier is the exception: it fails closed
-(v_a = 0 with a code), never falls back to "verified". Every call is accounted (role, node,
+``model-fallback`` uncertainty item records it; the fallback gives exactly the offline role's
+answer. The verifier is the exception when the model *answers* unusably: it fails closed
+(v_a = 0 with a code), never "verified" by default; when the server gives no answer at all,
+the offline verifier answers like any other role. Every call is accounted (role, node,
 tokens, latency, retries) in the ``semv.usage`` ledger bound to the run.
 """
 
@@ -87,8 +89,16 @@ _FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
 _ID_JUNK = re.compile(r"[\s\"'`\[\]()<>{}]")
 
 
+class ServerUnreachable(str):
+    """The problem text of a call that got no answer at all (server down, retries spent): the
+    role's offline answer stands in, exactly as the offline backend gives it."""
+
+
 class ReplayMiss(SemvError):
-    """``--replay`` needs a model answer that is not in the response cache."""
+    """``--replay`` needs a model answer that is not in the response cache (a user
+    condition: exit 2, the message names the next step)."""
+
+    exit_code = 2
 
 
 # ---- the backend -----------------------------------------------------------------------------
@@ -162,6 +172,7 @@ class LlmAgents:
             response_format=cfg.response_format,
         )
         self.ledger = Ledger()  # every call of this backend's life (a run's goes to its own too)
+        self._warned: set[str] = set()  # fallback reasons already warned about
 
     # ---- identity ----------------------------------------------------------------------------
 
@@ -225,6 +236,21 @@ class LlmAgents:
         ledger = current_ledger.get()
         if ledger is not None:
             ledger.note(item)
+
+    def _warn_fallback(self, what: str, problem: str | None) -> None:
+        """One warning per distinct problem (a dead server would otherwise warn once per case
+        and role); later fallbacks for the same reason are counted in the run's usage."""
+        reason = str(problem)
+        if reason in self._warned:
+            logger.debug("%s falls back to the offline backend: %s", what, reason)
+            return
+        self._warned.add(reason)
+        logger.warning(
+            "%s falls back to the offline backend: %s (further fallbacks for this reason are "
+            "not repeated; the run's usage counts them)",
+            what,
+            reason,
+        )
 
     def _invocation(self) -> int:
         ledger = current_ledger.get()
@@ -348,7 +374,8 @@ class LlmAgents:
             )
             if content is None:
                 self._fallback_counted(role)
-                return None, problem  # the server is unavailable: no repair attempt
+                # the server is unavailable: no repair attempt
+                return None, ServerUnreachable(problem or "server unavailable")
             parsed, problem = _parse(content, answer)
             if parsed is not None:
                 return parsed, None
@@ -445,7 +472,7 @@ class LlmAgents:
             asyncio.to_thread(decompose_case, case),
         )
         if answer is None:
-            logger.warning("decompose falls back to the offline backend: %s", problem)
+            self._warn_fallback("decompose", problem)
             self._note(self._fallback_note(case.id, "decompose", str(problem), Stage.CLAIMS))
             return base
         given = {s.dimension.value: s for s in answer.subclaims}
@@ -484,7 +511,7 @@ class LlmAgents:
             invocation=self._invocation(),
         )
         if answer is None:
-            logger.warning("plan %s falls back to the offline backend: %s", sub.id, problem)
+            self._warn_fallback(f"plan {sub.id}", problem)
             self._note(self._fallback_note(sub.id, "plan", str(problem), Stage.RETRIEVE))
             return await self.fallback.plan(request)
         known = set(request.memory.records)
@@ -589,7 +616,8 @@ class LlmAgents:
         return out
 
     async def verify(self, request: VerifyInput) -> VerifyOutput:
-        """Batched per subclaim; fail closed. A draft citing an id outside the given evidence is
+        """Batched per subclaim; fail closed on an unusable answer, the offline verifier when
+        the server is unreachable. A draft citing an id outside the given evidence is
         unverified without asking; a draft the model gives no verdict for is unverified with
         ``unverified-argument``; an unusable answer makes every draft unverified with
         ``model-fallback``."""
@@ -624,13 +652,17 @@ class LlmAgents:
                 ask.append(n)
         if ask:
             verdicts = await self._verify_batch(request, ask, role=role)
+            if verdicts is None:  # no server: the offline verifier's answer, as it gives it
+                return await self.fallback.verify(request)
             for n in ask:
                 results[n] = verdicts[n]
         return VerifyOutput(results=tuple(r for r in results if r is not None))
 
     async def _verify_batch(
         self, request: VerifyInput, indices: list[int], *, role: str
-    ) -> dict[int, Verification]:
+    ) -> dict[int, Verification] | None:
+        """The model's verdicts; None when the server gave no answer at all. An answer that
+        is unusable fails closed (never "verified" by default)."""
         sub = request.subclaim
         user = render(
             "verify",
@@ -655,6 +687,10 @@ class LlmAgents:
             invocation=self._invocation(),
             config_role=role,
         )
+        if isinstance(problem, ServerUnreachable):
+            self._warn_fallback(role, problem)
+            self._note(self._fallback_note(sub.id, role, str(problem), Stage.ARGUE))
+            return None
         if answer is None:
             return {
                 n: Verification(
@@ -706,11 +742,9 @@ class LlmAgents:
             invocation=self._invocation(),
         )
         if answer is None:
+            # the offline judge's answer exactly; the run's model-fallback note says why
             self._note(self._fallback_note(sub.id, "judge_clash", str(problem), Stage.QBAF))
-            offline = await self.fallback.judge_clash(request)
-            return offline.model_copy(
-                update={"reason": f"{offline.reason} (offline judge; model: {problem})"[:300]}
-            )
+            return await self.fallback.judge_clash(request)
         return ClashJudgement(
             support_win_rate=answer.support_win_rate,
             reason=(answer.reason.strip() or "no reason given")[:300],
