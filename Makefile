@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 DATA_DIR ?= .semv
 DEMO_CASE ?= examples/lyon-flood
 
-.PHONY: demo test test-llm lint format bench cv system-deps venv clean
+.PHONY: demo test test-llm lint format bench bench-forensics cv fit fit-forensics system-deps venv clean
 
 # System packages the tests and the demo use (system-packages.txt); apt installs the missing ones.
 system-deps:
@@ -65,6 +65,18 @@ test-llm: venv
 
 bench: venv
 	$(PY) benchmarks/run.py
+
+# Held-out AUROC of every forensic signal and the manipulation model; COSMOS final check.
+bench-forensics: venv
+	$(PY) benchmarks/forensics.py --auroc-only
+
+# Fitted parameters shipped as versioned data files; `fit` runs every fit-* target.
+fit: fit-forensics
+
+# The forensic manipulation model (src/semv/perception/data/forensic_model.json), fitted on the
+# declared training split of ../shared/data (semv.eval.forensic_corpus); ~10 min on 2 cores.
+fit-forensics: venv
+	$(PY) scripts/fit_forensics.py
 
 # Cross-validation of the offline backend's tuned thresholds on ../shared/data/ookpik-dev.
 cv: venv

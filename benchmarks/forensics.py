@@ -3,11 +3,17 @@
     python benchmarks/forensics.py [--repeats N]
 
 1. Time per image: pHash, ORB features, ELA map, all forensic maps (ELA + noise + ghost +
-   combined), on the real images of ../shared/data (COSMOS news photos, CASIA samples).
+   combined), the new signals (double JPEG, copy-move, resampling), on the real images of
+   ../shared/data (COSMOS news photos, CASIA samples).
 2. Reverse-search index: build time for the collection and query time per image.
-3. Calibration of the forensic threshold (Table S4: 0.50): the fraction of images whose
-   region score reaches it, per map, on CASIA tampered images and on COSMOS news photos.
-4. Localisation on CASIA: mean score inside / outside the gold mask, per image and map.
+3. Image-level AUROC of every forensic signal and of the calibrated manipulation model on the
+   *held-out* split of the declared corpus (``semv.eval.forensic_corpus``; the model was
+   fitted on the other split by ``make fit-forensics``), overall and on real images only.
+4. Final check on the COSMOS news photos (never used to fit or choose anything): the share
+   whose manipulation probability reaches the fitted threshold, and the old rule's share.
+5. Localisation on CASIA: mean score inside / outside the gold mask, per image and map.
+
+    python benchmarks/forensics.py --auroc-only     # tables 3 and 4 (make bench-forensics)
 """
 
 from __future__ import annotations
@@ -26,9 +32,12 @@ from rich.console import Console
 from rich.table import Table
 
 from semv.config import ForensicsConfig, ReverseSearchConfig
+from semv.eval import auroc
+from semv.eval.forensic_corpus import corpus
 from semv.perception import _forensic_maps as fm
 from semv.perception._rsindex import IndexStore
 from semv.perception.forensics import compute_maps
+from semv.perception.manipulation import FEATURES, forensic_signals, jpeg_params, load_model
 from semv.perception.reverse_search import build_index, find_matches, orb_features, phash_hex
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -74,6 +83,7 @@ def bench_extractors(images: list[Path], repeats: int) -> None:
         ("ORB features", lambda im: orb_features(im, rs.orb_features)),
         ("ELA map", lambda im: fm.ela_values(im, cfg.ela_quality)),
         ("all forensic maps", lambda im: compute_maps(im, cfg)),
+        ("maps + new signals (manipulation model)", lambda im: forensic_signals(im, cfg)),
     ]
     for name, fn in rows:
         per = [_median_ms(lambda im=im, fn=fn: fn(im), repeats) for im in loaded]
@@ -115,25 +125,63 @@ def bench_index(images: list[Path], repeats: int) -> None:
     console.print(table)
 
 
-def bench_calibration() -> None:
-    cfg = ForensicsConfig()
+def _auc(scores: list[float], labels: list[int]) -> str:
+    if len(set(labels)) < 2:
+        return "n/a"
+    return f"{auroc(scores, [bool(v) for v in labels]):.3f}"
+
+
+def bench_auroc() -> None:
+    """Held-out AUROC per signal and for the calibrated model (out-of-sample)."""
+    cfg, model = ForensicsConfig(), load_model()
+    items = [it for it in corpus(DATA) if it.split == "test"]
+    rows = [
+        forensic_signals(it.image, cfg, quality=it.quality, q_luma=it.q_luma).values for it in items
+    ]
+    probs = [model.probability(r) if model else 0.0 for r in rows]
+    labels = [it.label for it in items]
+    real = [i for i, it in enumerate(items) if it.real]
+    n_pos, n_real_pos = sum(labels), sum(labels[i] for i in real)
     table = Table(
-        title=f"Share of images with region score ≥ {cfg.threshold:.2f} (robust z {cfg.robust_z:g})"
+        title=f"Image-level AUROC, held-out split (out-of-sample): {len(items)} images "
+        f"({n_pos} manipulated); real only: {len(real)} ({n_real_pos} CASIA tampered)"
     )
-    table.add_column("set")
-    table.add_column("n", justify="right")
-    for name in MAPS:
-        table.add_column(name, justify="right")
-    for label, paths in (("CASIA tampered", _casia()), ("COSMOS news photos", _cosmos())):
-        if not paths:
-            continue
-        hits = np.array(
-            [
-                [compute_maps(_rgb(p), cfg).maps[m].region_score >= cfg.threshold for m in MAPS]
-                for p in paths
-            ]
+    for col in ("signal", "all held out", "real images only"):
+        table.add_column(col, justify="left" if col == "signal" else "right")
+    for j, name in enumerate((*FEATURES, "manipulation model")):
+        scores = probs if j == len(FEATURES) else [r[name] for r in rows]
+        table.add_row(
+            name + (" (before: the old gate's map)" if name == "combined" else ""),
+            _auc(scores, labels),
+            _auc([scores[i] for i in real], [labels[i] for i in real]),
         )
-        table.add_row(label, str(len(paths)), *(f"{v:.2f}" for v in hits.mean(axis=0)))
+    console.print(table)
+
+
+def bench_final_check() -> None:
+    """COSMOS news photos (final check only): the share flagged by the model and by the old
+    rule (combined map ≥ 0.50 with a JPEG editing trace)."""
+    cfg, model = ForensicsConfig(), load_model()
+    paths = _cosmos()
+    if not paths or model is None:
+        return
+    flagged = old = 0
+    for path in paths:
+        with Image.open(path) as raw:
+            quality, q_luma = jpeg_params(raw)
+            img = raw.convert("RGB")
+        sig = forensic_signals(img, cfg, quality=quality, q_luma=q_luma)
+        flagged += model.probability(sig.values) >= model.threshold
+        old += sig.values["combined"] >= cfg.threshold
+    table = Table(title=f"Final check: COSMOS news photos ({len(paths)}), never used for fitting")
+    table.add_column("rule")
+    table.add_column("share flagged", justify="right")
+    table.add_row(
+        f"manipulation probability ≥ {model.threshold:.2f} (fitted)", f"{flagged / len(paths):.2f}"
+    )
+    table.add_row(
+        f"combined map region score ≥ {cfg.threshold:.2f} (old map gate)", f"{old / len(paths):.2f}"
+    )
     console.print(table)
 
 
@@ -161,15 +209,19 @@ def bench_localisation() -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--auroc-only", action="store_true", help="Only tables 3 and 4.")
     args = parser.parse_args(argv)
     images = _cosmos() + _casia()
     if not images:
         console.print(f"[yellow]skipped:[/] no images under {DATA} (../shared/data is absent)")
         return 0
-    bench_extractors(images, args.repeats)
-    bench_index(_cosmos() or images, args.repeats)
-    bench_calibration()
+    if not args.auroc_only:
+        bench_extractors(images, args.repeats)
+        bench_index(_cosmos() or images, args.repeats)
     if _casia():
+        bench_auroc()
+    bench_final_check()
+    if _casia() and not args.auroc_only:
         bench_localisation()
     return 0
 

@@ -98,11 +98,17 @@ def test_casia_evidence_carries_scores_thresholds_regions_and_maps(tmp_path: Pat
     combined = by_id["ev:forensic:combined:asset:0"]
     scored = combined.observed(ForensicMap)
     assert scored is not None and scored.combined
-    expected = [UncertaintyCode.FORENSIC_ANOMALY] if scored.exceeds else []
+    assert scored.manipulation_probability is not None
+    assert 0.0 <= scored.manipulation_probability <= 1.0
+    assert scored.signals is not None and "dq_aligned=" in scored.signals
+    flagged = scored.exceeds or scored.manipulated or scored.copy_move is not None
+    expected = [UncertaintyCode.FORENSIC_ANOMALY] if flagged else []
     assert [u.code for u in out.uncertainty] == expected
 
 
-def _combined(score: float, traces: str) -> Evidence:
+def _combined(
+    score: float, traces: str, probability: float | None = None, threshold: float | None = None
+) -> Evidence:
     return Evidence(
         id="ev:forensic:combined:asset:0",
         source="semv forensics (Combined forensic)",
@@ -117,21 +123,30 @@ def _combined(score: float, traces: str) -> Evidence:
             exceeds=score >= 0.5,
             region="0,0,48,48",
             editing_traces=traces,
+            manipulation_probability=probability,
+            manipulation_threshold=threshold,
+            manipulation_model=None if probability is None else "1",
         ),
         reliability=0.6,
     )
 
 
 @pytest.mark.parametrize(
-    ("score", "traces", "stances"),
+    ("score", "traces", "probability", "threshold", "stances"),
     [
-        (0.72, "double-compression hint at quality 70", [Stance.ATTACK]),
-        (0.72, "", []),
-        (0.31, "Adobe Photoshop image resources in the JPEG", []),
+        # a map anomaly with an editing trace but no calibrated probability: a review item only
+        (0.72, "double-compression hint at quality 70", None, None, []),
+        (0.72, "double-compression hint at quality 70", 0.41, 0.62, []),
+        (0.31, "", 0.62, 0.62, [Stance.ATTACK]),
+        (0.31, "Adobe Photoshop image resources in the JPEG", 0.90, 0.62, [Stance.ATTACK]),
     ],
 )
-def test_authenticity_rule_needs_an_anomaly_and_an_editing_trace(
-    score: float, traces: str, stances: list[Stance]
+def test_authenticity_is_attacked_only_through_the_calibrated_probability(
+    score: float,
+    traces: str,
+    probability: float | None,
+    threshold: float | None,
+    stances: list[Stance],
 ) -> None:
     statement = "The photo is an unedited camera capture."
     view = ClaimView(
@@ -144,7 +159,7 @@ def test_authenticity_rule_needs_an_anomaly_and_an_editing_trace(
         ),
         claim_text=statement,
     )
-    ev = _combined(score, traces)
+    ev = _combined(score, traces, probability, threshold)
     found = rule_for(Dimension.AUTHENTICITY)(view, ev, OfflineAgentConfig())
     assert [f.stance for f in found] == stances
     for dim in (Dimension.WHAT, Dimension.WHEN, Dimension.WHERE, Dimension.WHY):

@@ -272,6 +272,11 @@ class ForensicsConfig(_Section):
     border_std: float = Field(
         2.0, ge=0.0, description="Edge rows/columns with a grey-level std below this are a border."
     )
+    manipulation: bool = Field(
+        True,
+        description="Compute the fitted manipulation probability (double-JPEG, copy-move and "
+        "resampling signals besides the maps; semv.perception.manipulation).",
+    )
     maps_dir: str | None = Field(
         None,
         description="Where map PNGs are kept, content-addressed (default: <data dir>/artifacts).",

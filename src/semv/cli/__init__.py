@@ -34,6 +34,7 @@ COMMANDS: dict[str, str] = {
     "serve": "semv.cli._serve:serve",
     "eval": "semv.cli._eval:eval_app",
     "index": "semv.cli._index:index_app",
+    "forensics": "semv.cli._forensics:forensics",
     "memory": "semv.cli._memory:memory_app",
 }
 

@@ -6,8 +6,11 @@
 - **Offline rule**: an editor in the EXIF Software tag attacks; a camera make/model with
   consistent timestamps (within ``modify_gap_max_hours``) weakly supports.
 - **Signals**: a C2PA manifest (mismatch, AI generation or declared edits attack; a valid one
-  supports); the combined forensic map at or above its threshold *with* editing traces in the
-  container attacks; Photoshop resources in the JPEG container attack.
+  supports); pixel forensics attack *only* through the calibrated manipulation probability
+  (``semv.perception.manipulation``, fitted on a declared public split) at or above its fitted
+  threshold — a map anomaly, a cloned-region match or a double-compression trace below it stays
+  a review item (``forensic-anomaly`` uncertainty), never an argument; Photoshop resources in
+  the JPEG container (an editor's own trace, like the EXIF Software tag) attack.
 - **Re-check**: metadata and signal items are re-derived by the verifier.
 - **Missing**: without any metadata item the dimension cannot be assessed offline (a note).
 - **Report**: the "Forensic analysis" section, listing every metadata and forensic item;
@@ -124,25 +127,28 @@ def authenticity_signals(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig)
 
 
 def _forensic_finding(ev_id: str, forensic: ForensicMap) -> list[Finding]:
-    score, threshold = forensic.region_score, forensic.threshold
-    traces = forensic.editing_traces or ""
-    if score < threshold or not traces:
-        # No localized anomaly is not evidence of an unedited image; an anomaly without an
-        # editing trace in the container is too common in authentic photos to argue from
-        # (the map flags 63% of the COSMOS news photos; benchmarks/forensics.py).
+    """An attack when the calibrated manipulation probability reaches its fitted threshold.
+
+    Raw map scores, editing traces and single signals do not argue: on public images with both
+    classes their image-level AUROC is near chance (``docs/evaluation.md``), so below the
+    threshold (or without a fitted model) the anomaly stays a review item. A probability below
+    the threshold is not evidence of an unedited image either (no support)."""
+    p, threshold = forensic.manipulation_probability, forensic.manipulation_threshold
+    if p is None or threshold is None or not forensic.manipulated:
         return []
+    where = f"; cloned region {forensic.copy_move}" if forensic.copy_move else ""
     text = (
-        f"The combined forensic map ({ev_id}: ELA, noise residual, JPEG ghost) scores "
-        f"{score:.2f} at or above the threshold {threshold:.2f} in the region "
-        f"{forensic.region}, and the file shows editing traces ({traces}): that region was "
-        f"compressed or captured differently from the rest of the image."
+        f"The forensic manipulation model ({ev_id}, v{forensic.manipulation_model}: maps, "
+        f"double-JPEG quantization, copy-move and resampling traces) gives a calibrated "
+        f"probability of manipulation of {p:.2f}, at or above its fitted threshold "
+        f"{threshold:.2f}; most anomalous map region {forensic.region}{where}."
     )
     return [
         Finding(
             Stance.ATTACK,
             text,
             (ev_id,),
-            (f"{score:.2f}",),
+            (f"{p:.2f}",),
             (UncertaintyCode.FORENSIC_ANOMALY,),
         )
     ]

@@ -165,6 +165,30 @@ class ForensicMap(ObservationBase):
         None, description="JPEG traces that corroborate the map ('; '-joined; combined only)."
     )
     map_png: str | None = Field(None, description="The heat map's content-addressed file name.")
+    manipulation_probability: float | None = Field(
+        None,
+        description="Calibrated P(manipulated) of the fitted forensic model (combined only; "
+        "semv.perception.manipulation).",
+    )
+    manipulation_threshold: float | None = Field(
+        None, description="The fitted probability at or above which the image counts as edited."
+    )
+    manipulation_model: str | None = Field(None, description="The fitted model's version.")
+    signals: str | None = Field(
+        None, description="'name=value; ...' of every forensic feature the model reads."
+    )
+    copy_move: str | None = Field(
+        None, description="A cloned pair found by keypoint matching: 'x,y,w,h -> x,y,w,h'."
+    )
+
+    @property
+    def manipulated(self) -> bool:
+        """The calibrated probability reaches the fitted threshold."""
+        return (
+            self.manipulation_probability is not None
+            and self.manipulation_threshold is not None
+            and self.manipulation_probability >= self.manipulation_threshold
+        )
 
     @property
     def combined(self) -> bool:

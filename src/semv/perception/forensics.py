@@ -5,9 +5,11 @@
 * ``ev:forensic:{ela,noise,ghost}:<asset>``: one score map each (``semv.perception._forensic_maps``)
   with its region score, the region (λ_e) and the threshold it was judged against (Table S4
   "forensic 0.50");
-* ``ev:forensic:combined:<asset>``: the mean of the three score maps, the map the authenticity
-  rule argues from (no single map lights up inside every tampered region of the CASIA samples,
-  their mean does; see ``docs/architecture.md``);
+* ``ev:forensic:combined:<asset>``: the mean of the three score maps (no single map lights up
+  inside every tampered region of the CASIA samples, their mean does), carrying the calibrated
+  manipulation probability of ``semv.perception.manipulation`` (double-JPEG quantization,
+  copy-move, resampling and the maps, combined by a model fitted on a declared public split);
+  the authenticity rule argues from that probability only (``docs/architecture.md``);
 * ``ev:jpeg:<asset>``: quantization tables, estimated quality, editing-software markers and a
   double-compression hint (a dip of the global JPEG-ghost curve below the estimated quality);
 * ``ev:forensic:border:<asset>``: uniform border bands (letterboxing, screenshots, recaptures).
@@ -53,6 +55,7 @@ from semv.model import (
 from semv.model import JpegStructure as JpegObservation
 from semv.perception import _forensic_maps as fm
 from semv.perception._jpeg import JpegStructure, read_structure
+from semv.perception.manipulation import ManipulationModel, Signals, forensic_signals, load_model
 
 __all__ = [
     "FORENSIC_RELIABILITY",
@@ -74,7 +77,9 @@ _METHODS: Final = {
     "ela": "error level analysis: |I - JPEG_q(I)| per block",
     "noise": "noise residual: std of I - median3(I) per block, two-sided",
     "ghost": "JPEG ghost: max over q of |robust z| of |I - JPEG_q(I)|^2 per block",
-    "combined": "mean of the ELA, noise-residual and JPEG-ghost score maps",
+    "combined": "mean of the ELA, noise-residual and JPEG-ghost score maps; calibrated "
+    "manipulation probability (logistic model over the maps, double-JPEG quantization, SIFT "
+    "copy-move and resampling traces)",
 }
 _LABELS: Final = {
     "ela": "ELA",
@@ -138,28 +143,68 @@ def analyze_image(asset: Asset, cfg: ForensicsConfig) -> MediaEvidence:
     jpeg = _jpeg_evidence(asset, img, structure, cfg, version) if structure is not None else None
     traces = _editing_traces(jpeg)
     evidence = [_map_evidence(asset, result, name, cfg, version, traces) for name in MAP_NAMES]
-    combined = _map_evidence(asset, result, "combined", cfg, version, traces)
+    scored_model = _manipulation(img, structure, result, cfg)
+    combined = _map_evidence(asset, result, "combined", cfg, version, traces, scored_model)
     evidence.append(combined)
     if jpeg is not None:
         evidence.append(jpeg)
     evidence.append(_border_evidence(asset, img, cfg, version))
-    uncertainty: tuple[UncertaintyItem, ...] = ()
     scored = combined.observed(ForensicMap)
-    if scored is not None and scored.exceeds:
-        support = "; ".join(traces) if traces else "no JPEG editing trace corroborates it"
-        uncertainty = (
-            UncertaintyItem(
-                code=UncertaintyCode.FORENSIC_ANOMALY,
-                subject=asset.id,
-                detail=(
-                    f"combined forensic region score {scored.region_score:.2f} "
-                    f">= {cfg.threshold:.2f} at {scored.region} ({support}); "
-                    "classical maps also flag textured or resized authentic photos"
-                ),
-                stages=_STAGES,
-            ),
-        )
+    review = _review_item(asset, scored, traces, cfg)
+    uncertainty = (review,) if review is not None else ()
     return MediaEvidence(asset_id=asset.id, evidence=tuple(evidence), uncertainty=uncertainty)
+
+
+def _manipulation(
+    img: Image.Image, structure: JpegStructure | None, result: ForensicResult, cfg: ForensicsConfig
+) -> tuple[ManipulationModel, Signals, float] | None:
+    """The fitted model, the image's signals and its calibrated probability (None when the
+    model is switched off or not shipped)."""
+    model = load_model() if cfg.manipulation else None
+    if model is None:
+        return None
+    signals = forensic_signals(
+        img,
+        cfg,
+        quality=structure.quality if structure is not None else None,
+        q_luma=structure.tables.get(0) if structure is not None else None,
+        region_scores={name: m.region_score for name, m in result.maps.items()},
+    )
+    return model, signals, model.probability(signals.values)
+
+
+def _review_item(
+    asset: Asset, scored: ForensicMap | None, traces: tuple[str, ...], cfg: ForensicsConfig
+) -> UncertaintyItem | None:
+    """A review item when the combined map exceeds its threshold or the calibrated
+    probability reaches the fitted one: what a reviewer should look at, not a verdict."""
+    if scored is None:
+        return None
+    parts = []
+    if scored.manipulation_probability is not None:
+        judged = "at or above" if scored.manipulated else "below"
+        parts.append(
+            f"calibrated manipulation probability {scored.manipulation_probability:.2f} "
+            f"{judged} the fitted threshold {scored.manipulation_threshold:.2f}"
+        )
+    if scored.copy_move:
+        parts.append(f"possible cloned region {scored.copy_move}")
+    if not scored.exceeds and not scored.manipulated and not scored.copy_move:
+        return None
+    if scored.exceeds:
+        support = "; ".join(traces) if traces else "no JPEG editing trace corroborates it"
+        parts.insert(
+            0,
+            f"combined forensic region score {scored.region_score:.2f} >= {cfg.threshold:.2f} "
+            f"at {scored.region} ({support}); classical maps also flag textured or resized "
+            "authentic photos",
+        )
+    return UncertaintyItem(
+        code=UncertaintyCode.FORENSIC_ANOMALY,
+        subject=asset.id,
+        detail="; ".join(parts),
+        stages=_STAGES,
+    )
 
 
 def _editing_traces(jpeg: Evidence | None) -> tuple[str, ...]:
@@ -223,6 +268,7 @@ def _map_evidence(
     cfg: ForensicsConfig,
     version: str,
     traces: tuple[str, ...] = (),
+    scored_model: tuple[ManipulationModel, Signals, float] | None = None,
 ) -> Evidence:
     smap = result.maps[name]
     score = round(smap.region_score, 4)
@@ -249,6 +295,9 @@ def _map_evidence(
         data["editing_traces"] = "; ".join(traces)
         if traces:
             text += "; editing traces: " + "; ".join(traces)
+        if scored_model is not None:
+            data.update(_model_data(*scored_model))
+            text += "; " + _model_text(*scored_model)
     if png is not None:
         data["map_png"] = png
         text += f"; map maps/{png}"
@@ -267,6 +316,29 @@ def _map_evidence(
         reliability=FORENSIC_RELIABILITY,
         location=MediaLocation(asset_id=asset.id, region=(x, y, w, h)),
         provenance=_provenance(asset, name, version, method),
+    )
+
+
+def _model_data(model: ManipulationModel, signals: Signals, p: float) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "manipulation_probability": round(p, 4),
+        "manipulation_threshold": model.threshold,
+        "manipulation_model": model.version,
+        "signals": "; ".join(f"{k}={v:g}" for k, v in signals.values.items()),
+    }
+    if signals.copy_move_source is not None and signals.copy_move_target is not None:
+        a, b = signals.copy_move_source, signals.copy_move_target
+        data["copy_move"] = f"{a[0]},{a[1]},{a[2]},{a[3]} -> {b[0]},{b[1]},{b[2]},{b[3]}"
+    return data
+
+
+def _model_text(model: ManipulationModel, signals: Signals, p: float) -> str:
+    judged = "at or above" if p >= model.threshold else "below"
+    top = sorted(model.contributions(signals.values).items(), key=lambda kv: -abs(kv[1]))[:3]
+    drivers = ", ".join(f"{k} {v:+.2f}" for k, v in top)
+    return (
+        f"calibrated manipulation probability {p:.2f} {judged} the fitted threshold "
+        f"{model.threshold:.2f} (model v{model.version}; strongest terms: {drivers})"
     )
 
 

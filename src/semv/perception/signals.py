@@ -11,6 +11,7 @@ from semv.config import Settings
 from semv.model import Asset, MediaEvidence
 from semv.perception.credentials import c2pa_version, read_credentials
 from semv.perception.forensics import analyze_image, forensic_tool_version
+from semv.perception.manipulation import model_fingerprint
 from semv.perception.reverse_search import match_asset
 
 __all__ = ["authenticity_signals", "merge", "signal_tools"]
@@ -37,5 +38,6 @@ def authenticity_signals(base: MediaEvidence, asset: Asset, settings: Settings) 
 
 
 def signal_tools() -> str:
-    """Library versions of these extractors (for the media stage's fingerprint)."""
-    return f"{forensic_tool_version()}; {c2pa_version()}"
+    """Library versions of these extractors and the fitted forensic model's version and hash
+    (for the media stage's fingerprint)."""
+    return f"{forensic_tool_version()}; {model_fingerprint()}; {c2pa_version()}"

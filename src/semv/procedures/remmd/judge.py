@@ -370,12 +370,13 @@ def visual_signals(records: Sequence[Evidence]) -> dict[str, list[str]]:
 
 
 def _edited(obs: Observation | None) -> bool:
-    """A provenance sign of editing: C2PA edits or a broken hash, a combined forensic anomaly
-    with a JPEG editing trace, Photoshop resources in the JPEG, an editor in EXIF Software."""
+    """A provenance sign of editing: C2PA edits or a broken hash, a calibrated forensic
+    manipulation probability at or above its fitted threshold, Photoshop resources in the
+    JPEG, an editor in EXIF Software."""
     if isinstance(obs, ContentCredentials):
         return obs.edited or obs.hash_mismatch
     if isinstance(obs, ForensicMap):
-        return obs.combined and obs.region_score >= obs.threshold and bool(obs.editing_traces)
+        return obs.combined and obs.manipulated
     if isinstance(obs, JpegStructure):
         return "Photoshop" in (obs.editor_markers or "")
     if isinstance(obs, Exif):

@@ -1,0 +1,120 @@
+"""``semv forensics IMAGE... [--json]``: each image's calibrated manipulation probability, its
+forensic signals and the paths of its score maps (no case, no run, no store)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from semv.cli._common import ConfigFile, DataDir, JsonFlag, fail, out
+from semv.errors import InputError
+
+if TYPE_CHECKING:
+    from semv.config import Settings
+
+__all__ = ["forensics"]
+
+
+def _check_readable(path: Path) -> None:
+    """Raise ``InputError`` naming ``path`` unless Pillow can decode it as an image."""
+    import warnings
+
+    from PIL import Image
+
+    if not path.is_file():
+        raise InputError(f"{path}: no such image file")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            with Image.open(path) as raw:
+                raw.load()
+    except (OSError, ValueError, SyntaxError, Image.DecompressionBombWarning) as exc:
+        raise InputError(f"{path}: cannot read image: {exc}") from exc
+
+
+def _report(index: int, path: Path, settings: Settings) -> dict[str, Any]:
+    from semv.model import Asset, ForensicMap, MediaKind
+    from semv.perception.forensics import analyze_image
+
+    asset = Asset(id=f"asset:{index}", path=str(path.resolve()), kind=MediaKind.IMAGE)
+    result = analyze_image(asset, settings.forensics)
+    maps_dir = Path(settings.forensics.maps_dir or ".")
+    maps: dict[str, str] = {}
+    combined: ForensicMap | None = None
+    for ev in result.evidence:
+        scored = ev.observed(ForensicMap)
+        if scored is None:
+            continue
+        if scored.map_png is not None:
+            maps[scored.map] = str(maps_dir / scored.map_png)
+        if scored.combined:
+            combined = scored
+    signals: dict[str, float] = {}
+    if combined is not None and combined.signals:
+        for part in combined.signals.split("; "):
+            name, _, value = part.partition("=")
+            signals[name] = float(value)
+    return {
+        "image": str(path),
+        "manipulation_probability": combined.manipulation_probability if combined else None,
+        "threshold": combined.manipulation_threshold if combined else None,
+        "model_version": combined.manipulation_model if combined else None,
+        "manipulated": bool(combined and combined.manipulated),
+        "region": combined.region if combined else None,
+        "copy_move": combined.copy_move if combined else None,
+        "signals": signals,
+        "maps": maps,
+        "review": [u.detail for u in result.uncertainty],
+    }
+
+
+def _print(report: dict[str, Any]) -> None:
+    p = report["manipulation_probability"]
+    if p is None:
+        head = "no manipulation probability (no fitted model, or no maps)"
+    else:
+        judged = "MANIPULATED" if report["manipulated"] else "not flagged"
+        head = f"P(manipulated) = {p:.2f} (threshold {report['threshold']:.2f}): {judged}"
+    out.print(f"[bold]{report['image']}[/]: {head}", highlight=False)
+    if report["signals"]:
+        out.print(
+            "  signals: " + ", ".join(f"{k} {v:g}" for k, v in report["signals"].items()),
+            highlight=False,
+        )
+    if report["region"]:
+        out.print(f"  most anomalous map region (x,y,w,h): {report['region']}", highlight=False)
+    if report["copy_move"]:
+        out.print(f"  cloned region: {report['copy_move']}", highlight=False)
+    for name, png in report["maps"].items():
+        out.print(f"  map {name}: {png}", highlight=False)
+    for detail in report["review"]:
+        out.print(f"  review: {detail}", highlight=False)
+
+
+def forensics(
+    images: Annotated[list[Path], typer.Argument(help="Image files to analyse.")],
+    json_out: JsonFlag = False,
+    data_dir: DataDir = Path(".semv"),
+    config: ConfigFile = None,
+) -> None:
+    """Print each image's calibrated manipulation probability, its forensic signals and the
+    paths of its score maps (kept under <data dir>/artifacts)."""
+    from semv.cli._common import settings_from
+    from semv.errors import SemvError
+    from semv.perception.paths import resolve_data_paths
+
+    try:
+        settings = resolve_data_paths(settings_from(config), data_dir)
+        for path in images:
+            _check_readable(path)
+        reports = [_report(i, path, settings) for i, path in enumerate(images)]
+    except SemvError as exc:
+        fail(exc)
+    if json_out:
+        out.print_json(json.dumps(reports))
+        return
+    for report in reports:
+        _print(report)

@@ -1,0 +1,216 @@
+"""The declared public corpus for fitting and measuring the forensic manipulation model.
+
+Both classes, from ``../shared/data`` (never the COSMOS sample, which is a final check only):
+
+* **real tampered**: the CASIA v2 samples (``casia2-samples/Tp_*``: splicing and copy-move,
+  Photoshop-made, with gold masks);
+* **real authentic**: the camera and phone photos of ``exif-samples`` and
+  ``metadata-extractor-images`` whose short side is at least 256 px (thumbnails carry no
+  usable forensic signal);
+* **derived** (declared, deterministic): from each authentic photo (central crop of at most
+  768 px on the JPEG grid) three *authentic recirculations* — the crop re-saved, a resize by
+  0.5-0.9 re-saved, a crop shifted off the 8×8 grid re-saved — and three *tamperings* —
+  a splice of a patch from another photo of the same split, a copy-move inside the photo, and
+  that splice recirculated (resized to 80 % and re-saved at quality 75). JPEG qualities and
+  geometry are drawn from a generator seeded by the source's name.
+
+**Split**: by source group (a derived image goes with its photo; a splice takes its patch from
+the same split only; photos that are near-duplicates under rotation or mirroring — pHash distance
+≤ 10 for one of the eight views, e.g. the EXIF-orientation samples, one photo saved four ways — form
+one group named after its first member): ``sha256(group name)`` mod 3 == 0 is the held-out
+split, the rest trains. The split is fixed by the names, never chosen by looking at scores.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+import numpy as np
+from PIL import Image
+
+from semv.perception.manipulation import jpeg_params
+
+__all__ = ["CorpusImage", "corpus", "real_sources", "split_of"]
+
+_MIN_SIDE: Final = 256
+_CROP: Final = 768
+_DUPLICATE: Final = 10
+AUTHENTIC_DIRS: Final = ("exif-samples", "metadata-extractor-images")
+TAMPERED_DIR: Final = "casia2-samples"
+
+
+@dataclass(frozen=True)
+class CorpusImage:
+    """One image of the corpus with its label (1 = manipulated), origin and split."""
+
+    name: str
+    source: str
+    label: int
+    kind: str
+    split: str
+    image: Image.Image
+    quality: int | None
+    q_luma: tuple[int, ...] | None
+
+    @property
+    def real(self) -> bool:
+        return self.kind in ("casia", "camera")
+
+
+def split_of(source: str) -> str:
+    """``test`` when sha256(source) mod 3 == 0, else ``train`` (fixed by the name alone)."""
+    return "test" if int(hashlib.sha256(source.encode()).hexdigest(), 16) % 3 == 0 else "train"
+
+
+def _decode(data: bytes) -> tuple[Image.Image, int | None, tuple[int, ...] | None]:
+    with Image.open(io.BytesIO(data)) as raw:
+        quality, q_luma = jpeg_params(raw)
+        raw.load()
+        rgb = raw.convert("RGB")
+    return rgb, quality, q_luma
+
+
+def _jpeg(img: Image.Image, quality: int) -> tuple[Image.Image, int | None, tuple[int, ...] | None]:
+    buf = io.BytesIO()
+    img.save(buf, "JPEG", quality=quality)
+    return _decode(buf.getvalue())
+
+
+def _groups(paths: list[Path], data: Path) -> dict[Path, str]:
+    """Each path's group: the name of the first earlier path it near-duplicates under one of
+    the eight rotations and mirrorings (pHash distance ≤ 10), else its own name."""
+    import imagehash
+
+    hashes: list[tuple[Path, list[imagehash.ImageHash]]] = []
+    group: dict[Path, str] = {}
+    for path in paths:
+        with Image.open(path) as raw:
+            rgb = raw.convert("RGB")
+        rotations = [
+            imagehash.phash(view.rotate(a, expand=True))
+            for view in (rgb, rgb.transpose(Image.Transpose.FLIP_LEFT_RIGHT))
+            for a in (0, 90, 180, 270)
+        ]
+        name = str(path.relative_to(data))
+        for other, other_hashes in hashes:
+            if min(h - other_hashes[0] for h in rotations) <= _DUPLICATE:
+                name = group[other]
+                break
+        group[path] = name
+        hashes.append((path, rotations))
+    return group
+
+
+def real_sources(data: Path) -> tuple[list[Path], list[Path]]:
+    """(tampered CASIA images, authentic camera photos with short side ≥ 256 px)."""
+    tampered = sorted(
+        p for p in (data / TAMPERED_DIR).glob("Tp_*") if not p.name.endswith("_gt.png")
+    )
+    authentic: list[Path] = []
+    for folder in AUTHENTIC_DIRS:
+        for path in sorted((data / folder).rglob("*")):
+            if path.suffix.lower() not in (".jpg", ".jpeg") or not path.is_file():
+                continue
+            with Image.open(path) as raw:
+                if min(raw.size) >= _MIN_SIDE:
+                    authentic.append(path)
+    return tampered, authentic
+
+
+def _rng(name: str) -> np.random.Generator:
+    return np.random.default_rng(int(hashlib.sha256(name.encode()).hexdigest()[:12], 16))
+
+
+def _base(img: Image.Image) -> Image.Image:
+    """Central crop of at most 768 px per side on a multiple-of-8 offset (grid kept)."""
+    left = max(0, (img.width - _CROP) // 2) // 8 * 8
+    top = max(0, (img.height - _CROP) // 2) // 8 * 8
+    return img.crop((left, top, min(img.width, left + _CROP), min(img.height, top + _CROP)))
+
+
+def _paste(host: Image.Image, patch: Image.Image, rng: np.random.Generator) -> Image.Image:
+    out = host.copy()
+    x = int(rng.integers(0, max(1, host.width - patch.width)))
+    y = int(rng.integers(0, max(1, host.height - patch.height)))
+    out.paste(patch, (x, y))
+    return out
+
+
+def _patch_size(img: Image.Image, rng: np.random.Generator) -> tuple[int, int]:
+    side = float(rng.uniform(0.18, 0.32))
+    return max(24, int(img.width * side)), max(24, int(img.height * side))
+
+
+def _derived(
+    name: str, base: Image.Image, donor: Image.Image
+) -> Iterator[tuple[str, int, str, Image.Image, int | None, tuple[int, ...] | None]]:
+    rng = _rng(name)
+    q = [int(v) for v in rng.integers(70, 96, size=6)]
+    yield "resaved", 0, "recirculated", *_jpeg(base, q[0])
+    f = float(rng.uniform(0.5, 0.9))
+    small = base.resize((max(64, int(base.width * f)), max(64, int(base.height * f))))
+    yield "resized", 0, "recirculated", *_jpeg(small, q[1])
+    dx, dy = (int(v) for v in rng.integers(1, 8, size=2))
+    yield "shifted", 0, "recirculated", *_jpeg(base.crop((dx, dy, base.width, base.height)), q[2])
+    pw, ph = _patch_size(base, rng)
+    px = int(rng.integers(0, max(1, donor.width - pw)))
+    py = int(rng.integers(0, max(1, donor.height - ph)))
+    patch = donor.crop((px, py, px + pw, py + ph))
+    if rng.random() < 0.5:
+        s = float(rng.uniform(0.7, 1.3))
+        patch = patch.resize((max(16, int(pw * s)), max(16, int(ph * s))), Image.Resampling.BICUBIC)
+    spliced = _paste(base, patch, rng)
+    yield "splice", 1, "spliced", *_jpeg(spliced, q[3])
+    cw, ch = _patch_size(base, rng)
+    cx = int(rng.integers(0, max(1, base.width - cw)))
+    cy = int(rng.integers(0, max(1, base.height - ch)))
+    yield (
+        "copymove",
+        1,
+        "copy-moved",
+        *_jpeg(_paste(base, base.crop((cx, cy, cx + cw, cy + ch)), rng), q[4]),
+    )
+    spliced_img, _, _ = _jpeg(spliced, q[3])
+    w, h = int(spliced_img.width * 0.8), int(spliced_img.height * 0.8)
+    yield "splice-recirculated", 1, "spliced", *_jpeg(spliced_img.resize((w, h)), 75)
+
+
+def corpus(data: Path, *, derived: bool = True) -> Iterator[CorpusImage]:
+    """Every image of the declared corpus (see the module docstring), in a fixed order."""
+    tampered, authentic = real_sources(data)
+    for path in tampered:
+        img, quality, q_luma = _decode(path.read_bytes())
+        yield CorpusImage(
+            path.name, path.name, 1, "casia", split_of(path.name), img, quality, q_luma
+        )
+    groups = _groups(authentic, data)
+    bases: dict[str, Image.Image] = {}
+    for path in authentic:
+        name = str(path.relative_to(data))
+        img, quality, q_luma = _decode(path.read_bytes())
+        group = groups[path]
+        yield CorpusImage(name, group, 0, "camera", split_of(group), img, quality, q_luma)
+        bases[name] = _base(img)
+    if not derived:
+        return
+    names = list(bases)
+    split = {n: split_of(groups[data / n]) for n in names}
+    for i, name in enumerate(names):
+        same = [n for n in names if split[n] == split[name] and n != name]
+        donor = bases[same[i % len(same)]] if same else bases[name].rotate(180)
+        for suffix, label, kind, img, quality, q_luma in _derived(name, bases[name], donor):
+            yield CorpusImage(
+                f"{name}#{suffix}",
+                groups[data / name],
+                label,
+                kind,
+                split[name],
+                img,
+                quality,
+                q_luma,
+            )

@@ -1,0 +1,231 @@
+"""A calibrated image-manipulation probability from the forensic signals (fitted, versioned).
+
+``forensic_features`` measures every forensic signal of one RGB image as a number (image level):
+
+====================  ==========================================================================
+``ela``               region score of the ELA map (``_forensic_maps``)
+``noise``             region score of the noise-residual map
+``ghost``             region score of the JPEG-ghost map
+``combined``          region score of the mean of the three maps
+``ghost_dip``         1 − the depth ratio of the global JPEG-ghost dip below the file's quality
+``dq_aligned``        aligned double-quantization periodicity (``_dq.aligned_dq``)
+``dq_region``         the most anomalous 3×3-block window of the aligned DQ posterior map minus
+                      its median, times ``dq_aligned`` (a region not following the period)
+``dq_nonaligned``     non-aligned double-quantization evidence (``_dq.nonaligned_dq``)
+``copy_move``         log(1 + RANSAC inliers) of SIFT self-matching (``_copymove``)
+``resampling``        log of the largest p-map spectral peak contrast (``_resampling``)
+``resampling_local``  log of that peak over the median window (a locally resized region)
+====================  ==========================================================================
+
+``ManipulationModel`` is a logistic regression over standardised features (Platt 1999: the
+logistic of a linear score *is* the calibration map, fitted by maximum likelihood),
+P(manipulated | x) = σ(b + Σ_j w_j (x_j − μ_j) / s_j). Its parameters, the decision threshold
+and the declared training split ship in ``data/forensic_model.json``, written by
+``scripts/fit_forensics.py`` (``make fit-forensics``); the file's version enters the media
+stage's fingerprint through ``signal_tools``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import Any, Final
+
+import cv2
+import numpy as np
+from PIL import Image
+
+from semv.config import ForensicsConfig
+from semv.perception import _copymove, _dq, _resampling
+from semv.perception import _forensic_maps as fm
+from semv.perception._jpeg import read_structure
+
+__all__ = [
+    "FEATURES",
+    "ManipulationModel",
+    "Signals",
+    "forensic_signals",
+    "jpeg_params",
+    "load_model",
+    "model_fingerprint",
+]
+
+FEATURES: Final = (
+    "ela",
+    "noise",
+    "ghost",
+    "combined",
+    "ghost_dip",
+    "dq_aligned",
+    "dq_region",
+    "dq_nonaligned",
+    "copy_move",
+    "resampling",
+    "resampling_local",
+)
+MODEL_FILE: Final = "data/forensic_model.json"
+
+
+@dataclass(frozen=True)
+class Signals:
+    """The feature values of one image plus the localisations the signals found."""
+
+    values: dict[str, float]
+    copy_move_source: tuple[int, int, int, int] | None = None
+    copy_move_target: tuple[int, int, int, int] | None = None
+    resampling_region: tuple[int, int, int, int] | None = None
+    dq_region_box: tuple[int, int, int, int] | None = None
+    dq_shift: tuple[int, int] = (0, 0)
+
+
+def jpeg_params(img: Image.Image) -> tuple[int | None, tuple[int, ...] | None]:
+    """(estimated quality, 64 luma quantization steps in natural order) of an opened JPEG,
+    (None, None) for any other format. Call before ``convert``."""
+    structure = read_structure(img)
+    if structure is None or 0 not in structure.tables:
+        return None, None
+    return structure.quality, structure.tables[0]
+
+
+def _ghost_dip(img: Image.Image, quality: int | None, cfg: ForensicsConfig) -> float:
+    """1 − the deepest local-minimum ratio of the global ghost curve below ``quality``."""
+    if quality is None:
+        return 0.0
+    qualities = tuple(q for q in sorted(cfg.ghost_qualities) if q < quality - 5)
+    if len(qualities) < 3:
+        return 0.0
+    curve = fm.ghost_curve(img, qualities)
+    best = 1.0
+    for i in range(1, len(curve) - 1):
+        best = min(best, curve[i] / max(min(curve[i - 1], curve[i + 1]), 1e-9))
+    return float(max(0.0, 1.0 - best))
+
+
+def _dq_region(posterior: Any, strength: float) -> tuple[float, tuple[int, int, int, int] | None]:
+    if posterior.size == 0:
+        return 0.0, None
+    k = max(1, min(3, posterior.shape[0], posterior.shape[1]))
+    smooth = cv2.blur(posterior.astype(np.float32), (k, k), borderType=cv2.BORDER_REPLICATE)
+    row, col = np.unravel_index(int(np.argmax(smooth)), smooth.shape)
+    contrast = float(smooth[row, col] - np.median(posterior))
+    box = (max(0, int(col) - k // 2) * 8, max(0, int(row) - k // 2) * 8, k * 8, k * 8)
+    return contrast * strength, box
+
+
+def forensic_signals(
+    img: Image.Image,
+    cfg: ForensicsConfig,
+    *,
+    quality: int | None = None,
+    q_luma: tuple[int, ...] | None = None,
+    region_scores: dict[str, float] | None = None,
+) -> Signals:
+    """Every forensic feature of an RGB image (see the module table). ``quality`` and ``q_luma``
+    come from the JPEG container (None for other formats); ``region_scores`` are the four map
+    region scores when the caller computed the maps already."""
+    if region_scores is None:
+        from semv.perception.forensics import compute_maps
+
+        maps = compute_maps(img, cfg).maps
+        region_scores = {name: maps[name].region_score for name in ("ela", "noise", "ghost")}
+        region_scores["combined"] = maps["combined"].region_score
+    dq = _dq.aligned_dq(img, q_luma)
+    dq_region, dq_box = _dq_region(dq.posterior, dq.strength)
+    na, shift = _dq.nonaligned_dq(img)
+    cm = _copymove.copy_move(img)
+    rs = _resampling.resampling(img)
+    values = {
+        "ela": region_scores["ela"],
+        "noise": region_scores["noise"],
+        "ghost": region_scores["ghost"],
+        "combined": region_scores["combined"],
+        "ghost_dip": _ghost_dip(img, quality, cfg),
+        "dq_aligned": dq.strength,
+        "dq_region": dq_region,
+        "dq_nonaligned": na,
+        "copy_move": math.log1p(cm.inliers),
+        "resampling": math.log(max(rs.peak, 1.0)),
+        "resampling_local": math.log(max(rs.contrast, 1.0)),
+    }
+    return Signals(
+        values={k: round(float(v), 6) for k, v in values.items()},
+        copy_move_source=cm.source,
+        copy_move_target=cm.target,
+        resampling_region=rs.region,
+        dq_region_box=dq_box,
+        dq_shift=shift,
+    )
+
+
+@dataclass(frozen=True)
+class ManipulationModel:
+    """Logistic regression over standardised features (Platt scaling of a linear score)."""
+
+    version: str
+    features: tuple[str, ...]
+    mean: tuple[float, ...]
+    scale: tuple[float, ...]
+    coef: tuple[float, ...]
+    intercept: float
+    threshold: float
+    meta: dict[str, Any]
+
+    def probability(self, values: dict[str, float]) -> float:
+        """P(manipulated | features) = σ(b + Σ w_j (x_j − μ_j) / s_j)."""
+        z = self.intercept + sum(
+            w * (values[f] - m) / s
+            for f, m, s, w in zip(self.features, self.mean, self.scale, self.coef, strict=True)
+        )
+        return 1.0 / (1.0 + math.exp(-max(min(z, 50.0), -50.0)))
+
+    def contributions(self, values: dict[str, float]) -> dict[str, float]:
+        """Each feature's term w_j (x_j − μ_j) / s_j of the linear score (for the report)."""
+        return {
+            f: round(w * (values[f] - m) / s, 4)
+            for f, m, s, w in zip(self.features, self.mean, self.scale, self.coef, strict=True)
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ManipulationModel:
+        feats = tuple(str(f) for f in data["features"])
+        unknown = set(feats) - set(FEATURES)
+        if unknown:
+            raise ValueError(f"forensic model names unknown features: {sorted(unknown)}")
+        return cls(
+            version=str(data["version"]),
+            features=feats,
+            mean=tuple(float(v) for v in data["mean"]),
+            scale=tuple(float(v) for v in data["scale"]),
+            coef=tuple(float(v) for v in data["coef"]),
+            intercept=float(data["intercept"]),
+            threshold=float(data["threshold"]),
+            meta={k: v for k, v in data.items() if k not in _PARAMS},
+        )
+
+
+_PARAMS: Final = frozenset(
+    {"version", "features", "mean", "scale", "coef", "intercept", "threshold"}
+)
+
+
+@lru_cache(maxsize=1)
+def load_model() -> ManipulationModel | None:
+    """The shipped model (``semv/perception/data/forensic_model.json``), or None if absent."""
+    ref = resources.files("semv.perception").joinpath(MODEL_FILE)
+    if not ref.is_file():
+        return None
+    return ManipulationModel.from_dict(json.loads(ref.read_text("utf-8")))
+
+
+def model_fingerprint() -> str:
+    """``forensic model v<version> <sha256[:12]>`` of the shipped file (or ``none``)."""
+    ref = resources.files("semv.perception").joinpath(MODEL_FILE)
+    if not ref.is_file():
+        return "forensic model none"
+    digest = hashlib.sha256(ref.read_bytes()).hexdigest()[:12]
+    model = load_model()
+    return f"forensic model v{model.version if model else '?'} {digest}"
