@@ -143,13 +143,34 @@ def competent_script(role: str, body: dict[str, Any], _n: int) -> Reply:
     return Reply(json.dumps(competent(role, body)))
 
 
+_TOKEN = re.compile(r"\w+|[^\w\s]")
+
+
+def scripted_tokens(text: str) -> int:
+    """The scripted server's tokenizer: a word or a punctuation mark is one token."""
+    return len(_TOKEN.findall(text))
+
+
 class ScriptedServer:
-    """``with ScriptedServer(script) as s: s.url`` → ``http://127.0.0.1:<port>/v1``."""
+    """``with ScriptedServer(script) as s: s.url`` → ``http://127.0.0.1:<port>/v1``.
+
+    ``tokenizer``: it also answers llama-cpp-python's ``POST /extras/tokenize/count`` (with
+    ``scripted_tokens``); ``n_ctx``: llama.cpp's ``GET /props`` states that context. Those
+    requests are listed in ``aux``, not in ``requests``."""
 
     def __init__(
-        self, script: Script = competent_script, *, latency: float = 0.0, log: Path | None = None
+        self,
+        script: Script = competent_script,
+        *,
+        latency: float = 0.0,
+        log: Path | None = None,
+        tokenizer: bool = False,
+        n_ctx: int | None = None,
     ) -> None:
         self.script = script
+        self.tokenizer = tokenizer
+        self.n_ctx = n_ctx
+        self.aux: list[str] = []
         self.latency = latency
         self.log = log  # one JSON line per answered request: role, start and end (epoch s)
         self.requests: list[dict[str, Any]] = []
@@ -178,7 +199,22 @@ class ScriptedServer:
             raw += message.get("body", b"")
             if not message.get("more_body"):
                 break
-        if scope["path"] != "/v1/chat/completions":
+        path = scope["path"]
+        if path == "/extras/tokenize/count" and self.tokenizer:
+            with self._lock:
+                self.aux.append(path)
+            count = scripted_tokens(str(json.loads(raw)["input"]))
+            await self._send(send, 200, json.dumps({"count": count}), {})
+            return
+        if path == "/props" and self.n_ctx is not None:
+            with self._lock:
+                self.aux.append(path)
+            body = {"default_generation_settings": {"n_ctx": self.n_ctx}}
+            await self._send(send, 200, json.dumps(body), {})
+            return
+        if path != "/v1/chat/completions":
+            with self._lock:
+                self.aux.append(path)
             await self._send(send, 404, json.dumps({"error": "not found"}), {})
             return
         body = json.loads(raw)

@@ -358,8 +358,12 @@ def test_cost_summary_and_table() -> None:
     assert published["calls"] is None and published["tokens"] == 175.0
     table = cost_table({"semv": s, "ReMMD-Agent (published)": published}, backend="offline")
     rows = [line for line in table.splitlines() if line.startswith("| ")]
-    assert rows[1] == "| semv | 2 | 3.0 | 90 | 3.00 | 5.0 | 2.0 | 10 | 4 |"
-    assert rows[2] == "| ReMMD-Agent (published) | 1 | – | 175 | 12.50 | 3.0 | – | 3 | – |"
+    # prompt and completion tokens apart; no configured price: –
+    assert rows[1] == "| semv | 2 | 3.0 | 90 | 75 | 15 | – | 3.00 | 5.0 | 2.0 | 10 | 4 |"
+    assert (
+        rows[2]
+        == "| ReMMD-Agent (published) | 1 | – | 175 | 150 | 25 | – | 12.50 | 3.0 | – | 3 | – |"
+    )
 
 
 def read_like_published() -> list[dict[str, Any]]:
@@ -457,7 +461,11 @@ def test_eval_remmd_runs_every_procedure_and_writes_the_comparison(
     cost = (out / "cost.md").read_text("utf-8")
     assert "| semv | 2 | 0.0 | 0 |" in cost and "| toy | 2 | 0.0 | 0 |" in cost
     # the published runs' own cost row (tokens 100+20+50+5 per sample, 12.5 s, 3 queries)
-    assert "| ReMMD-Agent (published run files) | 2 | – | 175 | 12.50 | 3.0 | – | 6 | – |" in cost
+    published = (
+        "| ReMMD-Agent (published run files) | 2 | – | 175 | 150 | 25 | – | 12.50 | 3.0 | – | "
+        "6 | – |"
+    )
+    assert published in cost
     assert "## Cost per procedure" in stdout
     # resumable: a second call with --resume runs nothing new and scores the same
     code, _, stderr = semv(*args, "--resume", "--data-dir", str(tmp_path / "store"))

@@ -46,6 +46,7 @@ __all__ = [
     "LlmRoleConfig",
     "MediaConfig",
     "MemoryConfig",
+    "ModelPrice",
     "OfflineAgentConfig",
     "RelationsConfig",
     "RetrievalConfig",
@@ -555,6 +556,14 @@ class LlmRoleConfig(_Section):
     max_tokens: int | None = Field(None, ge=1)
 
 
+class ModelPrice(_Section):
+    """What a model costs per million tokens (``llm.prices.<model>``), for the cost columns
+    of ``semv eval`` and the report; not part of the backend's identity."""
+
+    prompt_per_mtok: float = Field(0.0, ge=0.0, description="Price of 1M prompt tokens.")
+    completion_per_mtok: float = Field(0.0, ge=0.0, description="Price of 1M completion tokens.")
+
+
 class LlmConfig(_Section):
     """The LLM backend (``--backend llm``): one OpenAI-compatible backbone for every agent role.
 
@@ -587,7 +596,49 @@ class LlmConfig(_Section):
     batch_argue: bool = Field(
         False, description="Proponent and opponent in one call (default: two concurrent calls)."
     )
-    evidence_chars: int = Field(1200, ge=100, description="Characters of each evidence item.")
+    evidence_chars: int = Field(
+        600,
+        ge=100,
+        description="Excerpt budget of a long evidence text in a prompt, in characters (whole "
+        "sentences, the part that best matches the subclaim; its offsets are shown).",
+    )
+    excerpt_min_chars: int = Field(
+        200,
+        ge=50,
+        description="The excerpt budget a prompt that does not fit shrinks its texts to first.",
+    )
+    evidence_per_role: int = Field(
+        6,
+        ge=1,
+        description="Evidence items in one role's prompt: the subclaim dimension's fitting "
+        "sources, in rank order, top k.",
+    )
+    context_tokens: int | None = Field(
+        None,
+        ge=256,
+        description="The model's context length when the server does not state it (llama.cpp "
+        "/props, vLLM /v1/models); none: only the per-call budget bounds a prompt.",
+    )
+    call_prompt_tokens: int | None = Field(
+        None, ge=64, description="Most prompt tokens in one request (none: the context's room)."
+    )
+    case_prompt_tokens: int | None = Field(
+        None,
+        ge=64,
+        description="Most prompt tokens one case may send (none: unbounded); a request that "
+        "would exceed it is not sent and the role falls back.",
+    )
+    chars_per_token: float = Field(
+        3.0,
+        gt=0.0,
+        description="The token estimate (UTF-8 bytes / this, plus 4 per message) when the "
+        "server exposes no tokenizer.",
+    )
+    prices: dict[str, ModelPrice] = Field(
+        default_factory=dict,
+        description="Per model name: price per million prompt and completion tokens.",
+    )
+    currency: str = Field("USD", description="The currency of ``prices``.")
     max_arguments: int = Field(4, ge=1, description="Arguments per side and subclaim.")
     escalate_model: str | None = Field(
         None,

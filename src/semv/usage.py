@@ -23,7 +23,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from semv.model import RoleUsage, UncertaintyItem, Usage
+from semv.model import PromptTrim, RoleUsage, UncertaintyItem, Usage
 
 __all__ = [
     "CallRecord",
@@ -62,6 +62,7 @@ class CallRecord:
     cached: bool = False
     ok: bool = True
     queued: float = 0.0  # seconds behind the client's concurrency limit before ``start``
+    cost: float | None = None  # price of its tokens (``llm.prices``); None: no price known
 
 
 @dataclass
@@ -73,6 +74,11 @@ class Ledger:
     fallbacks: dict[str, int] = field(default_factory=dict)
     node_seconds: dict[str, float] = field(default_factory=dict)
     """Time inside each executed node's stage function (``bind_node``), queueing excluded."""
+    trims: list[PromptTrim] = field(default_factory=list)
+    """What the prompts left out (``PromptTrim``), in the order they were sent."""
+    reserved_tokens: int = 0
+    """Prompt tokens counted before sending (the per-case budget is checked against it)."""
+    currency: str | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _ids: Iterator[int] = field(default_factory=itertools.count)
 
@@ -89,6 +95,20 @@ class Ledger:
         with self._lock:
             if item not in self.notes:
                 self.notes.append(item)
+
+    def trim(self, item: PromptTrim) -> None:
+        with self._lock:
+            if item not in self.trims:
+                self.trims.append(item)
+
+    def reserve(self, tokens: int, budget: int | None) -> bool:
+        """Count ``tokens`` against the case's prompt budget before a request is sent; False
+        (nothing counted) when they would exceed ``budget``."""
+        with self._lock:
+            if budget is not None and self.reserved_tokens + tokens > budget:
+                return False
+            self.reserved_tokens += tokens
+            return True
 
     def fallback(self, role: str) -> None:
         with self._lock:
@@ -109,6 +129,7 @@ class Ledger:
                 retries=cur.retries + rec.retries,
                 failures=cur.failures + (0 if rec.ok else 1),
                 fallbacks=cur.fallbacks,
+                cost=_add(cur.cost, rec.cost),
             )
         return dict(sorted(out.items()))
 
@@ -159,6 +180,7 @@ class Ledger:
         )
         model_only = critical_path(dependencies, {k: model.get(k, 0.0) for k in dependencies})
         roles = self.roles()
+        cost = _total(r.cost for r in roles.values())
         return Usage(
             backend=backend,
             calls=sum(r.calls for r in roles.values()),
@@ -170,7 +192,21 @@ class Ledger:
             critical_path_s=round(total, 6),
             model_critical_path_s=round(model_only, 6),
             roles=roles,
+            cost=cost,
+            currency=self.currency if cost is not None else None,
+            left_out=tuple(self.trims),
         )
+
+
+def _add(total: float | None, cost: float | None) -> float | None:
+    if cost is None:
+        return total
+    return round((total or 0.0) + cost, 9)
+
+
+def _total(costs: Iterator[float | None]) -> float | None:
+    known = [c for c in costs if c is not None]
+    return round(sum(known), 9) if known else None
 
 
 def critical_path(dependencies: Mapping[str, Sequence[str]], weight: Mapping[str, float]) -> float:

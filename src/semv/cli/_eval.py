@@ -28,7 +28,7 @@ from semv.cli._contest import eval_ctr
 from semv.cli._retrieval import eval_retrieval
 from semv.config import Settings, load_settings
 from semv.errors import SemvError
-from semv.eval._cost import cost_summary, cost_table
+from semv.eval._cost import cost_summary, cost_table, role_table
 from semv.eval._harness import EvalPlan, finalize, load_plan_cases, open_results, run_plan
 from semv.eval._predictions import (
     RESULTS_FILE,
@@ -472,7 +472,7 @@ def _evaluate_procedures(
     if task.name == "remmd":
         title = f"{plan.adapter} {plan.path.name}" + (" (text-only)" if plan.text_only else "")
         parts.append(comparison_table(metrics, settings.remmd_eval, title=title, backend=backend))
-    parts.append(cost_table(costs, backend=backend))
+    parts.append(cost_table(costs, backend=backend) + role_table(costs))
     markdown = "\n".join(parts)
     if task.name == "remmd":
         (target / "comparison.md").write_text(parts[0], encoding="utf-8")

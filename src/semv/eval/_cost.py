@@ -15,8 +15,13 @@ Per case (one ``cost`` object in each ``results.jsonl`` line, ``case_cost``):
   one look-up per ``retrieve:k`` node plus every external query it sent, and the evidence
   items ranked for two or more subclaims (``validate:k``).
 
+- ``roles`` (runs with a ledger only): per role, ``[prompt tokens, completion tokens]``;
+- ``price``: the price of the case's tokens from ``llm.prices`` (issue 20; None when a model's
+  price is not configured; absent for a run without a ledger).
+
 ``cost_summary`` aggregates the lines of one procedure; ``cost_table`` renders the
-comparison (means per case, totals of retrievals) as Markdown.
+comparison (means per case, totals of retrievals) as Markdown, and ``role_table`` the tokens
+in/out per role and case.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ __all__ = [
     "cost_summary",
     "cost_table",
     "retrieval_counts",
+    "role_table",
 ]
 
 COST_FIELDS: Final = (
@@ -81,7 +87,7 @@ def case_cost(result: Result, nodes: Mapping[str, NodeOutcome], seconds: float) 
     """The ``cost`` object of one committed run (``seconds``: the harness's clock)."""
     usage = result.usage
     retrievals, reused = retrieval_counts(nodes)
-    return {
+    cost: dict[str, Any] = {
         "calls": usage.calls if usage else 0,
         "cached": usage.cached if usage else 0,
         "prompt_tokens": usage.prompt_tokens if usage else 0,
@@ -90,6 +96,13 @@ def case_cost(result: Result, nodes: Mapping[str, NodeOutcome], seconds: float) 
         "retrievals": retrievals,
         "retrievals_reused": reused,
     }
+    if usage is not None:
+        cost["roles"] = {
+            role: [r.prompt_tokens, r.completion_tokens] for role, r in usage.roles.items()
+        }
+        cost["price"] = usage.cost
+        cost["currency"] = usage.currency
+    return cost
 
 
 def cost_summary(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
@@ -112,10 +125,23 @@ def cost_summary(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     retrievals = total("retrievals")
     reused = total("retrievals_reused")
     wall = total("wall_s")
+    priced = [c.get("price") for c in costs]
+    roles: dict[str, list[float]] = {}
+    for c in costs:
+        for role, (tokens_in, tokens_out) in (c.get("roles") or {}).items():
+            acc = roles.setdefault(role, [0.0, 0.0])
+            acc[0] += tokens_in / n
+            acc[1] += tokens_out / n
+    currencies = {c.get("currency") for c in costs if c.get("currency")}
     return {
         "cases": n,
         "calls": mean(total("calls")),
         "tokens": mean(total("prompt_tokens", "completion_tokens")),
+        "prompt_tokens": mean(total("prompt_tokens")),
+        "completion_tokens": mean(total("completion_tokens")),
+        "price": None if any(p is None for p in priced) else mean(sum(priced)),
+        "currency": currencies.pop() if len(currencies) == 1 else None,
+        "roles": dict(sorted(roles.items())),
         "wall_s": mean(wall),
         "wall_total_s": wall,
         "retrievals": mean(retrievals),
@@ -135,21 +161,27 @@ def cost_table(rows: Mapping[str, Mapping[str, Any]], *, backend: str) -> str:
     lines = [
         f"## Cost per procedure ({backend} backend; ReMMD Table 6 layout)",
         "",
-        "| Procedure | Cases | Calls/case↓ | Tokens/case↓ | Wall s/case↓ | Retrievals/case | "
+        "| Procedure | Cases | Calls/case↓ | Tokens/case↓ | Prompt tok./case | "
+        "Completion tok./case | Price/case↓ | Wall s/case↓ | Retrievals/case | "
         "Reused/case | Retrievals (total) | Reused (total) |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for name, s in rows.items():
+        price = _num(s.get("price"), 4)
+        if s.get("price") is not None and s.get("currency"):
+            price += f" {s['currency']}"
         lines.append(
             f"| {name} | {s.get('cases', 0)} | {_num(s.get('calls'), 1)} | "
-            f"{_num(s.get('tokens'), 0)} | {_num(s.get('wall_s'), 2)} | "
+            f"{_num(s.get('tokens'), 0)} | {_num(s.get('prompt_tokens'), 0)} | "
+            f"{_num(s.get('completion_tokens'), 0)} | {price} | {_num(s.get('wall_s'), 2)} | "
             f"{_num(s.get('retrievals'), 1)} | {_num(s.get('retrievals_reused'), 1)} | "
             f"{_num(s.get('retrievals_total'), 0)} | {_num(s.get('retrievals_reused_total'), 0)} |"
         )
     lines += [
         "",
         "Calls and tokens: model requests answered and their prompt + completion tokens (the "
-        "offline backend makes none). Wall: seconds per case on this machine. The published "
+        "offline backend makes none). Price: the tokens at `llm.prices` of each model (– when "
+        "a model has no configured price). Wall: seconds per case on this machine. The published "
         "run files' row is the authors' own run (their timings on their GPUs; tokens of the "
         "atomic parse and judge only, a lower bound; retrievals = their atom queries). "
         "Retrievals: "
@@ -158,3 +190,20 @@ def cost_table(rows: Mapping[str, Mapping[str, Any]], *, backend: str) -> str:
         "subclaims or atomic points.",
     ]
     return "\n".join(lines) + "\n"
+
+
+def role_table(rows: Mapping[str, Mapping[str, Any]]) -> str:
+    """Tokens in/out per role and case (means over the cases of each procedure); '' when no
+    procedure made a model call."""
+    lines = [
+        "## Tokens per role (mean per case)",
+        "",
+        "| Procedure | Role | Prompt tok./case | Completion tok./case |",
+        "|---|---|---|---|",
+    ]
+    body = [
+        f"| {name} | {role} | {_num(tokens_in, 0)} | {_num(tokens_out, 0)} |"
+        for name, s in rows.items()
+        for role, (tokens_in, tokens_out) in (s.get("roles") or {}).items()
+    ]
+    return "\n".join([*lines, *body]) + "\n" if body else ""

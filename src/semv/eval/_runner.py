@@ -135,10 +135,16 @@ def binary_report(outcomes: list[CaseOutcome], *, positive: str, bins: int = 10)
     return EvalReport(metrics=metrics, outcomes=outcomes)
 
 
-def cost_columns(usages: list[Usage]) -> dict[str, float]:
-    """The paper's Wall / Tok. / Calls columns: means per case (seconds, tokens, requests)."""
+def cost_columns(usages: list[Usage]) -> dict[str, Any]:
+    """The paper's Wall / Tok. / Calls columns: means per case (seconds, tokens, requests),
+    prompt and completion tokens apart, and the price per case when every case has one
+    (``llm.prices``)."""
     n = len(usages)
+    prices = [u.cost for u in usages]
     return {
+        "prompt_tokens": sum(u.prompt_tokens for u in usages) / n,
+        "completion_tokens": sum(u.completion_tokens for u in usages) / n,
+        "price": None if any(p is None for p in prices) else sum(p or 0.0 for p in prices) / n,
         "cases": n,
         "wall_s": sum(u.wall_s for u in usages) / n,
         "critical_path_s": sum(u.critical_path_s for u in usages) / n,

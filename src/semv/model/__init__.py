@@ -104,7 +104,7 @@ from semv.model._result import (
     result_evidence,
     result_uncertainty,
 )
-from semv.model._usage import RoleUsage, Usage
+from semv.model._usage import PromptTrim, RoleUsage, Usage
 
 __all__ = [
     "CONTEXT_DIMENSIONS",
@@ -164,6 +164,7 @@ __all__ = [
     "Origin",
     "PlaceFact",
     "ProducerKind",
+    "PromptTrim",
     "Provenance",
     "Qbaf",
     "QbafEdge",

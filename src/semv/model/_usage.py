@@ -20,6 +20,22 @@ class RoleUsage(Frozen):
         description="Role invocations answered by the fallback (unusable after one repair, "
         "or no answer).",
     )
+    cost: float | None = Field(
+        None, description="Price of the role's tokens (``llm.prices``); None: no price known."
+    )
+
+
+class PromptTrim(Frozen):
+    """What one role's prompt left out of the evidence it could have shown (issue 20): items
+    beyond the top k or dropped to fit the token budget, and texts shown as excerpts."""
+
+    role: str
+    subject: str = Field(description="The subclaim (or case) the prompt was about.")
+    reason: str = Field(description="Why: top-k, the budget it had to fit, or excerpts only.")
+    dropped: tuple[str, ...] = Field((), description="Evidence ids not shown.")
+    excerpts: tuple[str, ...] = Field(
+        (), description="Texts shown in part: 'ev:x chars 120-480 of 2300'."
+    )
 
 
 class Usage(Frozen):
@@ -38,3 +54,10 @@ class Usage(Frozen):
     )
     model_critical_path_s: float = Field(description="The model-call share of that path.")
     roles: dict[str, RoleUsage]
+    cost: float | None = Field(
+        None, description="Price of the case's tokens (Σ roles with a known price)."
+    )
+    currency: str | None = None
+    left_out: tuple[PromptTrim, ...] = Field(
+        (), description="What the prompts left out of the evidence, per role and subject."
+    )

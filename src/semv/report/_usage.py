@@ -1,5 +1,6 @@
-"""The model-usage section of a report: calls, tokens, latency and retries per role, and the
-measured wall time beside the critical path.
+"""The model-usage section of a report: calls, tokens, latency, retries, fallbacks and price per
+role, the measured wall time beside the critical path, and what the prompts left out of the
+evidence (issue 20: items beyond the top k or dropped to fit the token budget, excerpts).
 
 Usage is measured, not derived from node values, so it is added to the written report files
 after the (content-addressed) ``render`` node, never to the node itself.
@@ -27,6 +28,7 @@ def _rows(usage: Usage) -> list[tuple[str, ...]]:
             str(r.retries),
             str(r.failures),
             str(r.fallbacks),
+            _price(r.cost),
         )
         for role, r in usage.roles.items()
     ]
@@ -41,9 +43,14 @@ def _rows(usage: Usage) -> list[tuple[str, ...]]:
             str(usage.retries),
             str(sum(r.failures for r in usage.roles.values())),
             str(sum(r.fallbacks for r in usage.roles.values())),
+            _price(usage.cost),
         )
     )
     return rows
+
+
+def _price(cost: float | None) -> str:
+    return "–" if cost is None else f"{cost:.4f}"
 
 
 _HEAD = (
@@ -55,6 +62,8 @@ _HEAD = (
     "latency s",
     "retries",
     "failures",
+    "fallbacks",
+    "price",
 )
 
 
@@ -67,10 +76,40 @@ def _timing(usage: Usage) -> str:
     )
 
 
+def _cost_line(usage: Usage) -> str:
+    price = (
+        "no price configured for the model (`llm.prices`)"
+        if usage.cost is None
+        else f"price {usage.cost:.4f} {usage.currency or ''}".rstrip()
+    )
+    return (
+        f"This case: {usage.prompt_tokens} prompt + {usage.completion_tokens} completion "
+        f"tokens, {price}."
+    )
+
+
+def _left_out(usage: Usage) -> list[str]:
+    """One line per role prompt that left evidence out or showed a text in part."""
+    lines = []
+    for t in usage.left_out:
+        parts = [f"{t.role} on {t.subject} ({t.reason})"]
+        if t.dropped:
+            parts.append("not shown: " + ", ".join(t.dropped))
+        if t.excerpts:
+            parts.append("excerpts: " + "; ".join(t.excerpts))
+        lines.append(" — ".join(parts))
+    return lines
+
+
 def usage_markdown(usage: Usage) -> str:
-    lines = ["## Model usage", "", _timing(usage), "", "| " + " | ".join(_HEAD) + " |"]
+    lines = ["## Model usage", "", _timing(usage), "", _cost_line(usage), ""]
+    lines.append("| " + " | ".join(_HEAD) + " |")
     lines.append("|" + "---|" * len(_HEAD))
     lines += ["| " + " | ".join(row) + " |" for row in _rows(usage)]
+    left = _left_out(usage)
+    if left:
+        lines += ["", "### Left out of the prompts", ""]
+        lines += [f"- {line}" for line in left]
     return "\n".join(lines) + "\n"
 
 
@@ -80,9 +119,13 @@ def _usage_html(usage: Usage) -> str:
         "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>"
         for row in _rows(usage)
     )
+    left = "".join(f"<li>{html.escape(line)}</li>" for line in _left_out(usage))
+    left_out = f"<h3>Left out of the prompts</h3><ul>{left}</ul>" if left else ""
     return (
         f'<section id="model-usage"><h2>Model usage</h2><p>{html.escape(_timing(usage))}</p>'
-        f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></section>\n"
+        f"<p>{html.escape(_cost_line(usage))}</p>"
+        f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{left_out}"
+        "</section>\n"
     )
 
 

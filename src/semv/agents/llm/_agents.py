@@ -21,7 +21,7 @@ import mimetypes
 import os
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -43,6 +43,7 @@ from semv.agents._protocol import (
     VerifyInput,
     VerifyOutput,
 )
+from semv.agents.llm._budget import EvidencePrompt, TokenBudget, Variant
 from semv.agents.llm._cache import ResponseCache, request_key
 from semv.agents.llm._client import ChatRequest, LlmClient, LlmUnavailable
 from semv.agents.llm._contracts import (
@@ -52,7 +53,14 @@ from semv.agents.llm._contracts import (
     ReflectInput,
     ReflectOutput,
 )
-from semv.agents.llm._prompts import prompt_version, prompts_digest, render, system_prompt
+from semv.agents.llm._evidence import prompt_item, select_for_dimension
+from semv.agents.llm._prompts import (
+    bounded_schema,
+    prompt_version,
+    prompts_digest,
+    render,
+    system_prompt,
+)
 from semv.agents.llm._schemas import (
     ArgueAnswer,
     ArgumentAnswer,
@@ -171,6 +179,7 @@ class LlmAgents:
             concurrency=cfg.concurrency,
             response_format=cfg.response_format,
         )
+        self.budget = TokenBudget(cfg, self.client)
         self.ledger = Ledger()  # every call of this backend's life (a run's goes to its own too)
         self._warned: set[str] = set()  # fallback reasons already warned about
 
@@ -183,7 +192,16 @@ class LlmAgents:
         cfg = self.config
         shaping = cfg.model_dump(
             mode="json",
-            exclude={"url", "api_key_env", "timeout_s", "retries", "backoff_s", "backoff_max_s"},
+            exclude={
+                "url",
+                "api_key_env",
+                "timeout_s",
+                "retries",
+                "backoff_s",
+                "backoff_max_s",
+                "prices",
+                "currency",
+            },
         )
         shaping.pop("concurrency", None)
         return (
@@ -256,6 +274,56 @@ class LlmAgents:
         ledger = current_ledger.get()
         return (ledger or self.ledger).new_invocation()
 
+    def _key(
+        self, target: _Target, prompt: str, version: str | None, messages: list[dict[str, Any]],
+        answer: type[BaseModel],
+    ) -> tuple[ChatRequest, str]:  # fmt: skip
+        request = ChatRequest(
+            url=target.url,
+            model=target.model,
+            messages=messages,
+            temperature=target.temperature,
+            max_tokens=target.max_tokens,
+            seed=self.config.seed,
+            schema_name=answer.__name__,
+            schema=bounded_schema(answer.model_json_schema(), self._list_bounds(answer)),
+        )
+        key = request_key(
+            model=target.model,
+            prompt_version=version or prompt_version(prompt),
+            messages=messages,
+            params=request.params(),
+        )
+        return request, key
+
+    def _list_bounds(self, answer: type[BaseModel]) -> dict[str, int]:
+        """``maxItems`` of the answer's lists in the schema sent to the server: a grammar-
+        constrained small model cannot loop on a list past what the backend keeps anyway."""
+        n = self.config.max_arguments
+        return {
+            "arguments": 2 * n if answer is BatchedArgueAnswer else n,
+            "subclaims": len(Dimension),
+            "evidence": 4,
+            "key_facts": 4,
+            "queries": 4,
+            "questions": 4,
+            "checks": 4,
+            "source_types": 4,
+            "visible_text": 8,
+            "objects": 8,
+        }
+
+    def _cost(self, model: str, prompt_tokens: int, completion_tokens: int) -> float | None:
+        price = self.config.prices.get(model)
+        if price is None:
+            return None
+        ledger = current_ledger.get()
+        if ledger is not None:
+            ledger.currency = self.config.currency
+        return (
+            prompt_tokens * price.prompt_per_mtok + completion_tokens * price.completion_per_mtok
+        ) / 1e6
+
     async def _complete(
         self,
         *,
@@ -267,25 +335,12 @@ class LlmAgents:
         invocation: int,
         task: str,
         version: str | None = None,
+        tokens: int | None = None,
     ) -> tuple[str | None, str | None]:
-        """One request (cache → server). Returns (content, problem)."""
+        """One request (cache → server). Returns (content, problem). ``tokens``: the prompt's
+        counted tokens, checked against the case's budget before anything is sent."""
         target = self._target(config_role)
-        request = ChatRequest(
-            url=target.url,
-            model=target.model,
-            messages=messages,
-            temperature=target.temperature,
-            max_tokens=target.max_tokens,
-            seed=self.config.seed,
-            schema_name=answer.__name__,
-            schema=answer.model_json_schema(),
-        )
-        key = request_key(
-            model=target.model,
-            prompt_version=version or prompt_version(prompt),
-            messages=messages,
-            params=request.params(),
-        )
+        request, key = self._key(target, prompt, version, messages, answer)
         node = current_node.get()
         start = time.perf_counter()
         if self.cache is not None:
@@ -304,6 +359,16 @@ class LlmAgents:
                     f"--replay: no cached answer for role {role} of model {target.model} "
                     f"(node {node or '?'}); run once without --replay first"
                 )
+        budget = self.config.case_prompt_tokens
+        ledger = current_ledger.get() or self.ledger
+        if tokens is not None and not ledger.reserve(tokens, budget):
+            problem = (
+                f"case prompt budget exhausted: {ledger.reserved_tokens} of "
+                f"llm.case_prompt_tokens {budget} spent, this request needs {tokens}"
+            )
+            if self.cache is not None:
+                await asyncio.to_thread(self.cache.put_failure, key, role, problem)
+            return None, problem
         try:
             reply = await self.client.chat(request)
         except LlmUnavailable as exc:
@@ -336,11 +401,82 @@ class LlmAgents:
                 prompt_tokens=reply.prompt_tokens,
                 completion_tokens=reply.completion_tokens,
                 retries=reply.retries,
+                cost=self._cost(target.model, reply.prompt_tokens, reply.completion_tokens),
             )
         )
         if self.cache is not None:
             await asyncio.to_thread(self.cache.put, key, role, reply.content)
         return reply.content, None
+
+    async def _fit(
+        self,
+        *,
+        role: str,
+        target: _Target,
+        prompt: str,
+        version: str | None,
+        answer: type[BaseModel],
+        system: dict[str, Any],
+        user: str | list[dict[str, Any]] | EvidencePrompt,
+    ) -> tuple[list[dict[str, Any]] | None, int | None, str | None]:
+        """The first messages that fit the request's token limit (an ``EvidencePrompt`` is
+        shrunk in its declared order), their counted tokens (None: not counted, no limit
+        applies), or the problem when nothing fits. Under ``--replay`` no server is asked: the
+        first shrink step whose answer is cached is the one that was sent."""
+        if not isinstance(user, EvidencePrompt):
+            variants: list[tuple[Any, Variant | None]] = [(user, None)]
+        else:
+            variants = [(v.user, v) for v in user.variants()]
+        if self.replay:
+            for text, variant in variants:
+                messages = [system, {"role": "user", "content": text}]
+                _request, key = self._key(target, prompt, version, messages, answer)
+                assert self.cache is not None
+                if await asyncio.to_thread(self.cache.has, key):
+                    self._left_out(role, user, variant)
+                    return messages, None, None
+            return [system, {"role": "user", "content": variants[0][0]}], None, None
+        limit, source = await self.budget.call_limit(target.url, target.model, target.max_tokens)
+        if limit is None and self.config.case_prompt_tokens is None:
+            self._left_out(role, user, variants[0][1])
+            return [system, {"role": "user", "content": variants[0][0]}], None, None
+        tokens = 0
+        for text, variant in variants:
+            messages = [system, {"role": "user", "content": text}]
+            tokens = await self.budget.count(target.url, target.model, messages)
+            if limit is None or tokens <= limit:
+                self._left_out(role, user, variant)
+                return messages, tokens, None
+        problem = (
+            f"prompt over budget: {tokens} tokens after {len(variants) - 1} shrink steps, "
+            f"limit {limit} ({source})"
+        )
+        first = [system, {"role": "user", "content": variants[0][0]}]
+        await self._refuse(role, target, prompt, version, first, answer, problem)
+        return None, None, problem
+
+    async def _refuse(
+        self, role: str, target: _Target, prompt: str, version: str | None,
+        messages: list[dict[str, Any]], answer: type[BaseModel], problem: str,
+    ) -> None:  # fmt: skip
+        """A request the budget kept from being sent is remembered as a failure, so that
+        ``--replay`` falls back the same way."""
+        if self.cache is not None:
+            _request, key = self._key(target, prompt, version, messages, answer)
+            await asyncio.to_thread(self.cache.put_failure, key, role, problem)
+
+    def _left_out(
+        self, role: str, user: str | list[dict[str, Any]] | EvidencePrompt, variant: Variant | None
+    ) -> None:
+        if variant is None or not isinstance(user, EvidencePrompt):
+            return
+        trim = variant.trim(role, user.subject, user.beyond_k)
+        if trim is None:
+            return
+        self.ledger.trim(trim)
+        ledger = current_ledger.get()
+        if ledger is not None:
+            ledger.trim(trim)
 
     async def _ask(
         self,
@@ -348,19 +484,29 @@ class LlmAgents:
         role: str,
         prompt: str,
         answer: type[_A],
-        user: str | list[dict[str, Any]],
+        user: str | list[dict[str, Any]] | EvidencePrompt,
         invocation: int,
         task: str | None = None,
         config_role: str | None = None,
         duty: str | None = None,
         version: str | None = None,
     ) -> tuple[_A | None, str | None]:
-        """Ask, validate, repair once. Returns (answer, None) or (None, why it is unusable)."""
-        messages: list[dict[str, Any]] = [
-            {"role": "system", "content": system_prompt(role, duty or _DUTIES[role], answer)},
-            {"role": "user", "content": user},
-        ]
-        problem: str | None = None
+        """Fit the prompt to its budget, ask, validate, repair once. Returns (answer, None) or
+        (None, why it is unusable)."""
+        target = self._target(config_role or role)
+        system = {"role": "system", "content": system_prompt(role, duty or _DUTIES[role], answer)}
+        messages, tokens, problem = await self._fit(
+            role=role,
+            target=target,
+            prompt=prompt,
+            version=version,
+            answer=answer,
+            system=system,
+            user=user,
+        )
+        if messages is None:
+            self._fallback_counted(role)
+            return None, problem
         for attempt in range(2):
             content, problem = await self._complete(
                 role=role,
@@ -371,6 +517,7 @@ class LlmAgents:
                 invocation=invocation,
                 task=task or role,
                 version=version,
+                tokens=tokens,
             )
             if content is None:
                 self._fallback_counted(role)
@@ -389,6 +536,15 @@ class LlmAgents:
                         "the corrected JSON object matching the schema.",
                     },
                 ]
+                if tokens is not None:
+                    tokens = await self.budget.count(target.url, target.model, messages)
+                    limit, source = await self.budget.call_limit(
+                        target.url, target.model, target.max_tokens
+                    )
+                    if limit is not None and tokens > limit:
+                        problem = f"{problem}; the repair prompt ({tokens} tokens) is over {source}"
+                        await self._refuse(role, target, prompt, version, messages, answer, problem)
+                        break
         self._fallback_counted(role)
         return None, f"unusable answer after one repair: {problem}"
 
@@ -413,24 +569,35 @@ class LlmAgents:
         """The evidence as the prompts show it: id and a bounded, headed text."""
         return self._evidence_block(evidence)
 
-    def _evidence_block(self, evidence: Sequence[Evidence]) -> list[dict[str, str]]:
-        limit = self.config.evidence_chars
-        out = []
-        for ev in evidence:
-            head = f"[{ev.source_type.value}; {ev.modality.value}; source {ev.source}"
-            head += f"; reliability {ev.reliability:.2f}"
-            if ev.published:
-                head += f"; published {ev.published}"
-            head += "]"
-            body = ev.content
-            if ev.title:
-                body = f"{ev.title}. {body}"
-            if ev.observation is not None:
-                flat = ev.observation.scalars()
-                if flat:
-                    body += " " + json.dumps(flat, ensure_ascii=False, default=str)
-            out.append({"id": ev.id, "text": f"{head} {body}"[:limit]})
-        return out
+    def _evidence_block(
+        self, evidence: Sequence[Evidence], query: str = ""
+    ) -> list[dict[str, str]]:
+        """Each item headed and bounded: a measurement as its typed line, a text as an
+        excerpt of ``llm.evidence_chars`` (offsets shown)."""
+        chars = self.config.evidence_chars
+        return [prompt_item(ev, chars, query).as_dict() for ev in evidence]
+
+    def _evidence_prompt(
+        self,
+        render_with: Callable[[list[dict[str, str]]], str],
+        evidence: Sequence[Evidence],
+        *,
+        subject: str,
+        query: str,
+        pinned: frozenset[str] = frozenset(),
+        beyond_k: Sequence[Evidence] = (),
+    ) -> EvidencePrompt:
+        cfg = self.config
+        return EvidencePrompt(
+            render=render_with,
+            evidence=tuple(evidence),
+            chars=cfg.evidence_chars,
+            min_chars=min(cfg.excerpt_min_chars, cfg.evidence_chars),
+            query=query,
+            subject=subject,
+            pinned=pinned,
+            beyond_k=tuple(e.id for e in beyond_k),
+        )
 
     @staticmethod
     def _fallback_note(subject: str, role: str, problem: str, stage: Stage) -> UncertaintyItem:
@@ -453,12 +620,19 @@ class LlmAgents:
             for k, v in (("date", case.context.date), ("location", case.context.location))
             if v
         )
-        user = render(
-            "decompose",
-            dimensions=[d.value for d in Dimension],
-            claim=case.claim,
-            context=context,
-            evidence=self._evidence_block(request.evidence),
+        k = self.config.evidence_per_role
+        user = self._evidence_prompt(
+            lambda items: render(
+                "decompose",
+                dimensions=[d.value for d in Dimension],
+                claim=case.claim,
+                context=context,
+                evidence=items,
+            ),
+            request.evidence[:k],
+            subject=case.id,
+            query=case.claim,
+            beyond_k=request.evidence[k:],
         )
         # the extractors (CPU) run in a thread while the model answers
         (answer, problem), base = await asyncio.gather(
@@ -532,16 +706,27 @@ class LlmAgents:
         """Proponent and opponent as two concurrent calls (``batch_argue``: one call). A side
         whose answer is unusable is argued by the offline rules instead."""
         sub = request.subclaim
-        evidence = self._evidence_block(request.evidence)
+        shown, beyond = select_for_dimension(
+            request.evidence, sub.dimension, self.config.evidence_per_role
+        )
         common: dict[str, Any] = {
             "dimension": sub.dimension.value,
             "subclaim_id": sub.id,
             "statement": sub.statement,
             "claim": request.case.claim,
-            "evidence": evidence,
             "max_arguments": self.config.max_arguments,
-            "example_id": request.evidence[0].id if request.evidence else "ev:1",
+            "example_id": shown[0].id if shown else "ev:1",
         }
+
+        def argue_prompt(side: str) -> EvidencePrompt:
+            return self._evidence_prompt(
+                lambda items: render("argue", side=side, evidence=items, **common),
+                shown,
+                subject=sub.id,
+                query=f"{sub.statement} {request.case.claim}",
+                beyond_k=beyond,
+            )
+
         invocation = self._invocation()
         ids = [e.id for e in request.evidence]
         drafts: list[ArgumentDraft] = []
@@ -552,7 +737,7 @@ class LlmAgents:
                 role="debaters",
                 prompt="argue",
                 answer=BatchedArgueAnswer,
-                user=render("argue", side="both", **common),
+                user=argue_prompt("both"),
                 invocation=invocation,
                 config_role="argue",
             )
@@ -571,7 +756,7 @@ class LlmAgents:
                         role=role,
                         prompt="argue",
                         answer=ArgueAnswer,
-                        user=render("argue", side=stance.value, **common),
+                        user=argue_prompt(stance.value),
                         invocation=invocation,
                         task=role,
                         config_role="argue",
@@ -664,20 +849,28 @@ class LlmAgents:
         """The model's verdicts; None when the server gave no answer at all. An answer that
         is unusable fails closed (never "verified" by default)."""
         sub = request.subclaim
-        user = render(
-            "verify",
-            dimension=sub.dimension.value,
-            subclaim_id=sub.id,
-            statement=sub.statement,
-            drafts=[
-                {
-                    "stance": request.drafts[n].stance.value,
-                    "evidence": request.drafts[n].evidence,
-                    "text": request.drafts[n].text,
-                }
-                for n in indices
-            ],
-            evidence=self._evidence_block(request.evidence),
+        drafts = [
+            {
+                "stance": request.drafts[n].stance.value,
+                "evidence": request.drafts[n].evidence,
+                "text": request.drafts[n].text,
+            }
+            for n in indices
+        ]
+        cited = {i for n in indices for i in request.drafts[n].evidence}
+        user = self._evidence_prompt(
+            lambda items: render(
+                "verify",
+                dimension=sub.dimension.value,
+                subclaim_id=sub.id,
+                statement=sub.statement,
+                drafts=drafts,
+                evidence=items,
+            ),
+            [e for e in request.evidence if e.id in cited],
+            subject=sub.id,
+            query=" ".join(d["text"] for d in drafts if isinstance(d["text"], str)),
+            pinned=frozenset(cited),
         )
         answer, problem = await self._ask(
             role=role,
@@ -725,14 +918,21 @@ class LlmAgents:
 
     async def judge_clash(self, request: ClashInput) -> ClashJudgement:
         sub = request.subclaim
-        user = render(
-            "judge_clash",
-            dimension=sub.dimension.value,
-            subclaim_id=sub.id,
-            statement=sub.statement,
-            support=request.support,
-            attack=request.attack,
-            evidence=self._evidence_block(request.evidence),
+        cited = {*request.support.evidence, *request.attack.evidence}
+        user = self._evidence_prompt(
+            lambda items: render(
+                "judge_clash",
+                dimension=sub.dimension.value,
+                subclaim_id=sub.id,
+                statement=sub.statement,
+                support=request.support,
+                attack=request.attack,
+                evidence=items,
+            ),
+            [e for e in request.evidence if e.id in cited],
+            subject=sub.id,
+            query=f"{request.support.text} {request.attack.text}",
+            pinned=frozenset(cited),
         )
         answer, problem = await self._ask(
             role="judge_clash",
@@ -849,7 +1049,7 @@ class LlmAgents:
             gold=request.gold,
             predicted=request.predicted,
             case_id=request.case_id,
-            summary="\n".join(lines)[: self.config.evidence_chars * 4],
+            summary=_whole_lines(lines, self.config.evidence_chars * 8),
         )
         answer, problem = await self._ask(
             role="reflect",
@@ -883,6 +1083,18 @@ class LlmAgents:
 
     async def aclose(self) -> None:
         await self.client.aclose()
+
+
+def _whole_lines(lines: Sequence[str], chars: int) -> str:
+    """The first lines that fit in ``chars`` characters, never a line cut in the middle."""
+    kept: list[str] = []
+    used = 0
+    for line in lines:
+        if used + len(line) + 1 > chars:
+            break
+        kept.append(line)
+        used += len(line) + 1
+    return "\n".join(kept)
 
 
 def repair_evidence_id(raw: str, ids: Sequence[str]) -> str:

@@ -52,3 +52,7 @@ class ResponseCache:
         self.store.remember(
             sha256_text("failure:" + key), f"llm:{role}", sha256_text(text), text.encode("utf-8")
         )
+
+    def has(self, key: str) -> bool:
+        """An answer or a recorded failure for ``key`` (what ``--replay`` can reproduce)."""
+        return self.get(key) is not None or self.get_failure(key) is not None

@@ -6,6 +6,14 @@ Retries with exponential backoff and full jitter on 429, 5xx, connection errors 
 task cancels the request. Structured output: ``response_format`` ``json_schema`` when the server
 supports it; a server that rejects it (400/422/500 naming ``response_format``) is remembered and
 downgraded step by step (see ``_FORMATS``), and the answer is validated by the caller either way.
+
+Token counting and the context window (issue 20) ask the server itself where it says:
+``count_tokens`` uses llama-cpp-python's ``POST /extras/tokenize/count`` or the ``POST /tokenize``
+of llama.cpp's server (``{"content"}`` → ``{"tokens"}``) and vLLM (``{"prompt"}`` →
+``{"count"}``); ``context_window`` reads llama.cpp's ``GET /props``
+(``default_generation_settings.n_ctx``) or vLLM's ``max_model_len`` in ``GET /v1/models``. An
+endpoint a server lacks is remembered and not asked again; None means "the server does not
+say" and the caller estimates or uses its configuration.
 """
 
 from __future__ import annotations
@@ -101,6 +109,9 @@ class LlmClient:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._pool: tuple[httpx.AsyncClient, asyncio.Semaphore] | None = None
         self.requests = 0  # HTTP requests sent (every attempt), for tests and accounting
+        self._tokenizer: dict[str, str | None] = {}  # server root → the endpoint that counts
+        self._counts: dict[tuple[str, str, str], int] = {}
+        self._contexts: dict[tuple[str, str], int | None] = {}
 
     def _client(self) -> tuple[httpx.AsyncClient, asyncio.Semaphore]:
         """The pool of the running event loop (``asyncio.run`` per case makes a new loop; a
@@ -204,6 +215,71 @@ class LlmClient:
                 attempt += 1
                 await asyncio.sleep(delay)
 
+    async def count_tokens(self, url: str, model: str, text: str) -> int | None:
+        """Tokens of ``text`` by the server's tokenizer (special tokens parsed, no BOS added by
+        llama.cpp); None when the server exposes no tokenizer (or does not answer now)."""
+        root = server_root(url)
+        key = (root, model, text)
+        if key in self._counts:
+            return self._counts[key]
+        known = self._tokenizer.get(root, "?")
+        if known is None:
+            return None
+        client, _limit = self._client()
+        endpoints = _COUNT_ENDPOINTS if known == "?" else (known,)
+        for endpoint in endpoints:
+            body = (
+                {"input": text}
+                if endpoint.startswith("/extras")
+                else {"content": text, "prompt": text}
+            )
+            body["model"] = model
+            try:
+                response = await client.post(root + endpoint, json=body)
+            except (httpx.TimeoutException, httpx.TransportError) as exc:
+                logger.info("%s%s: %s; estimating tokens", root, endpoint, type(exc).__name__)
+                return None
+            count = None
+            if response.status_code == 200:
+                try:
+                    count = _count_from(response.json())
+                except ValueError:
+                    count = None
+            if count is None:
+                if response.status_code < 500:
+                    continue  # this server has no such endpoint (404, 405, 422...)
+                return None
+            self._tokenizer[root] = endpoint
+            if len(self._counts) >= _COUNT_CACHE:
+                self._counts.clear()
+            self._counts[key] = count
+            return count
+        self._tokenizer[root] = None
+        logger.info("%s exposes no tokenizer; token counts are estimates", root)
+        return None
+
+    async def context_window(self, url: str, model: str) -> int | None:
+        """The model's context length as the server states it, asked once per server and model."""
+        root = server_root(url)
+        if (root, model) in self._contexts:
+            return self._contexts[(root, model)]
+        client, _limit = self._client()
+        found: int | None = None
+        for address, read in (
+            (root + "/props", _context_from_props),
+            (url.rstrip("/") + "/models", lambda body: _context_from_models(body, model)),
+        ):
+            try:
+                response = await client.get(address)
+                if response.status_code == 200:
+                    found = read(response.json())
+            except (httpx.TimeoutException, httpx.TransportError, ValueError):
+                found = None
+            if found is not None:
+                break
+        self._contexts[(root, model)] = found
+        return found
+
     @staticmethod
     def _reply(response: httpx.Response, retries: int, seconds: float) -> ChatReply:
         try:
@@ -223,3 +299,47 @@ class LlmClient:
             seconds=seconds,
             finish_reason=choice.get("finish_reason"),
         )
+
+
+# ---- what the server says about tokens ---------------------------------------------------------
+
+_COUNT_ENDPOINTS = ("/extras/tokenize/count", "/tokenize")
+_COUNT_CACHE = 4096
+
+
+def server_root(url: str) -> str:
+    """``http://host:port`` of an OpenAI-style base URL ``http://host:port/v1``."""
+    root = url.rstrip("/")
+    return root.removesuffix("/v1")
+
+
+def _count_from(body: Any) -> int | None:
+    if not isinstance(body, dict):
+        return None
+    count = body.get("count")
+    if isinstance(count, int):
+        return count
+    tokens = body.get("tokens")
+    return len(tokens) if isinstance(tokens, list) else None
+
+
+def _context_from_props(body: Any) -> int | None:
+    if not isinstance(body, dict):
+        return None
+    settings = body.get("default_generation_settings")
+    for value in (settings.get("n_ctx") if isinstance(settings, dict) else None, body.get("n_ctx")):
+        if isinstance(value, int) and value > 0:
+            return value
+    return None
+
+
+def _context_from_models(body: Any, model: str) -> int | None:
+    entries = body.get("data") if isinstance(body, dict) else None
+    if not isinstance(entries, list):
+        return None
+    mine = [e for e in entries if isinstance(e, dict) and e.get("id") == model]
+    for entry in mine or (entries if len(entries) == 1 else []):
+        value = entry.get("max_model_len") if isinstance(entry, dict) else None
+        if isinstance(value, int) and value > 0:
+            return value
+    return None

@@ -21,10 +21,12 @@ from pydantic import BaseModel
 
 __all__ = [
     "PROMPT_NAMES",
+    "bounded_schema",
     "prompt_version",
     "prompts_digest",
     "render",
     "render_from",
+    "schema_sketch",
     "system_prompt",
 ]
 
@@ -95,21 +97,70 @@ def render_from(package: str, name: str, **values: Any) -> tuple[str, str]:
     return text, prompt_version(name, package)
 
 
-def compact_schema(node: Any) -> Any:
-    """The JSON schema without titles and descriptions: same constraints, fewer tokens."""
-    if isinstance(node, dict):
-        return {
-            k: compact_schema(v)
-            for k, v in node.items()
-            if not (k in ("title", "description") and isinstance(v, str))
-        }
-    if isinstance(node, list):
-        return [compact_schema(v) for v in node]
+def _resolve(node: Any, defs: dict[str, Any]) -> Any:
+    ref = node.get("$ref") if isinstance(node, dict) else None
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        return defs.get(ref.removeprefix("#/$defs/"), {})
     return node
 
 
+def bounded_schema(schema: dict[str, Any], bounds: dict[str, int]) -> dict[str, Any]:
+    """``schema`` with ``maxItems`` on the array properties named in ``bounds`` (the schema
+    sent to the server; validation keeps the unbounded model and cuts lists itself)."""
+
+    def walk(node: Any) -> Any:
+        if isinstance(node, dict):
+            out = {k: walk(v) for k, v in node.items()}
+            props = out.get("properties")
+            if isinstance(props, dict):
+                for name, prop in props.items():
+                    if (
+                        name in bounds
+                        and isinstance(prop, dict)
+                        and prop.get("type") == "array"
+                        and "maxItems" not in prop
+                    ):
+                        props[name] = {**prop, "maxItems": bounds[name]}
+            return out
+        if isinstance(node, list):
+            return [walk(v) for v in node]
+        return node
+
+    bounded: dict[str, Any] = walk(schema)
+    return bounded
+
+
+def schema_sketch(schema: dict[str, Any]) -> str:
+    """The answer's shape in one line (``{"arguments": [{"text": string, ...}, ...]}``):
+    what the model must know of the schema, at a fifth of its JSON's tokens. The full schema
+    still constrains decoding where the server takes ``response_format``, and validates."""
+    defs: dict[str, Any] = schema.get("$defs", {})
+
+    def sketch(node: Any) -> str:
+        node = _resolve(node, defs)
+        if not isinstance(node, dict):
+            return "any"
+        if "enum" in node:
+            return "|".join(json.dumps(v) for v in node["enum"])
+        if "const" in node:
+            return json.dumps(node["const"])
+        options = node.get("anyOf") or node.get("oneOf")
+        if options:
+            return "|".join(sketch(o) for o in options)
+        kind = node.get("type")
+        if kind == "object" or "properties" in node:
+            props = node.get("properties", {})
+            return "{" + ", ".join(f'"{k}": {sketch(v)}' for k, v in props.items()) + "}"
+        if kind == "array":
+            return f"[{sketch(node.get('items', {}))}, ...]"
+        if kind in ("number", "integer") and ("minimum" in node or "maximum" in node):
+            return f"{kind} {node.get('minimum', '')}..{node.get('maximum', '')}"
+        if kind == "boolean":
+            return "true|false"
+        return str(kind or "any")
+
+    return sketch(schema)
+
+
 def system_prompt(role: str, duty: str, model: type[BaseModel]) -> str:
-    schema = json.dumps(
-        compact_schema(model.model_json_schema()), separators=(",", ":"), sort_keys=True
-    )
-    return render("system", role=role, duty=duty, schema=schema)
+    return render("system", role=role, duty=duty, shape=schema_sketch(model.model_json_schema()))

@@ -1,0 +1,212 @@
+"""Measure ``llm.batch_argue`` (proponent and opponent in one call) against separate calls on a
+real model (issue 20): per bundled case and variant (with its media, text-only), each mode's
+calls, prompt/completion tokens, argue fallbacks, admissibility rate of the arguments, label
+and per-subclaim decisions, and whether the two modes agree.
+
+Usage (after ``make test-llm`` installed llama-cpp-python and assembled the model)::
+
+    nice -n 10 .venv/bin/python scripts/llm_argue_modes.py [--case examples/lyon-flood]
+        [--variant media --variant text-only] [--json out.json]
+
+It starts llama-cpp-python's server on 127.0.0.1 (Qwen2.5-Coder-0.5B-Instruct Q4_K_M, n_ctx
+8192, the configuration of ``tests/test_llm_real.py``) and stops it at the end. CPU heavy: one
+run of the example takes minutes on two cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+
+from semv.graph import admissible  # noqa: E402
+from semv.model import Arguments, RankedEvidence  # noqa: E402
+from semv.store import Store  # noqa: E402
+
+GGUF = Path(
+    os.environ.get("SEMV_LLM_GGUF")
+    or Path.home() / ".cache" / "semv" / "models" / "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
+)
+MODEL = "qwen2.5-coder-0.5b-instruct"
+N_CTX = 8192
+CONFIG = (
+    "[llm]\nconcurrency = 1\ntimeout_s = 900\nmax_tokens = 384\nmax_arguments = 2\n"
+    f"context_tokens = {N_CTX}\nbatch_argue = {{batch}}\n\n"
+    "[llm.roles.decompose]\nmax_tokens = 1024\n"
+)
+DIMENSIONS = ("what", "where", "when", "who", "why", "authenticity")
+ARGUE_ROLES = ("proponent", "opponent", "debaters")
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def start_server(log: Path) -> tuple[subprocess.Popen[bytes], str]:
+    port = _free_port()
+    out = log.open("w")
+    proc = subprocess.Popen(
+        [
+            sys.executable, "-m", "llama_cpp.server", "--model", str(GGUF),
+            "--model_alias", MODEL, "--host", "127.0.0.1", "--port", str(port),
+            "--n_ctx", str(N_CTX), "--n_threads", str(min(4, os.cpu_count() or 2)),
+        ],
+        stdout=out,
+        stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}/v1"
+    deadline = time.monotonic() + 180
+    while True:
+        if proc.poll() is not None:
+            raise SystemExit(f"llama-cpp server exited: {log.read_text()[-2000:]}")
+        try:
+            if httpx.get(f"{url}/models", timeout=2).status_code == 200:
+                return proc, url
+        except httpx.HTTPError:
+            pass
+        if time.monotonic() > deadline:
+            proc.terminate()
+            raise SystemExit("llama-cpp server did not come up in 180 s")
+        time.sleep(1)
+
+
+def admissibility(data: Path, run_id: str) -> tuple[int, int]:
+    """(admissible arguments, arguments) of a run, Eq. 6 over the evidence each was given."""
+    store = Store(data)
+    try:
+        good = total = 0
+        for dim in DIMENSIONS:
+            args = Arguments.model_validate_json(store.node_value_json(run_id, f"argue:{dim}"))
+            ranked = RankedEvidence.model_validate_json(
+                store.node_value_json(run_id, f"validate:{dim}")
+            )
+            evidence = {e.id: e for e in ranked.evidence}
+            for a in args.arguments:
+                total += 1
+                good += int(admissible(a.evidence, a.verified, evidence))
+        return good, total
+    finally:
+        store.close()
+
+
+def run(case: Path, variant: str, batch: bool, url: str, work: Path) -> dict[str, Any]:
+    config = work / f"semv-{variant}-{batch}.toml"
+    config.write_text(CONFIG.replace("{batch}", "true" if batch else "false"), encoding="utf-8")
+    data = Path(tempfile.mkdtemp(dir=work))
+    flags = ["--text-only"] if variant == "text-only" else []
+    started = time.perf_counter()
+    done = subprocess.run(
+        [
+            sys.executable, "-m", "semv", "verify", str(case), *flags, "--backend", "llm",
+            "--llm-url", url, "--llm-model", MODEL, "--config", str(config),
+            "--data-dir", str(data), "--json",
+        ],
+        capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT / "src")},
+        check=False,
+    )  # fmt: skip
+    seconds = time.perf_counter() - started
+    if done.returncode != 0:
+        raise SystemExit(f"semv verify failed: {done.stderr[-3000:]}")
+    result = json.loads(done.stdout)
+    usage = result["usage"]
+    roles = usage["roles"]
+    good, total = admissibility(data, result["run_id"])
+    fallbacks = [u for u in result["uncertainty"] if u["code"] == "model-fallback"]
+    return {
+        "case": case.name,
+        "variant": variant,
+        "mode": "batch" if batch else "separate",
+        "label": result["label"],
+        "decisions": {s["dimension"]: s["decision"] for s in result["subclaims"]},
+        "calls": usage["calls"],
+        "prompt_tokens": usage["prompt_tokens"],
+        "completion_tokens": usage["completion_tokens"],
+        "argue_calls": sum(roles.get(r, {}).get("calls", 0) for r in ARGUE_ROLES),
+        "argue_fallbacks": sum(roles.get(r, {}).get("fallbacks", 0) for r in ARGUE_ROLES),
+        "fallbacks": sum(r.get("fallbacks", 0) for r in roles.values()),
+        "fallback_details": [f["detail"] for f in fallbacks],
+        "arguments": total,
+        "admissible": good,
+        "seconds": round(seconds, 1),
+    }
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    lines = [
+        "| case | variant | mode | calls | prompt tok. | completion tok. | argue calls | "
+        "argue fallbacks | admissible | label |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        rate = f"{r['admissible']}/{r['arguments']}"
+        lines.append(
+            f"| {r['case']} | {r['variant']} | {r['mode']} | {r['calls']} | "
+            f"{r['prompt_tokens']:,} | {r['completion_tokens']:,} | {r['argue_calls']} | "
+            f"{r['argue_fallbacks']} | {rate} | {r['label']} |"
+        )
+    pairs: dict[tuple[str, str], dict[str, dict[str, Any]]] = {}
+    for r in rows:
+        pairs.setdefault((r["case"], r["variant"]), {})[r["mode"]] = r
+    lines.append("")
+    for (case, variant), modes in pairs.items():
+        if len(modes) == 2:
+            a, b = modes["separate"], modes["batch"]
+            same = sum(a["decisions"][d] == b["decisions"].get(d) for d in a["decisions"])
+            lines.append(
+                f"- {case} ({variant}): labels {'agree' if a['label'] == b['label'] else 'differ'}"
+                f" ({a['label']} / {b['label']}); subclaim decisions agree {same}/"
+                f"{len(a['decisions'])}"
+            )
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--case", type=Path, action="append")
+    parser.add_argument("--variant", action="append", choices=("media", "text-only"))
+    parser.add_argument("--mode", action="append", choices=("separate", "batch"))
+    parser.add_argument("--json", type=Path, help="Write the rows here too.")
+    args = parser.parse_args()
+    if not GGUF.is_file():
+        raise SystemExit(f"model not found: {GGUF} (make test-llm assembles it)")
+    cases = args.case or [ROOT / "examples" / "lyon-flood"]
+    variants = args.variant or ["media", "text-only"]
+    modes = args.mode or ["separate", "batch"]
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        proc, url = start_server(work / "server.log")
+        try:
+            for case in cases:
+                for variant in variants:
+                    for mode in modes:
+                        row = run(case, variant, mode == "batch", url, work)
+                        print(json.dumps(row), flush=True)
+                        rows.append(row)
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+    print(table(rows))
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,272 @@
+"""The LLM path within budget (issue 20): evidence per role, typed one-line measurements,
+excerpts with offsets, token counting (server tokenizer or estimate), the declared shrink
+order, per-call and per-case budgets, what the report says was left out, and prices."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from semv.agents.llm import LlmClient
+from semv.agents.llm._budget import (
+    MESSAGE_OVERHEAD,
+    REPLY_OVERHEAD,
+    EvidencePrompt,
+    TokenBudget,
+    estimate_tokens,
+)
+from semv.agents.llm._evidence import excerpt, fits_dimension, observation_line, prompt_item
+from semv.config import LlmConfig, ModelPrice
+from semv.model import (
+    Dimension,
+    Evidence,
+    Exif,
+    ForensicMap,
+    JpegStructure,
+    Modality,
+    ProducerKind,
+    Provenance,
+    SourceType,
+)
+from tests.llm_server import ScriptedServer, scripted_tokens, user_text
+from tests.test_llm_backend import llm_settings, run
+
+_BLOCK = re.compile(r'<untrusted kind="evidence" id="([^"]+)">\n(.*?)\n</untrusted>', re.S)
+_CUT = re.compile(r"\(excerpt, chars (\d+)-(\d+) of (\d+)\) (.*)$", re.S)
+
+
+def item(
+    ident: str, source: SourceType, modality: Modality, content: str, **kw: object
+) -> Evidence:
+    return Evidence(
+        id=ident,
+        source=str(kw.pop("source", "test")),
+        source_type=source,
+        modality=modality,
+        content=content,
+        reliability=0.7,
+        provenance=Provenance(producer=ProducerKind.TOOL, agent="test"),
+        **kw,  # type: ignore[arg-type]
+    )
+
+
+FORENSIC = item(
+    "ev:forensic:ela:a",
+    SourceType.FORENSIC,
+    Modality.IMAGE,
+    "ELA map: region score 0.75; map maps/" + "f" * 64 + ".png",
+    observation=ForensicMap(
+        map="ela",
+        region_score=0.7456,
+        threshold=0.5,
+        exceeds=True,
+        region="288,288,48,48",
+        map_png="f" * 64 + ".png",
+    ),
+)
+EXIF = item(
+    "ev:exif:a",
+    SourceType.METADATA,
+    Modality.METADATA,
+    "Metadata: captured 2019-06-01",
+    observation=Exif(capture_time="2019-06-01T14:32:10+02:00", make="Canon", model="EOS"),
+)
+NEWS = item("ev:news", SourceType.NEWS, Modality.TEXT, "The Seine rose in Paris on 14 March.")
+
+
+def test_each_dimension_sees_only_its_fitting_sources() -> None:
+    assert fits_dimension(FORENSIC, Dimension.AUTHENTICITY)
+    assert not any(fits_dimension(FORENSIC, d) for d in Dimension if d != Dimension.AUTHENTICITY)
+    assert {d for d in Dimension if fits_dimension(EXIF, d)} == {
+        Dimension.WHERE,
+        Dimension.WHEN,
+        Dimension.AUTHENTICITY,
+    }
+    assert not fits_dimension(NEWS, Dimension.AUTHENTICITY) and fits_dimension(NEWS, Dimension.WHO)
+
+
+def test_a_measurement_is_one_typed_line() -> None:
+    line = observation_line(FORENSIC)
+    assert line is not None and "\n" not in line
+    assert "0.75" in line and "288,288,48,48" in line and "f" * 16 not in line  # no map file
+    jpeg = item(
+        "ev:jpeg:a",
+        SourceType.FORENSIC,
+        Modality.IMAGE,
+        "JPEG structure",
+        observation=JpegStructure(
+            jpeg_quality=84,
+            standard_tables=True,
+            table_deviation=0.0,
+            progressive=False,
+            quantization_tables=2,
+            luma_table=",".join(["5"] * 64),
+        ),
+    )
+    text = prompt_item(jpeg, 600).text
+    assert "quality 84" in text and "5,5,5" not in text  # the table is not a prompt's business
+    assert observation_line(NEWS) is None  # a text reads as its text
+
+
+def test_an_excerpt_is_whole_sentences_at_its_offsets() -> None:
+    filler = " ".join(f"Sentence {n} talks about the weather in general terms." for n in range(40))
+    content = f"{filler} The flood reached the Pont Neuf in Paris on 14 March. {filler}"
+    cut = excerpt(content, 200, "flood Paris Pont Neuf")
+    assert len(cut.text) <= 200 and cut.text == content[cut.start : cut.end]
+    assert "Pont Neuf" in cut.text
+    assert cut.text.endswith(".") and cut.text[0].isupper()  # sentence boundaries
+    shown = prompt_item(item("ev:long", SourceType.NEWS, Modality.TEXT, content), 200, "Pont Neuf")
+    assert shown.offsets == f"ev:long chars {cut.start}-{cut.end} of {len(content)}"
+
+
+def test_shrinking_follows_the_declared_order_and_never_cuts_an_item() -> None:
+    long_text = " ".join(f"Report line {n} about the river level." for n in range(60))
+    evidence = (
+        item("ev:a", SourceType.NEWS, Modality.TEXT, long_text),
+        EXIF,
+        item("ev:c", SourceType.NEWS, Modality.TEXT, long_text),
+    )
+    prompt = EvidencePrompt(
+        render=lambda items: json.dumps(items),
+        evidence=evidence,
+        chars=600,
+        min_chars=200,
+        query="river",
+        subject="claim:when",
+        pinned=frozenset({"ev:a"}),
+    )
+    steps = list(prompt.variants())
+    assert [v.step for v in steps] == [
+        "as built",
+        "shorter excerpts",
+        "1 lowest-ranked left out",
+        "2 lowest-ranked left out",
+    ]
+    assert [v.dropped for v in steps[2:]] == [("ev:c",), ("ev:c", "ev:exif:a")]  # lowest first
+    assert all("ev:a" in [i.id for i in v.shown] for v in steps)  # pinned stays
+    for v in steps:
+        for shown in json.loads(v.user):
+            cut = _CUT.search(shown["text"])
+            if cut:  # an excerpt is exactly the content at its offsets
+                start, end = int(cut.group(1)), int(cut.group(2))
+                assert cut.group(4) == long_text[start:end]
+    assert len(steps[1].user) < len(steps[0].user)
+
+
+def _count(messages: list[dict[str, object]]) -> int:
+    texts = [m["content"] if isinstance(m["content"], str) else "" for m in messages]
+    return (
+        sum(scripted_tokens(str(t)) for t in texts)
+        + len(texts) * MESSAGE_OVERHEAD
+        + (REPLY_OVERHEAD)
+    )
+
+
+def test_counting_uses_the_server_tokenizer_else_the_estimate() -> None:
+    config = LlmConfig(chars_per_token=3.0)
+    messages: list[dict[str, object]] = [{"role": "user", "content": "Flood in Paris, 2024!"}]
+
+    async def count(server: ScriptedServer) -> tuple[int, int | None]:
+        client = LlmClient(
+            api_key=None,
+            timeout_s=5,
+            retries=0,
+            backoff_s=0,
+            backoff_max_s=0,
+            concurrency=1,
+            response_format="json_schema",
+        )
+        budget = TokenBudget(config, client)
+        try:
+            n = await budget.count(server.url, "m", messages)
+            return n, await budget.context(server.url, "m")
+        finally:
+            await client.aclose()
+
+    with ScriptedServer(tokenizer=True, n_ctx=4096) as server:
+        counted, context = asyncio.run(count(server))
+    assert counted == _count(messages) and context == 4096
+    with ScriptedServer() as server:  # no tokenizer, no /props: estimate and configuration
+        estimated, context = asyncio.run(count(server))
+    overhead = MESSAGE_OVERHEAD + REPLY_OVERHEAD
+    assert estimated == estimate_tokens("Flood in Paris, 2024!", 3.0) + overhead
+    assert context is None
+
+
+def test_prompts_shrink_to_the_call_budget_and_the_report_says_what_was_left_out(
+    data_dir: Path, tmp_path: Path
+) -> None:
+    with ScriptedServer(tokenizer=True) as server:
+        run(llm_settings(server.url), tmp_path / "free", text_only=False)
+        biggest = max(_count(b["messages"]) for b in server.requests)
+    limit = biggest - 40  # the largest prompts must shrink
+    price = ModelPrice(prompt_per_mtok=2.0, completion_per_mtok=8.0)
+    settings = llm_settings(
+        "", call_prompt_tokens=limit, prices={"scripted": price}, currency="EUR"
+    )
+    with ScriptedServer(tokenizer=True) as server:
+        settings = settings.model_copy(
+            update={"llm": settings.llm.model_copy(update={"url": server.url})}
+        )
+        outcome = run(settings, data_dir, text_only=False)
+        sent = list(server.requests)
+    assert all(_count(b["messages"]) <= limit for b in sent)
+    usage = outcome.result.usage
+    assert usage is not None
+    trimmed = [t for t in usage.left_out if "token budget" in t.reason]
+    assert trimmed, "the largest prompts had to shrink"
+    checked = 0
+    for t in trimmed:  # a dropped item is in no request of that role on that subject
+        for body in sent:
+            text = user_text(body)
+            system = str(body["messages"][0]["content"])
+            about = t.role == "decompose" or f'id="{t.subject}"' in text  # subclaim or case
+            if about and f"You are the {t.role} agent" in system:
+                checked += 1
+                assert not {m.group(1) for m in _BLOCK.finditer(text)} & set(t.dropped)
+    assert checked
+    for body in sent:  # every evidence block is a whole item; excerpts match their offsets
+        for _ident, text in _BLOCK.findall(user_text(body)):
+            assert text.startswith("[")
+    report = Path(outcome.result.report_paths["markdown"]).read_text(encoding="utf-8")
+    assert "### Left out of the prompts" in report and trimmed[0].subject in report
+    expected = (
+        sum(r.prompt_tokens * 2.0 + r.completion_tokens * 8.0 for r in usage.roles.values()) / 1e6
+    )
+    assert usage.cost == pytest.approx(expected) and usage.currency == "EUR"
+    assert f"price {usage.cost:.4f} EUR" in report
+
+    # --replay reproduces the shrunk prompts from the cache without any server
+    again = run(
+        settings.model_copy(
+            update={"llm": settings.llm.model_copy(update={"url": "http://127.0.0.1:9/v1"})}
+        ),
+        data_dir,
+        replay=True,
+        text_only=False,
+    )
+    assert again.result.usage is not None and again.result.usage.calls == 0
+    assert again.result.label == outcome.result.label
+
+
+def test_a_prompt_that_cannot_fit_is_never_sent(data_dir: Path) -> None:
+    with ScriptedServer(tokenizer=True) as server:
+        outcome = run(llm_settings(server.url, call_prompt_tokens=64), data_dir)
+        assert server.requests == []  # nothing fits in 64 tokens: no request at all
+    notes = [u.detail for u in outcome.result.uncertainty if u.code == "model-fallback"]
+    assert notes and all("prompt over budget" in n for n in notes)
+    assert outcome.result.label  # the offline roles answered: the run committed
+
+
+def test_the_case_budget_is_enforced_before_sending(data_dir: Path) -> None:
+    budget = 3000
+    with ScriptedServer(tokenizer=True) as server:
+        outcome = run(llm_settings(server.url, case_prompt_tokens=budget), data_dir)
+        spent = sum(_count(b["messages"]) for b in server.requests)
+    assert 0 < spent <= budget
+    notes = [u.detail for u in outcome.result.uncertainty if u.code == "model-fallback"]
+    assert any("case prompt budget exhausted" in n for n in notes)
