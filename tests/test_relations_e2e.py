@@ -19,7 +19,7 @@ from semv.cli import app
 from semv.config import RelationsConfig, Settings
 from semv.contest import contest, load_state
 from semv.errors import ContestError
-from semv.model import Accept, Arguments, Escalated, Reject, RelationKind, Stance
+from semv.model import Accept, Arguments, Escalated, Reject, RelationKind, Result, Stance
 from semv.pipeline import run_case
 from semv.reasoning import claim_score
 from semv.store import Store
@@ -63,7 +63,7 @@ def write_case(folder: Path, case_id: str, evidence: list[dict[str, object]], ph
     return folder
 
 
-def verify(folder: Path, root: Path, settings: Settings, agents: object = None) -> str:
+def verify(folder: Path, root: Path, settings: Settings, agents: object = None) -> Result:
     store = Store(root / "store")
     contract, cases = load_cases(folder)
     out = asyncio.run(
@@ -77,7 +77,7 @@ def verify(folder: Path, root: Path, settings: Settings, agents: object = None) 
         )
     )
     store.close()
-    return out.result.run_id
+    return out.result
 
 
 def final(root: Path, run: str, dim: str) -> Escalated:
@@ -120,7 +120,11 @@ def metadata_case(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, 
     )
     on = verify(folder, base / "on", ON)
     off = verify(folder, base / "off", OFF)
-    return base, on, off
+    # the JSON result lists a subclaim's relations; a star subclaim has no such key
+    when = next(s for s in on.model_dump(mode="json")["subclaims"] if s["dimension"] == "when")
+    assert [r["id"] for r in when["relations"]] == ["rel:when:meta:1"]
+    assert all("relations" not in s for s in off.model_dump(mode="json")["subclaims"])
+    return base, on.run_id, off.run_id
 
 
 def test_exif_attacks_the_argument_reporting_a_contradicted_date_and_place(
@@ -246,7 +250,8 @@ def test_independent_reports_of_the_same_date_support_each_other(tmp_path: Path)
         ],
         photo=False,
     )
-    on, off = verify(folder, tmp_path / "on", ON), verify(folder, tmp_path / "off", OFF)
+    on = verify(folder, tmp_path / "on", ON).run_id
+    off = verify(folder, tmp_path / "off", OFF).run_id
     with_rel, star = final(tmp_path / "on", on, "when"), final(tmp_path / "off", off, "when")
     conf = [r for r in with_rel.arguments.relations if r.kind is RelationKind.CORROBORATION]
     assert [r.id for r in conf] == ["rel:when:conf:1"]
@@ -283,8 +288,8 @@ def test_opposite_readings_of_one_forensic_map_attack_each_other(tmp_path: Path)
             (Stance.ATTACK, cue, "Combined forensic map"),
         ]
     }
-    on = verify(folder, tmp_path / "on", ON, ScriptedAgents(script))
-    off = verify(folder, tmp_path / "off", OFF, ScriptedAgents(script))
+    on = verify(folder, tmp_path / "on", ON, ScriptedAgents(script)).run_id
+    off = verify(folder, tmp_path / "off", OFF, ScriptedAgents(script)).run_id
     with_rel = final(tmp_path / "on", on, "authenticity")
     star = final(tmp_path / "off", off, "authenticity")
     (relation,) = with_rel.arguments.relations

@@ -535,3 +535,22 @@ def test_dataset_file_upload_queues_one_job_per_case(client: TestClient) -> None
     assert [d["status"] for d in done] == ["committed", "committed"]
     adapters = {client.get(f"/api/runs/{d['run_id']}/summary").json()["adapter"] for d in done}
     assert adapters == {"cosmos"}
+
+
+def test_relations_are_drawn_listed_and_rejectable(client: TestClient, run_id: str) -> None:
+    # the example's EXIF contradicts the news report's date and place (A-QBAF MV2026 §2.5)
+    page = client.get(f"/runs/{run_id}").text
+    for rel in ("rel:when:meta:1", "rel:where:meta:1"):
+        assert f'<g class="relation relation-metadata-contradiction" data-relation="{rel}">' in page
+        assert f'data-op="reject" data-target="{rel}" data-kind="relation"' in page
+    graph = client.get(f"/api/runs/{run_id}/graph").json()
+    when = next(g for g in graph["subclaims"] if g["dimension"] == "when")
+    assert [r["id"] for r in when["relations"]] == ["rel:when:meta:1"]
+    r = client.post(
+        f"/api/runs/{run_id}/contest", json=_batch("rel:when:meta:1"), headers=_csrf(client)
+    )
+    assert r.status_code == 201, r.text
+    assert r.json()["plan"]["restart"] == "A" and r.json()["plan"]["subclaims"] == ["when"]
+    revised = client.get(f"/runs/{r.json()['run_id']}").text
+    assert 'data-relation="rel:when:meta:1"' not in revised
+    assert 'data-relation="rel:where:meta:1"' in revised

@@ -180,7 +180,12 @@ def contest(
         str | None,
         typer.Option("--policy", help="scoped (C+S, default), causal (C) or global (U)."),
     ] = None,
-    reject: Annotated[str | None, typer.Option("--reject", help="Reject an id.")] = None,
+    reject: Annotated[
+        str | None,
+        typer.Option(
+            "--reject", help="Reject an id (argument, relation rel:…, evidence or subclaim)."
+        ),
+    ] = None,
     accept: Annotated[str | None, typer.Option("--accept", help="Accept an id.")] = None,
     edit: Annotated[str | None, typer.Option("--edit", help="Edit an argument.")] = None,
     add_evidence: Annotated[

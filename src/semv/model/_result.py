@@ -10,7 +10,7 @@ from semv.model._base import Frozen
 from semv.model._enums import InternalLabel, Stage, Stance, TraceKind, UncertaintyCode
 from semv.model._evidence import Evidence, UncertaintyItem
 from semv.model._facts import Facts
-from semv.model._reasoning import SubclaimDecision
+from semv.model._reasoning import Relation, SubclaimDecision
 from semv.model._usage import Usage
 
 
@@ -72,10 +72,19 @@ class ResultSubclaim(Frozen):
         description="What the subclaim claims, typed (claimed dates with their precision, "
         "places); the key is absent when there is nothing typed.",
     )
+    relations: tuple[Relation, ...] = Field(
+        (),
+        description="The argument-to-argument relations of its A-QBAF (A-QBAF MV2026 §2.5: "
+        "cue-conflict, metadata-contradiction, corroboration); the key is absent when the "
+        "graph is a star.",
+    )
 
     @model_serializer(mode="wrap")
     def _facts_only_when_set(self, handler: SerializerFunctionWrapHandler) -> Any:
-        return _without_unset_facts(handler(self))
+        data = _without_unset_facts(handler(self))
+        if isinstance(data, dict) and not data.get("relations"):
+            data.pop("relations", None)
+        return data
 
 
 class ResultEvidence(Frozen):

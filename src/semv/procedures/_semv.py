@@ -65,6 +65,11 @@ def build_result(
                     for a in args.arguments
                 ),
                 facts=None if claimed.empty else claimed,
+                relations=tuple(
+                    r
+                    for r in args.relations
+                    if r.src in solved.qbaf.arguments and r.dst in solved.qbaf.arguments
+                ),
             )
         )
     evidence: dict[str, Evidence] = {e.id: e for e in bundle.supplied}

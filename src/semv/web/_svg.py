@@ -27,7 +27,7 @@ _CLAIM_H = 62
 _TOP = 8
 _ROW = 150
 _COLORS = {"sup": "#1b7f3b", "att": "#b3261e", "mix": "#7a5c00", "neu": "#5f6368"}
-_ARC_ROW = 26
+_ARC_ROW = 30
 """Vertical room per relation arc below the argument row."""
 
 
@@ -44,8 +44,6 @@ def _arg_box(a: ArgNode, x: float, y: float) -> str:
         if a.weight is None
         else (f"τ={_fmt(a.weight)}" if abs(a.weight - a.strength) > 1e-9 else "")
     )
-    if a.weight is not None and a.final is not None and abs(a.final - a.weight) > 1e-9:
-        weight = f"{weight} σ={_fmt(a.final)}".strip()
     flags = "".join(
         f
         for f, on in (
@@ -55,6 +53,8 @@ def _arg_box(a: ArgNode, x: float, y: float) -> str:
         )
         if on
     )
+    if a.weight is not None and a.final is not None and abs(a.final - a.weight) > 1e-9:
+        flags = f" σ={_fmt(a.final)}{flags}"  # its strength after the relations
     return (
         f'<g class="arg arg-{escape(a.stance)}" data-arg="{escape(a.id)}">'
         f"<title>{escape(a.id)}: {escape(a.text)}</title>"
@@ -96,7 +96,7 @@ def _relation_arc(r: RelationEdge, x1: float, x2: float, y: float, depth: float)
         f"{' and back' if r.mutual else ''}: {escape(r.fact)}</title>"
         f'<path d="M{x1:.1f},{y:.1f} Q{mx:.1f},{y + 2 * depth:.1f} {x2:.1f},{y:.1f}" '
         f'fill="none" stroke="{color}" stroke-width="2"{dash} {ends}/>'
-        f'<text x="{mx:.1f}" y="{y + depth + 4:.1f}" fill="{color}" text-anchor="middle" '
+        f'<text x="{mx:.1f}" y="{y + depth + 14:.1f}" fill="{color}" text-anchor="middle" '
         f'class="relation-label">{escape(r.id.split(":", 2)[-1])}</text></g>'
     )
 
