@@ -23,7 +23,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from semv.reasoning import Qbaf, claim_score
+from semv.model import Relation, RelationKind, Stance
+from semv.reasoning import Qbaf, claim_score, propagate
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import memory_bench
@@ -88,6 +89,29 @@ def cyclic(n: int, rng: random.Random) -> Qbaf:
     return q
 
 
+def subclaim_graphs() -> list[tuple[str, tuple[Relation, ...]]]:
+    """A six-argument subclaim as a star, with a metadata attack (acyclic, one forward pass)
+    and with a corroboration (mutual: a 2-cycle, RK4), as ``qbaf:k`` solves it."""
+
+    def rel(kind: RelationKind, src: int, dst: int) -> Relation:
+        side = {0: "att", 1: "sup"}
+        return Relation(
+            id=f"rel:when:{kind.code}:1",
+            subclaim="claim:when",
+            kind=kind,
+            src=f"arg:when:{side[src % 2]}:{src}",
+            dst=f"arg:when:{side[dst % 2]}:{dst}",
+            evidence=(),
+            fact="benchmark",
+        )
+
+    return [
+        ("subclaim star", ()),
+        ("subclaim + metadata attack", (rel(RelationKind.METADATA_CONTRADICTION, 0, 1),)),
+        ("subclaim + corroboration (RK4)", (rel(RelationKind.CORROBORATION, 1, 3),)),
+    ]
+
+
 def bench_qbaf(repeats: int) -> None:
     rng = random.Random(7)
     table = Table(title=f"QBAF solve time (median of {repeats})")
@@ -105,6 +129,14 @@ def bench_qbaf(repeats: int) -> None:
         for sem in ("quadratic-energy", "df-quad", "euler"):
             t = median_seconds(lambda q=q, sem=sem: q.solve(semantics=sem), repeats)
             table.add_row("layered DAG", str(n), sem, f"{t * 1e3:.3f}", f"{t / base:.1f}")
+    for name, relations in subclaim_graphs():
+        weights = {f"arg:when:{'sup' if i % 2 else 'att'}:{i}": 0.3 + 0.1 * i for i in range(6)}
+        stances = {k: Stance.SUPPORT if ":sup:" in k else Stance.ATTACK for k in weights}
+        t = median_seconds(
+            lambda w=weights, st=stances, r=relations: propagate("claim:when", 0.5, w, st, r),
+            repeats,
+        )
+        table.add_row(name, "6", "quadratic-energy", f"{t * 1e3:.3f}", f"{t / base:.1f}")
     for n in (10, 100):
         q = cyclic(n, rng)
         t = median_seconds(lambda q=q: q.solve(semantics="quadratic-energy"), max(3, repeats // 5))

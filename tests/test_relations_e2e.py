@@ -216,6 +216,31 @@ def test_rejecting_a_relation_recomputes_only_its_subclaim(
         )
 
 
+def test_accepting_an_argument_repropagates_with_its_relations(
+    metadata_case: tuple[Path, str, str],
+) -> None:
+    base, on, _ = metadata_case
+    root = base / "on"
+    before = final(root, on, "when")
+    (relation,) = before.arguments.relations
+    rev = contest(
+        on,
+        [Accept(target=relation.dst, reason="the report is right")],
+        data_dir=root / "store",
+        settings=ON,
+        reports_dir=root / "reports",
+    )
+    assert rev.plan.restart.value == "Q"
+    q = final(root, rev.run_id, "when").solved.qbaf
+    assert q.accepted == (relation.dst,)
+    # the accepted argument gets its Eq. 14 strength back as τ, and the metadata attack
+    # still acts on it: σ < τ, and ψ is Eq. 17 over the propagated totals
+    assert q.arguments[relation.dst] > before.solved.qbaf.arguments[relation.dst]
+    assert q.strengths[relation.dst] < q.arguments[relation.dst]
+    assert any(e.relation == relation.id for e in q.edges)
+    assert q.score == claim_score([q.support_total], [q.attack_total])
+
+
 def test_the_cli_rejects_a_relation_and_suggests_relation_ids(
     metadata_case: tuple[Path, str, str],
 ) -> None:
