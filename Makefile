@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 DATA_DIR ?= .semv
 DEMO_CASE ?= examples/lyon-flood
 
-.PHONY: demo test test-llm lint format bench bench-forensics cv fit fit-forensics system-deps venv clean
+.PHONY: demo test test-llm lint format bench bench-forensics cv fit fit-forensics fit-context system-deps venv clean
 
 # System packages the tests and the demo use (system-packages.txt); apt installs the missing ones.
 system-deps:
@@ -71,16 +71,24 @@ bench-forensics: venv
 	$(PY) benchmarks/forensics.py --auroc-only
 
 # Fitted parameters shipped as versioned data files; `fit` runs every fit-* target.
-fit: fit-forensics
+fit: fit-forensics fit-context
 
 # The forensic manipulation model (src/semv/perception/data/forensic_model.json), fitted on the
 # declared training split of ../shared/data (semv.eval.forensic_corpus); ~10 min on 2 cores.
 fit-forensics: venv
 	$(PY) scripts/fit_forensics.py
 
-# Cross-validation of the offline backend's tuned thresholds on ../shared/data/ookpik-dev.
+# The caption-context model of the why rule (src/semv/dimensions/data/context_model.json), then
+# the verdict calibration (src/semv/eval/data/calibration.json), both on OOKPIK dev.
+fit-context: venv
+	$(PY) scripts/fit_context.py
+	$(PY) scripts/fit_calibration.py
+
+# Nested cross-validation of everything fitted for caption pairs (../shared/data/ookpik-dev):
+# the caption-context model (with its L2 strength) and the verdict calibration.
 cv: venv
 	$(PY) benchmarks/ookpik_cv.py
+
 
 clean:
 	rm -rf $(VENV) $(DATA_DIR) .mypy_cache .ruff_cache .pytest_cache

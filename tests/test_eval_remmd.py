@@ -528,3 +528,38 @@ def test_the_remmd_bank_is_counted_like_the_semv_graph(tmp_path: Path) -> None:
         bank.retrievals + len(bank.matches),
         shared,
     )
+
+
+def test_remmd_l1_of_semv_results_abstains_only_without_evidence() -> None:
+    from semv.eval._tasks import remmd_l1
+    from semv.model import InternalLabel, Result, ResultSubclaim, VeracityLabel
+
+    def result(label: InternalLabel, *scores: float) -> Result:
+        return Result(
+            run_id="r",
+            case_id="c",
+            label=label.value,
+            probabilities={},
+            confidence=0.0,
+            subclaims=tuple(
+                ResultSubclaim(
+                    id=f"claim:{i}",
+                    dimension="what",
+                    statement="s",
+                    score=s,
+                    decision="x",
+                    arguments=(),
+                )
+                for i, s in enumerate(scores)
+            ),
+            evidence=(),
+            uncertainty=(),
+            report_paths={},
+            trace_head="h",
+        )
+
+    assert remmd_l1(result(InternalLabel.INSUFFICIENT_EVIDENCE, 0.5, 0.5)) is None
+    assert remmd_l1(result(InternalLabel.VERIFIED, 0.9)) is VeracityLabel.TRUE
+    assert remmd_l1(result(InternalLabel.UNCERTAIN, 0.5, 0.5)) is VeracityLabel.MIXTURE
+    assert remmd_l1(result(InternalLabel.UNCERTAIN, 0.1, 0.1)) is VeracityLabel.FALSE
+    assert remmd_l1(result(InternalLabel.UNCERTAIN, 0.95, 0.9)) is VeracityLabel.TRUE

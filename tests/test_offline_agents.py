@@ -186,9 +186,9 @@ async def test_who_rules() -> None:
 
 
 async def test_what_similarity() -> None:
-    c = case("A boy jumps into the river under a large bridge to beat the heat.")
+    c = case("A girl dives into the lake from a wooden pier to cool off in the heat.")
     sup = await argue(
-        Dimension.WHAT, (text_ev("A boy jumps in a river near a large steel bridge."),), c
+        Dimension.WHAT, (text_ev("A girl dives into a lake from a long wooden pier."),), c
     )
     assert stances(sup) == [Stance.SUPPORT]
     unrelated = (text_ev("Hot dog on a stick with corndog batter."),)
@@ -203,16 +203,14 @@ async def test_what_similarity() -> None:
 
 
 async def test_why_markers() -> None:
-    c = case("An 8-year-old Ukrainian girl confronts a Russian soldier.")
-    ev = text_ev(
-        "The photo was taken in 2012 in the West Bank, when Ahed Tamimi confronted a soldier."
-    )
+    c = case("Protesters fill the main square of Caracas on 5 May 2019.")
+    ev = text_ev("This photo was first posted in 2014, during protests in another country.")
     out = await argue(Dimension.WHY, (ev,), c)
-    assert stances(out) == [Stance.ATTACK] and out.drafts[0].key_facts == ("was taken in",)
+    assert stances(out) == [Stance.ATTACK] and out.drafts[0].key_facts == ("first posted",)
     same = await argue(
         Dimension.WHY,
-        (text_ev("Pope Francis holding a Ukraine flag from the city of Bucha, on Wednesday."),),
-        case("Pope Francis speaks while holding a Ukrainian flag from the city of Bucha."),
+        (text_ev("Angela Merkel greets Emmanuel Macron at the summit in Brussels."),),
+        case("Angela Merkel and Emmanuel Macron meet at the summit in Brussels on Thursday."),
     )
     assert stances(same) == [Stance.SUPPORT]
 
@@ -405,8 +403,8 @@ async def test_a_quoted_claim_inside_a_fact_check_is_reported_speech() -> None:
 
 async def test_shared_names_keep_a_short_caption_from_attacking_the_context() -> None:
     c = case(
-        "Supporters of French President Emmanuel Macron celebrate in Paris following his "
-        "victory in France's presidential election."
+        "Fans of the Spanish national team celebrate in Madrid after Spain won the "
+        "European Championship final."
     )
-    short = text_ev("The victory was celebrated under the Eiffel Tower in Paris.")
+    short = text_ev("The title was celebrated at the Cibeles fountain in Madrid.")
     assert Stance.ATTACK not in stances(await argue(Dimension.WHY, (short,), c))

@@ -310,3 +310,15 @@ def test_defaults_are_the_settings_defaults() -> None:
     ds = decisions(what=0.2, where=0.35, when=0.5, who=0.4)
     assert aggregate(ds) == aggregate(ds, config=settings.aggregation, bands=settings.decision)
     assert confidence(0.5, L.VERIFIED) == confidence(0.5, L.VERIFIED, config=settings.confidence)
+
+
+def test_no_argument_at_all_abstains_as_insufficient_evidence() -> None:
+    neutral = decisions(what=0.5, where=0.5, when=0.5, who=0.5, why=0.5, authenticity=0.5)
+    out = aggregate(neutral, argued=False)
+    assert (out.label, out.rule_number) == (L.INSUFFICIENT_EVIDENCE, 5)
+    # with evidence that no rule decides the case stays uncertain
+    assert aggregate(neutral, argued=True).label is L.UNCERTAIN
+    # argued=False never overrides a decisive rule (it cannot co-occur with one in the
+    # pipeline, but the priority order still holds)
+    refuted = decisions(what=0.5, authenticity=0.05)
+    assert aggregate(refuted, argued=False).label is L.MANIPULATED_OR_SYNTHETIC

@@ -236,9 +236,15 @@ class OfflineAgentConfig(_Section):
         description="EXIF modify time this much after capture is not 'consistent timestamps'.",
     )
     context_attack: float = Field(
-        0.30,
-        description="Similarity below which a caption of the same media attacks the "
-        "caption-context ('why') claim: it describes a different event.",
+        0.0,
+        description="Similarity below which a caption of the same media that names none of "
+        "the claim's entities attacks the caption-context ('why') claim. 0 (off): the fitted "
+        "caption-context model decides; a recalled memory record may raise it.",
+    )
+    context_model: str | None = Field(
+        None,
+        description="A caption-context model file (scripts/fit_context.py) instead of the "
+        "shipped semv/dimensions/data/context_model.json (cross-validation fits its own).",
     )
 
 

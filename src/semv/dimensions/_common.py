@@ -221,7 +221,7 @@ def asserted_text(text: str) -> str:
     A fact-check that writes *the photo shared as "Paris under water, 14 March 2024" was
     taken in Lyon* asserts Lyon, not Paris: places, dates and names inside the quoted claim
     are reported speech, so the where/when/who rules do not read them as the source's own.
-    Short quotations ("vibration therapy") are names or terms and stay.
+    Short quotations ("heat dome") are names or terms and stay.
     """
 
     def blank(match: re.Match[str]) -> str:
@@ -296,8 +296,8 @@ def shared_entities(view: ClaimView, observed: TextFacts, tol: float) -> tuple[s
 
 
 def names_overlap(a: str, b: str) -> bool:
-    """Equal names, or a multi-word name inside the other ("Grand National" in "the Randox
-    Grand National Festival")."""
+    """Equal names, or a multi-word name inside the other ("World Cup" in "the 2018 FIFA
+    World Cup final")."""
     fa, fb = fold(a), fold(b)
     if fa == fb:
         return True

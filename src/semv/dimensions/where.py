@@ -155,7 +155,7 @@ def where_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[F
     if not observed.places:
         return []
     src = capitalized(source_phrase(ev))
-    # same place by name (also for places no gazetteer knows: "Borno" ~ "Borno State")
+    # same place by name (also for places no gazetteer knows: "Lagos" ~ "Lagos State")
     named = [
         m
         for m in observed.places

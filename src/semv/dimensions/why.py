@@ -4,10 +4,14 @@
   every fact of the case (its scope is the source).
 - **Plan**: has a fact-check or an earlier caption given the media another context or origin;
   do independent reports restate the claimed event with the same entities.
-- **Offline rule**: a refutation, other-origin or fiction marker attacks; a caption of the same
-  media naming none of the claim's entities and less similar than ``context_attack`` attacks
-  (a recalled ``context-threshold`` memory may raise that threshold); a text that shares named
-  entities with the claim supports; one that ties the media to other entities attacks.
+- **Offline rule**: a refutation, other-origin or fiction marker (``nlp/data``, with
+  provenance) attacks; for a caption of the same media the caption-context model
+  (``_context.py``: general signals — calibrated similarity, shared and unmatched entities,
+  places, years, numbers, reported speech — combined by a logistic regression fitted on a
+  declared training set, ``make fit``) attacks when p(another context) reaches its threshold;
+  a text that shares named entities with the claim supports; a text that is not a caption of
+  the media and ties it to other entities attacks. A recalled ``context-threshold`` memory
+  record turns on the similarity check (``context_attack``, off by default).
 - **Signals**: a reverse-search match's caption is read as a text about the media.
 - **Memory**: a recalled ``context-threshold`` record raises ``context_attack`` for this rule;
   the argument such a check yields cites the caption (current-case evidence) and lists the
@@ -33,6 +37,7 @@ from semv.dimensions._common import (
     snippet,
     source_phrase,
 )
+from semv.dimensions._context import context_model, context_signals
 from semv.dimensions._spec import CaseFacts, DimensionSpec, PlanSeed, ReportSection, Statement
 from semv.model import (
     Dimension,
@@ -69,7 +74,11 @@ def plan(subclaim: Subclaim, cfg: OfflineAgentConfig) -> PlanSeed:
             "Has a fact-check or earlier caption given the media a different context or origin?",
             "Do independent reports restate the claimed event with the same entities?",
         ),
-        checks=("text: refutation / recontextualization markers", "text: shared named entities"),
+        checks=(
+            "text: refutation / recontextualization markers",
+            "caption of the same media: caption-context model (general signals, fitted)",
+            "text: shared named entities",
+        ),
         queries=(f"{' '.join(subclaim.facts.keywords[:4])} fact check".strip(),),
     )
 
@@ -86,7 +95,22 @@ def why_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[Fin
     sim = similarity(view.claim_text, ev.content, cfg)
     observed = extract(ev.content, view.language)
     shared = shared_entities(view, observed, cfg.place_tolerance_km)
-    if not shared and describes_same_media(ev) and sim.value < cfg.context_attack:
+    same_media = describes_same_media(ev)
+    if same_media:
+        signals = context_signals(view, ev.content, cfg)
+        model = context_model(cfg)
+        p = model.probability(signals.values)
+        if p >= model.threshold:
+            others = f"; it names {', '.join(signals.text_only[:3])}" if signals.text_only else ""
+            text = (
+                f"{src} ({ev.id}) is a caption of the same media that describes another "
+                f"context: p = {p:.2f} ≥ {model.threshold:.2f} from similarity "
+                f"{signals.similarity:.2f}, {len(signals.shared)} shared name(s){others} "
+                f"(caption-context model, {model.provenance.get('training_set', 'fitted')}): "
+                f"“{snippet(ev.content)}”."
+            )
+            return [Finding(Stance.ATTACK, text, (ev.id,), tuple(signals.text_only[:3]))]
+    if not shared and same_media and sim.value < cfg.context_attack:
         # Two captions of the same media that share no named entity and describe different
         # events: the claimed context is not the one the media was published with.
         text = (
@@ -107,6 +131,7 @@ def why_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[Fin
         claim_entities
         and ev_entities
         and not shared
+        and not same_media
         and not places_related(view, observed, cfg.place_tolerance_km)
     ):
         text = (

@@ -409,6 +409,7 @@ def finalize(
     metrics["task"] = task_name
     metrics["table"] = task.table
     reliability = metrics.pop("reliability", None)
+    calibrated = metrics.pop("reliability_calibrated", None)
     _write_atomic(out_dir / "metrics.json", json.dumps(metrics, indent=2, sort_keys=True) + "\n")
     _write_atomic(out_dir / "summary.md", summary_markdown(task_name, metrics, method=method))
     if plots:
@@ -419,6 +420,14 @@ def finalize(
                 settings.eval.ece_bins,
                 out_dir / "plots" / "reliability.png",
                 f"{task_name}: reliability ({settings.eval.ece_bins} bins)",
+            )
+        if calibrated and calibrated["confidence"]:
+            reliability_plot(
+                calibrated["confidence"],
+                calibrated["correct"],
+                settings.eval.ece_bins,
+                out_dir / "plots" / "reliability-calibrated.png",
+                f"{task_name}: calibrated p(OOC), reliability ({settings.eval.ece_bins} bins)",
             )
         confusion = metrics.get("confusion")
         if isinstance(confusion, dict) and "matrix" in confusion:

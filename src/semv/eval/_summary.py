@@ -61,6 +61,13 @@ def _binary(m: Mapping[str, Any], method: str) -> list[str]:
             else ""
         ),
     ]
+    if m.get("ece_calibrated") is not None:
+        out += [
+            "",
+            f"Calibrated p(OOC) (logistic calibration fitted on its declared training split, "
+            f"beside Eq. 20): ECE {_num(m['ece_calibrated'])} (Eq. 20: {_num(m['ece'])}), "
+            f"Brier {_num(m['brier_calibrated'])} (Eq. 20: {_num(m['brier'])}).",
+        ]
     return out
 
 

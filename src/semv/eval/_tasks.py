@@ -10,7 +10,11 @@ Mappings from semv's internal MV labels (documented in docs/architecture.md):
 - ReMMD L1 (``INTERNAL_TO_REMMD``): verified → True, mostly-verified → Mostly True,
   partially-verified → Mixture, false-context → Mostly False (authentic media, false framing:
   a dominantly false conclusion with a true residue), manipulated-or-synthetic → False;
-  insufficient-evidence and uncertain abstain (no L1 label; scored as errors).
+  insufficient-evidence (no argument at all: no usable evidence) abstains (no L1 label; scored
+  as an error); uncertain (evidence, but no decisive aggregation rule) takes the L1 label of
+  the band of ψ̄, the mean subclaim score (Eq. 18 bands: supported → True, weakly supported
+  → Mostly True, uncertain → Mixture, weakly refuted → Mostly False, refuted → False), a
+  fixed correspondence, not fitted to any data (``remmd_l1``).
   ReMMD L2 from the refuted (or weakly refuted) subclaims: authenticity → V2 Visual Editing,
   what and who → C1 Semantic Inconsistency, where / when / why → C2 Contextual Inconsistency;
   a false-context verdict adds T3 Misleading Context.
@@ -40,6 +44,7 @@ from semv.adapters import (
 )
 from semv.config import EvalConfig
 from semv.dimensions import DIMENSIONS
+from semv.eval._calibration import calibrated_ooc
 from semv.eval._classes import MultiClassReport, MultiLabelReport, multiclass_report
 from semv.eval._classes import multilabel_report as _multilabel
 from semv.eval._metrics import (
@@ -73,6 +78,7 @@ from semv.model import (
     Result,
     VeracityLabel,
 )
+from semv.reasoning import band as band_of
 
 __all__ = [
     "INTERNAL_TO_MMFAKEBENCH",
@@ -82,6 +88,7 @@ __all__ = [
     "get_task",
     "native_distortions",
     "native_veracity",
+    "remmd_l1",
     "remmd_l2_from_result",
     "score_remmd",
     "task_names",
@@ -230,11 +237,16 @@ class CosmosTask:
     positive = "OOC"
 
     def predict(self, result: Result) -> dict[str, Any]:
-        return {
+        p_positive = result.probabilities.get(self.positive, 0.0)
+        out: dict[str, Any] = {
             "label": result.label,
-            "p_positive": result.probabilities.get(self.positive, 0.0),
+            "p_positive": p_positive,
             "confidence": _winning(result.probabilities),
         }
+        calibrated = calibrated_ooc(result.label == self.positive, p_positive)
+        if calibrated is not None:
+            out["p_calibrated"] = calibrated
+        return out
 
     def gold(self, label: str, details: Mapping[str, Any]) -> dict[str, Any]:
         return {"label": label}
@@ -254,7 +266,26 @@ class CosmosTask:
             baseline=self.name == "cosmos",
         )
         metrics["positive"] = self.positive
+        metrics.update(_calibrated_metrics(rows, [self._positive(r["gold"]) for r in rows], config))
         return {**_common(records), **metrics}
+
+
+def _calibrated_metrics(
+    rows: Sequence[Record], gold: Sequence[bool], config: EvalConfig
+) -> dict[str, Any]:
+    """ECE (Eq. 30, winning class of p_cal) and Brier of the calibrated p(OOC), beside the
+    Eq. 20 figures; empty when the records carry no calibrated probability."""
+    p_cal = [r["prediction"].get("p_calibrated") for r in rows]
+    if not rows or any(p is None for p in p_cal):
+        return {}
+    probs = [float(p) for p in p_cal if p is not None]
+    confidence = [max(p, 1.0 - p) for p in probs]
+    correct = [(p >= 0.5) == g for p, g in zip(probs, gold, strict=True)]
+    return {
+        "ece_calibrated": expected_calibration_error(confidence, correct, bins=config.ece_bins),
+        "brier_calibrated": brier(probs, gold),
+        "reliability_calibrated": {"confidence": confidence, "correct": correct},
+    }
 
 
 class VeriteTask(CosmosTask):
@@ -281,6 +312,26 @@ class VeriteTask(CosmosTask):
             for label in ("true", "miscaptioned", "out-of-context")
         }
         return metrics
+
+
+_BAND_TO_REMMD: Final[dict[Band, VeracityLabel]] = {
+    Band.SUPPORTED: VeracityLabel.TRUE,
+    Band.WEAKLY_SUPPORTED: VeracityLabel.MOSTLY_TRUE,
+    Band.UNCERTAIN: VeracityLabel.MIXTURE,
+    Band.WEAKLY_REFUTED: VeracityLabel.MOSTLY_FALSE,
+    Band.REFUTED: VeracityLabel.FALSE,
+}
+
+
+def remmd_l1(result: Result) -> VeracityLabel | None:
+    """The ReMMD L1 label of a semv result: its decision mapped by ``INTERNAL_TO_REMMD``; an
+    ``uncertain`` decision (evidence without a decisive rule) by the Eq. 18 band of ψ̄;
+    None (an abstention) for ``insufficient-evidence``."""
+    mapped = INTERNAL_TO_REMMD.get(result.label)
+    if mapped is not None or result.label != InternalLabel.UNCERTAIN or not result.subclaims:
+        return mapped
+    psi = statistics.fmean(s.score for s in result.subclaims)
+    return _BAND_TO_REMMD[band_of(psi)]
 
 
 def remmd_l2_from_result(result: Result) -> list[str]:
@@ -382,7 +433,7 @@ class RemmdTask:
             }
         return {
             "internal_label": result.label,
-            "l1": INTERNAL_TO_REMMD.get(result.label),
+            "l1": remmd_l1(result),
             "l2": remmd_l2_from_result(result),
             "confidence": result.confidence,
             "native": False,

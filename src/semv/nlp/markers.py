@@ -1,68 +1,96 @@
 """Linguistic markers used by the offline rules (English).
 
 ``RECONTEXT_MARKERS``: phrases with which a fact-check, an earlier caption or a report refutes a
-claim or gives the media another origin ("actually", "was taken in", "circulating since",
-"montage", "artwork"...). ``EDITOR_SOFTWARE``: image/video editors named in an EXIF Software tag.
+claim or gives the media another origin ("miscaptioned", "first posted", "AI-generated"), read
+from ``data/recontext_markers.txt``, where every list carries a provenance line (a public
+fact-check rating scale, recirculation vocabulary, the IPTC digital source type vocabulary) and
+no phrase comes from evaluation rows. ``EDITOR_SOFTWARE``: image/video editors named in an EXIF
+Software tag (product names).
 """
 
-# ruff: noqa: E501  (regular-expression tables read best one pattern per line)
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
 
-__all__ = ["EDITOR_SOFTWARE", "RECONTEXT_MARKERS", "editor_in", "recontext_marker"]
+__all__ = [
+    "EDITOR_SOFTWARE",
+    "RECONTEXT_MARKERS",
+    "MarkerList",
+    "editor_in",
+    "marker_lists",
+    "parse_marker_file",
+    "recontext_marker",
+]
 
-_MEDIA = r"(?:photo|photograph|image|picture|pic|video|footage|clip|still|shot|scene)s?"
+MARKER_FILE = "recontext_markers.txt"
+LABELS = frozenset({"refutation", "origin", "fiction"})
+
+
+@dataclass(frozen=True)
+class MarkerList:
+    """One list of the marker file: its label, provenance and compiled patterns."""
+
+    label: str
+    provenance: str
+    patterns: tuple[re.Pattern[str], ...]
+
+
+def parse_marker_file(text: str, name: str = MARKER_FILE) -> tuple[MarkerList, ...]:
+    """The lists of a marker file (format in the file's header).
+
+    Raises:
+        ValueError: naming the file and line: an unknown label, a list without provenance or
+            patterns, a pattern before any list, or a pattern that does not compile.
+    """
+    lists: list[MarkerList] = []
+    label: str | None = None
+    provenance = ""
+    patterns: list[re.Pattern[str]] = []
+    start = 0
+
+    def close() -> None:
+        if label is None:
+            return
+        if not provenance:
+            raise ValueError(f"{name}:{start}: list {label!r} has no @provenance line")
+        if not patterns:
+            raise ValueError(f"{name}:{start}: list {label!r} has no patterns")
+        lists.append(MarkerList(label, provenance, tuple(patterns)))
+
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("@list"):
+            close()
+            label, provenance, patterns, start = line[5:].strip(), "", [], number
+            if label not in LABELS:
+                raise ValueError(f"{name}:{number}: unknown marker label {label!r}")
+        elif line.startswith("@provenance"):
+            provenance = line[len("@provenance") :].strip()
+        elif label is None:
+            raise ValueError(f"{name}:{number}: pattern before any @list line")
+        else:
+            try:
+                patterns.append(re.compile(line, re.I))
+            except re.error as exc:
+                raise ValueError(f"{name}:{number}: bad pattern {line!r}: {exc}") from None
+    close()
+    return tuple(lists)
+
+
+@cache
+def marker_lists() -> tuple[MarkerList, ...]:
+    """The shipped marker lists (``semv/nlp/data/recontext_markers.txt``)."""
+    text = resources.files("semv.nlp").joinpath("data", MARKER_FILE).read_text("utf-8")
+    return parse_marker_file(text)
+
 
 RECONTEXT_MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (label, re.compile(pattern, re.I))
-    for label, pattern in (
-        # explicit refutation
-        ("refutation", r"\b(?:actually|in fact|in reality|in truth)\b"),
-        ("refutation", r"\b(?:is|was|were|are) (?:really|indeed)\b"),
-        (
-            "refutation",
-            r"\b(?:false(?:ly)?|fake|hoax(?:es)?|debunk\w*|fabricated|misleading(?:ly)?)\b",
-        ),
-        ("refutation", r"\b(?:mislabell?ed|miscaptioned|out of context|misattributed)\b"),
-        (
-            "refutation",
-            r"\b(?:not real|does ?n[o']t show|did ?n[o']t show|not (?:taken|filmed|from|related)|unrelated|nowhere near|no evidence|not intended)\b",
-        ),
-        (
-            "refutation",
-            r"\b(?:doctored|photoshopped|digitally (?:altered|manipulated|edited|created)|manipulated|satir\w*|parody)\b",
-        ),
-        # another origin of the same media
-        (
-            "origin",
-            r"\b(?:was|were|is|has been|had been) (?:taken|filmed|shot|recorded|captured|made|created|produced) (?:in|at|on|during|by|from|near)\b",
-        ),
-        (
-            "origin",
-            r"\b(?:first|originally|previously) (?:posted|published|appeared|shared|popularized|uploaded|surfaced)\b",
-        ),
-        (
-            "origin",
-            r"\b(?:circulat\w+|since at least|dates? back|dating (?:back|from)|years? ago|archives?)\b",
-        ),
-        ("origin", r"\b(?:old|older|earlier|stock|archive) " + _MEDIA + r"\b"),
-        ("origin", r"\b(?:this|the) " + _MEDIA + r" (?:is|was) from\b"),
-        ("origin", r"\b(?:comes?|came) from (?:a|an|the)\b"),
-        # staged, artificial or fictional media
-        (
-            "fiction",
-            r"\b(?:montage|green screen|3d|cgi|computer[- ]generated|ai[- ]generated|deepfake|render(?:ing|ed)?|artwork|artist|illustration|digital art)\b",
-        ),
-        (
-            "fiction",
-            r"\b(?:video ?game|game footage|modded|(?:arma|computer|mobile|online) game|sci-fi|feature film|movie|film set|tv (?:show|series)|television (?:show|series)|episode|screenshot)\b",
-        ),
-        (
-            "fiction",
-            r"\b(?:replica|mannequin|costume|cosplay|marketing (?:ploy|stunt|campaign)|advertis\w+|psychometric|simulation)\b",
-        ),
-    )
+    (m.label, p) for m in marker_lists() for p in m.patterns
 )
 
 EDITOR_SOFTWARE: tuple[tuple[str, re.Pattern[str]], ...] = tuple(

@@ -145,7 +145,8 @@ NEAREST_CITY_SLACK_KM = 10.0
 """``nearest_city`` names the largest city within this distance of the nearest one."""
 ALT_NAME_MIN_POPULATION = 100_000
 """A city matched only by one of its alternate names must be at least this large: alternate
-names include short transliterations that collide with other places ("Borno" → Borna)."""
+names include short transliterations that collide with other places (a short regional name
+matching a small town abroad)."""
 
 
 _LOCK = threading.Lock()

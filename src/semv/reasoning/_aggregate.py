@@ -97,6 +97,7 @@ def aggregate(
     decisions: Sequence[SubclaimDecision],
     *,
     asserted: Mapping[Dimension, bool] | None = None,
+    argued: bool | None = None,
     config: AggregationConfig = _AGGREGATION,
     bands: DecisionConfig = _DECISION,
 ) -> AggregateOutcome:
@@ -115,7 +116,10 @@ def aggregate(
        ``asserted[dimension]`` is true (all dimensions with a decision when ``asserted`` is
        ``None``). The rule needs at least one present core dimension.
     4. Some subclaim is ``weakly-supported`` → ``partially-verified``.
-    5. At least ``max(1, ⌊K/2⌋)`` of the K subclaims are ``uncertain`` → ``uncertain``.
+    5. No subclaim has an argument (``argued`` is False: no usable evidence)
+       → ``insufficient-evidence``; else at least ``max(1, ⌊K/2⌋)`` of the K subclaims are
+       ``uncertain`` → ``uncertain``. (A case without any argument abstains as
+       insufficient evidence; one with evidence that no rule decides stays ``uncertain``.)
     6. The mean score of all subclaims is below ``config.insufficient_mean`` (0.45)
        → ``insufficient-evidence``.
     7. Otherwise → ``uncertain``.
@@ -191,6 +195,13 @@ def aggregate(
             f"Rule 4: {', '.join(weakly)} is weakly supported, so the case is partially verified.",
         )
 
+    if argued is False:
+        return outcome(
+            InternalLabel.INSUFFICIENT_EVIDENCE,
+            5,
+            "Rule 5: no evidence item yielded an argument for any subclaim, so the evidence "
+            "is insufficient.",
+        )
     counts = Counter(d.band for d in decisions)
     needed = max(1, len(decisions) // 2)
     if counts[Band.UNCERTAIN] >= needed:

@@ -47,6 +47,7 @@ async def decide(
     outcome = aggregate(
         decisions,
         asserted=asserted,
+        argued=any(a.arguments for a in arguments),
         config=ctx.settings.aggregation,
         bands=ctx.settings.decision,
     )
