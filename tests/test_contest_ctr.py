@@ -160,7 +160,8 @@ def test_cli_eval_ctr_prints_table_9(tmp_path: Path) -> None:
     )
     assert result.exit_code == 0, result.stderr
     assert "| Revision (%) ↑ |" in result.stdout and "| U | C | C+S |" in result.stdout
-    data = json.loads((tmp_path / "t.json").read_text())
+    data = json.loads((tmp_path / "t" / "ctr.json").read_text())  # --out is a folder
+    assert (tmp_path / "t" / "ctr.md").read_text().startswith(result.stdout.splitlines()[0])
     assert set(data["metrics"]) == {"U", "C", "C+S"} and len(data["episodes"]) == 15
 
 

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 __all__ = [
     "BackendOpt",
     "ConfigFile",
+    "CorpusDb",
     "DataDir",
     "JsonFlag",
     "LlmModelOpt",
@@ -50,6 +51,15 @@ StoreUrl = Annotated[
         help="Database of the store, e.g. postgresql://semv@db-host/semv (default: SQLite in "
         "--data-dir). Reports, uploads and artifacts stay in --data-dir.",
         show_default=False,
+    ),
+]
+CorpusDb = Annotated[
+    Path | None,
+    typer.Option(
+        "--corpus-db",
+        metavar="DIR",
+        help="The data directory whose store (DIR/semv.db) holds the search corpus, when it is "
+        "not this --data-dir (`semv index corpus --corpus-db DIR` builds it there).",
     ),
 ]
 ConfigFile = Annotated[

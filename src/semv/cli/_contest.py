@@ -19,6 +19,7 @@ from semv.cli._common import (
     LlmUrlOpt,
     ReplayFlag,
     StoreUrl,
+    deprecated,
     err,
     fail,
     open_store,
@@ -204,7 +205,12 @@ def contest(
     ] = False,
     json_out: JsonFlag = False,
     out_dir: Annotated[
-        Path | None, typer.Option("--out", help="Write reports under DIR/<run id>/.")
+        Path | None,
+        typer.Option(
+            "--out",
+            help="Reports folder: write the reports under DIR/<run id>/ (default: "
+            "DATA_DIR/reports/<run id>/).",
+        ),
     ] = None,
     data_dir: DataDir = Path(".semv"),
     store_url: StoreUrl = None,
@@ -308,8 +314,9 @@ def eval_ctr(
     ] = None,
     limit: Annotated[int | None, typer.Option("--limit", min=1, help="First N cases.")] = None,
     json_out: JsonFlag = False,
-    out_file: Annotated[
-        Path | None, typer.Option("--out", help="Also write the table (.md) and JSON here.")
+    out_dir: Annotated[
+        Path | None,
+        typer.Option("--out", help="Results folder: also write ctr.md (the table) and ctr.json."),
     ] = None,
     data_dir: Annotated[
         Path | None, typer.Option("--data-dir", help="Store directory (default: a temp dir).")
@@ -392,10 +399,16 @@ def eval_ctr(
         "metrics": metrics_json(metrics),
         "episodes": [o.__dict__ for o in outcomes],
     }
-    if out_file is not None:
-        out_file.parent.mkdir(parents=True, exist_ok=True)
-        out_file.with_suffix(".md").write_text(table, encoding="utf-8")
-        out_file.with_suffix(".json").write_text(json.dumps(payload, indent=2), encoding="utf-8")
+    if out_dir is not None:
+        if out_dir.suffix in (".md", ".json"):  # the old meaning: a file prefix
+            deprecated(f"--out {out_dir}", "--out DIR (a folder, as for every command)", "eval ctr")
+            md, js = out_dir.with_suffix(".md"), out_dir.with_suffix(".json")
+        else:
+            md, js = out_dir / "ctr.md", out_dir / "ctr.json"
+        md.parent.mkdir(parents=True, exist_ok=True)
+        md.write_text(table, encoding="utf-8")
+        js.write_text(json.dumps(payload, indent=2), encoding="utf-8")
+        err.print(f"wrote {md} and {js}", highlight=False)
     if json_out:
         sys.stdout.write(json.dumps(payload) + "\n")
         return

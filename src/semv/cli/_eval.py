@@ -89,6 +89,12 @@ def _evaluate_once(
         raise
     wanted = {c.case.id for c in cases}
     done = {r["case_id"] for r in previous if r["case_id"] in wanted}
+    if resume:
+        err.print(
+            f"resuming the evaluation in {out_dir}: {len(done)} of {len(cases)} case(s) already "
+            f"in results.jsonl, {len(cases) - len(done)} to run",
+            highlight=False,
+        )
     try:
         with progress(quiet) as bar:
             progress_task = bar.add_task(label, total=len(cases), completed=len(done))
@@ -518,16 +524,31 @@ def score(
         ),
     ],
     out_dir: Annotated[
-        Path | None, typer.Option("--out", help="Write metrics.json, summary.md and plots here.")
+        Path | None,
+        typer.Option(
+            "--out",
+            help="Results folder: metrics.json, summary.md and plots (default: none, print only; "
+            "with --data-dir: DATA_DIR/eval/score-<adapter>-<time>).",
+        ),
     ] = None,
     bins: Annotated[int | None, typer.Option("--bins", min=1, help="ECE bins.")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print metrics as JSON.")] = False,
     config: Annotated[
         Path | None, typer.Option("--config", help="TOML file overriding constants.")
     ] = None,
+    data_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--data-dir",
+            help="Data directory: the results folder goes under DATA_DIR/eval/ like every "
+            "evaluation's (scoring reads no store).",
+        ),
+    ] = None,
 ) -> None:
     """Score an existing prediction file without running the pipeline."""
     try:
+        if out_dir is None and data_dir is not None:
+            out_dir = _default_out(data_dir, f"score-{adapter}")
         settings = _with_bins(load_settings(config), bins)
         if not predictions.exists():
             raise_input(f"{predictions}: no such file or directory")

@@ -8,9 +8,26 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import typer
-from typer.core import TyperGroup
+from typer.core import TyperGroup, TyperOption
 
-__all__ = ["LazyGroup"]
+__all__ = ["LazyGroup", "hide_flag_types"]
+
+
+def hide_flag_types() -> None:
+    """Help shows no ``<bool>`` type next to a switch (``--json``, ``--replay``): a switch
+    takes no value. Types of options that take one (``<path>``, ``<int>``) stay."""
+    shown = TyperOption.display_type_rich
+    if getattr(shown, "_semv_flags_hidden", False):
+        return
+
+    def display_type_rich(self: TyperOption, ctx: Any) -> str | None:
+        return None if self.is_flag else shown(self, ctx)
+
+    display_type_rich._semv_flags_hidden = True  # type: ignore[attr-defined]
+    TyperOption.display_type_rich = display_type_rich  # type: ignore[method-assign]
+
+
+hide_flag_types()
 
 
 def _resolve(target: str) -> Any:

@@ -12,6 +12,7 @@ import typer
 
 from semv.cli._common import (
     ConfigFile,
+    CorpusDb,
     DataDir,
     JsonFlag,
     StoreUrl,
@@ -88,9 +89,7 @@ def index_corpus(
     ],
     data_dir: DataDir = Path(".semv"),
     store_url: StoreUrl = None,
-    corpus_db: Annotated[
-        Path | None, typer.Option("--corpus-db", help="Index into this data directory instead.")
-    ] = None,
+    corpus_db: CorpusDb = None,
     json_out: JsonFlag = False,
 ) -> None:
     """Ingest documents into the local search corpus (SQLite FTS5 in the store)."""

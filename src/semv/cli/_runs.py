@@ -12,6 +12,7 @@ import typer
 from semv.cli._common import (
     BackendOpt,
     ConfigFile,
+    CorpusDb,
     DataDir,
     JsonFlag,
     LlmModelOpt,
@@ -43,7 +44,12 @@ def verify(
     ] = None,
     json_out: JsonFlag = False,
     out_dir: Annotated[
-        Path | None, typer.Option("--out", help="Write reports under DIR/<run id>/.")
+        Path | None,
+        typer.Option(
+            "--out",
+            help="Reports folder: write the reports under DIR/<run id>/ (default: "
+            "DATA_DIR/reports/<run id>/).",
+        ),
     ] = None,
     text_only: Annotated[bool, typer.Option("--text-only", help="Do not read media.")] = False,
     limit: Annotated[int | None, typer.Option("--limit", min=1, help="At most N cases.")] = None,
@@ -70,10 +76,7 @@ def verify(
         list[str] | None,
         typer.Option("--endpoint", help="NAME=URL: another endpoint for a web source."),
     ] = None,
-    corpus_db: Annotated[
-        Path | None,
-        typer.Option("--corpus-db", help="Data directory holding the corpus (default: store)."),
-    ] = None,
+    corpus_db: CorpusDb = None,
     backend: BackendOpt = None,
     llm_url: LlmUrlOpt = None,
     llm_model: LlmModelOpt = None,
@@ -127,6 +130,13 @@ def verify(
             claimed = claim_interrupted(store, str(resume))
             contract, cases, resumes = claimed.contract, [LoadedCase(claimed.case)], claimed.run_id
             chosen_procedure = get_procedure(claimed.procedure)
+            committed = len(store.run_nodes(claimed.run_id))
+            err.print(
+                f"resuming interrupted run {claimed.run_id}: case {claimed.case.id}, procedure "
+                f"{claimed.procedure}; its {committed} committed node(s) are reused, the rest "
+                "runs as a new run",
+                highlight=False,
+            )
         if source:
             from semv.cli._retrieval import open_sources
 

@@ -10,6 +10,7 @@ import typer
 from semv.cli._common import (
     BackendOpt,
     ConfigFile,
+    CorpusDb,
     DataDir,
     LlmModelOpt,
     LlmUrlOpt,
@@ -41,10 +42,7 @@ def serve(
         list[str] | None,
         typer.Option("--source", help="Evidence source for submitted cases (as verify)."),
     ] = None,
-    corpus_db: Annotated[
-        Path | None,
-        typer.Option("--corpus-db", help="Data directory holding the corpus (default: store)."),
-    ] = None,
+    corpus_db: CorpusDb = None,
     backend: BackendOpt = None,
     llm_url: LlmUrlOpt = None,
     llm_model: LlmModelOpt = None,
