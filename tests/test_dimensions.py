@@ -50,7 +50,7 @@ def test_every_dimension_has_one_spec_under_its_own_key() -> None:
 
 def test_report_sections_and_fields_come_from_the_registry() -> None:
     keys = [s.section.key for s in report_order()]
-    assert ("case_summary", "source", *keys, "final_status") == SECTION_ORDER
+    assert ("summary", "final_status", *keys, "case_summary", "source", "glossary") == SECTION_ORDER
     assert keys == ["where", "when", "who", "why", "forensic_analysis", "other_evidence"]
     assert set(keys) <= set(ReportView.model_fields)
     fields = {s.mv_field for s in DIMENSIONS.values()}

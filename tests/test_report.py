@@ -40,16 +40,20 @@ from semv.report import SECTION_ORDER, ReportContext, build_view, render_report
 SHA = "ab" * 32
 
 MD_HEADINGS = (
-    "## Case summary",
-    "## Source",
+    "## Verdict: false-context (confidence 0.68)",
+    "## Final verification status",
     "## Where",
     "## When",
     "## Who",
     "## Why",
     "## Forensic analysis",
     "## Other evidence",
-    "## Final verification status",
+    "## Case summary",
+    "## Source",
+    "## Glossary",
 )
+"""Verdict first (issue 22): the summary and the final status, the MV2026 dimension sections,
+then the case's media and provenance, the sources and the glossary."""
 
 
 def _evidence() -> tuple[Evidence, ...]:
@@ -371,7 +375,10 @@ def test_final_status_numbers() -> None:
         ("uncertain", "0.240"),
         ("verified", "0.050"),
     ]
-    assert "| where | `claim:where` | 0.234 | refuted | no |" in final
+    assert (
+        "| where | `claim:where` The where statement of the claim. | 0.234 | refuted | no |"
+        in final
+    )
 
 
 def test_html_escapes_untrusted_claim() -> None:

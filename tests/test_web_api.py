@@ -329,6 +329,20 @@ def test_contest_matches_the_python_api(client: TestClient, run_id: str, data_di
     assert {a["meta"]["reviewer"] for a in applied["payload"]["batch"]} == {"alice"}
 
 
+def test_api_responses_name_no_machine_path(
+    client: TestClient, run_id: str, data_dir: Path
+) -> None:
+    """Issue 22: report paths relative to the data directory; no absolute server path in the
+    result or the JSON report."""
+    response = client.get(f"/api/runs/{run_id}")
+    paths = response.json()["report_paths"]
+    assert paths["markdown"] == f"reports/{run_id}/report.md"
+    assert paths["html"] == f"reports/{run_id}/report.html"
+    report = client.get(f"/api/runs/{run_id}/report?format=json").text
+    for text in (response.text, report):
+        assert str(data_dir.resolve()) not in text and str(data_dir) not in text
+
+
 def test_concurrent_revisions_are_both_kept(client: TestClient, run_id: str) -> None:
     headers = _csrf(client)
     out: list[dict[str, Any]] = []
@@ -338,7 +352,7 @@ def test_concurrent_revisions_are_both_kept(client: TestClient, run_id: str) -> 
         out.append(r.json() | {"status": r.status_code})
 
     threads = [
-        threading.Thread(target=post, args=(t,)) for t in ("arg:when:att:1", "arg:who:sup:1")
+        threading.Thread(target=post, args=(t,)) for t in ("arg:when:att:1", "arg:where:sup:1")
     ]
     for t in threads:
         t.start()

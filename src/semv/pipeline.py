@@ -313,7 +313,7 @@ def publish_reports(
     out_dir = reports_dir / run_id
     html = publish_html(
         report.html,
-        url=report_url(settings.export, run_id, out_dir),
+        url=report_url(settings.export, run_id, None),  # relative: no machine path in a report
         date_published=utc_now(),
     )
     paths = write_reports(report.model_copy(update={"html": html}), out_dir)

@@ -31,6 +31,7 @@ from semv.nlp.dates import DateMention, from_iso
 from semv.nlp.entities import PlaceMention, TextFacts, extract, person_matches, place_key
 from semv.nlp.places import Place
 from semv.nlp.text import fold
+from semv.reasoning import join_words
 
 __all__ = [
     "C2PA",
@@ -229,13 +230,6 @@ def asserted_text(text: str) -> str:
         return " " * len(quoted) if len(quoted.split()) >= 3 else quoted
 
     return _QUOTED.sub(blank, text)
-
-
-def join_words(items: list[str]) -> str:
-    """``a``, ``a and b``, ``a, b and c``: a list as a phrase in a statement."""
-    if len(items) <= 1:
-        return "".join(items)
-    return ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def capitalized(text: str) -> str:

@@ -83,7 +83,7 @@ def authenticity_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) ->
         )
         return [Finding(Stance.ATTACK, text, (ev.id,), (software,))]
     named = [v for v in (exif.make, exif.model) if v]
-    camera = " ".join((v or "").strip() for v in (exif.make, exif.model)).strip()
+    camera = exif.camera
     if not camera:
         return []
     cap = capture(ev)

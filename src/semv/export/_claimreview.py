@@ -202,11 +202,15 @@ def extract(html: str, where: str) -> dict[str, Any]:
     return loaded
 
 
-def report_url(cfg: ExportConfig, run_id: str, out_dir: Path) -> str:
+def report_url(cfg: ExportConfig, run_id: str, out_dir: Path | None) -> str:
     """Where a run's HTML report is published: under ``export.report_base_url`` when set,
-    else the written file's ``file:`` URI (not indexable: set the base URL to publish)."""
+    else the written file's ``file:`` URI (not indexable: set the base URL to publish), or,
+    with no ``out_dir`` (the copy embedded in the report itself), the relative reference
+    ``report.html``: a written report never names where it sits on this machine."""
     if cfg.report_base_url:
         return f"{cfg.report_base_url.rstrip('/')}/{run_id}/report.html"
+    if out_dir is None:
+        return "report.html"
     return (out_dir / "report.html").resolve().as_uri()
 
 

@@ -73,6 +73,7 @@ from semv.model._observation import (
     Transcript,
     TranscriptSegment,
     VisualFeatures,
+    camera_name,
     observation_from_data,
 )
 from semv.model._reasoning import (
@@ -208,6 +209,7 @@ __all__ = [
     "VeracityLabel",
     "Verdict",
     "VisualFeatures",
+    "camera_name",
     "case_id_problem",
     "observation_from_data",
     "result_evidence",

@@ -38,7 +38,8 @@ CONTEXT_DIMENSIONS: tuple[Dimension, ...] = (
 
 
 class Stance(StrEnum):
-    """σ_a of Eq. 4."""
+    """Which side an argument takes on its subclaim: support, attack, mixed or neutral (σ_a,
+    Eq. 4)."""
 
     SUPPORT = "sup"
     ATTACK = "att"
@@ -116,7 +117,8 @@ class MediaKind(StrEnum):
 
 
 class Modality(StrEnum):
-    """Modality of an evidence item (for d^mod of Eq. 14)."""
+    """What kind of content an evidence item is: text, image, video, audio or metadata (the
+    modality term of Eq. 14)."""
 
     TEXT = "text"
     IMAGE = "image"

@@ -36,7 +36,7 @@ def _legacy_data_in_schema(schema: dict[str, Any]) -> None:
 
 
 class Provenance(Frozen):
-    """ρ_e: who produced the item, from what, when, with which tool and version, URL."""
+    """Provenance: who produced the item, from what, when, with which tool and version, URL."""
 
     producer: ProducerKind
     agent: str = Field(description="The tool, dataset, user or reviewer that produced it.")
@@ -48,7 +48,8 @@ class Provenance(Frozen):
 
 
 class MediaLocation(Frozen):
-    """λ_e: which asset, time span (s) or region (x, y, w, h in pixels) the item looked at."""
+    """Where in the media the item looked: which asset, time span (s) or region (x, y, w, h in
+    pixels)."""
 
     asset_id: str
     start_s: float | None = None
@@ -62,17 +63,26 @@ class Evidence(Frozen):
     model_config = ConfigDict(json_schema_extra=_legacy_data_in_schema)
 
     id: str = Field(pattern=r"^ev:[A-Za-z0-9_.:\-]+$")
-    source: str = Field(description="src_e: publisher, tool, or dataset name.")
+    source: str = Field(description="Who the item comes from: a publisher, tool or dataset name.")
     source_type: SourceType
     modality: Modality
-    content: str = Field(description="obs_e: the observed content, as text.")
+    content: str = Field(description="What the item says or shows, as text.")
     observation: Observation | None = Field(
         None,
         description="The structured payload (EXIF, forensic map, OCR text...), tagged by "
         "'kind'; None when the item is its text alone.",
     )
-    reliability: float = Field(ge=0.0, le=1.0, description="r_e")
-    relevance: float = Field(0.5, ge=0.0, le=1.0, description="q_e (per subclaim after ranking)")
+    reliability: float = Field(
+        ge=0.0,
+        le=1.0,
+        description="How trustworthy the source is, from 0 (not at all) to 1 (fully).",
+    )
+    relevance: float = Field(
+        0.5,
+        ge=0.0,
+        le=1.0,
+        description="How relevant the item is to a subclaim, from 0 to 1 (set when ranked).",
+    )
     location: MediaLocation | None = None
     provenance: Provenance | None = None
     uncertainty: tuple[UncertaintyCode, ...] = ()

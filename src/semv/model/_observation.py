@@ -43,6 +43,7 @@ __all__ = [
     "Transcript",
     "TranscriptSegment",
     "VisualFeatures",
+    "camera_name",
     "observation_from_data",
 ]
 
@@ -92,6 +93,22 @@ class Exif(ObservationBase):
     modify_gap_hours: float | None = Field(None, description="EXIF modify − capture time.")
     file_modified_gap_hours: float | None = Field(None, description="mtime − capture time.")
     gap_approximate: bool | None = Field(None, description="A time zone was assumed (UTC).")
+
+    @property
+    def camera(self) -> str:
+        """Make and model as one name, the make once ("Canon EOS 80D", not "Canon Canon EOS
+        80D"); empty when neither is known."""
+        return camera_name(self.make, self.model)
+
+
+def camera_name(make: str | None, model: str | None) -> str:
+    """A camera's name from its EXIF/QuickTime make and model: the model alone when it
+    already starts with the make's first word (Canon writes Make "Canon", Model "Canon EOS
+    80D"), else "make model"; empty when neither is known."""
+    make, model = (make or "").strip(), (model or "").strip()
+    if make and model and model.casefold().startswith(make.split()[0].casefold()):
+        return model
+    return " ".join(part for part in (make, model) if part)
 
 
 class FileIntegrity(ObservationBase):

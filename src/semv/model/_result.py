@@ -191,14 +191,20 @@ class TraceEvent(Frozen):
 class ReviewMeta(Frozen):
     reviewer: str = "reviewer"
     target_stage: Stage | None = Field(
-        None, description="Explicit revision target (overrides Eq. 22)."
+        None,
+        description="The stage to re-enter the pipeline at (C claims, R retrieval, V "
+        "validation, A argumentation, Q QBAF, F aggregation, O output), overriding the routing "
+        "the action would get by default (Eq. 22).",
     )
     at: str | None = None
 
 
 class _Review(Frozen):
-    target: str = Field(description="tgt_h: an argument, evidence or subclaim id.")
-    reason: str = Field(min_length=1, description="rsn_h: the reviewer's reason (required).")
+    target: str = Field(
+        description="The id of the argument (arg:where:att:1), evidence item (ev:exif:asset:1) "
+        "or subclaim (claim:where) the action is about."
+    )
+    reason: str = Field(min_length=1, description="Why the reviewer takes the action (required).")
     meta: ReviewMeta = ReviewMeta()
 
 
@@ -214,7 +220,9 @@ class Edit(_Review):
     op: Literal["edit"] = "edit"
     text: str | None = None
     stance: Stance | None = None
-    evidence_edited: tuple[Evidence, ...] = Field((), description="E^Δ_h")
+    evidence_edited: tuple[Evidence, ...] = Field(
+        (), description="Evidence items the edit replaces, as they should read."
+    )
     cites: tuple[str, ...] = Field(
         (),
         description="Existing evidence ids the revised argument cites (default: the original's).",
@@ -225,9 +233,11 @@ class Add(_Review):
     op: Literal["add"] = "add"
     text: str | None = None
     stance: Stance | None = None
-    evidence_added: tuple[Evidence, ...] = Field((), description="E^+_h (human provenance)")
+    evidence_added: tuple[Evidence, ...] = Field(
+        (), description="New evidence items the reviewer adds (recorded as the reviewer's)."
+    )
     cites: tuple[str, ...] = Field(
-        (), description="Existing evidence ids the added argument cites, besides E^+_h."
+        (), description="Existing evidence ids the added argument cites, besides the new items."
     )
 
 

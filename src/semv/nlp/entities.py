@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import Any, Final
 
 from semv.model import ClaimFacts
 from semv.nlp import places as _places
@@ -245,6 +245,8 @@ def _extract(text: str, language: str | None) -> TextFacts:
             if parts:
                 place_texts.extend(parts)
                 place_alts.extend([False] * len(parts))
+            elif _natural_feature(doc, ent, name):
+                continue  # "the Seine has burst its banks": a river, not who is shown
             elif label == "PERSON" and name[0].isupper() and not _definite(doc, ent):
                 people.append(name)
             elif label == "ORG" and name[0].isupper():
@@ -330,6 +332,83 @@ def _possessive(doc: Any, ent: Any) -> bool:
 def _definite(doc: Any, ent: Any) -> bool:
     """A one-word 'person' after 'the' is a river, ship or landmark ("the Seine")."""
     return bool(len(ent) == 1 and ent.start > 0 and doc[ent.start - 1].lower_ == "the")
+
+
+_FEATURE_WORDS: Final = frozenset(
+    [
+        "river",
+        "rivers",
+        "lake",
+        "lakes",
+        "mount",
+        "mountain",
+        "mountains",
+        "sea",
+        "ocean",
+        "bay",
+        "gulf",
+        "canal",
+        "creek",
+        "strait",
+        "valley",
+        "glacier",
+        "falls",
+        "estuary",
+        "delta",
+        "island",
+        "islands",
+        "peninsula",
+    ]
+)
+"""Words that make a name a geographic feature ("Seine River", "Lake Como", "Mount Fuji")."""
+_FEATURE_CUES: Final = frozenset(
+    [
+        "river",
+        "rivers",
+        "bank",
+        "banks",
+        "riverbank",
+        "riverbanks",
+        "quay",
+        "quays",
+        "embankment",
+        "embankments",
+        "shore",
+        "shores",
+        "flood",
+        "floods",
+        "flooded",
+        "flooding",
+        "overflow",
+        "overflowed",
+        "overflowing",
+        "burst",
+        "bursts",
+        "waters",
+        "water",
+        "tide",
+        "flows",
+        "flowed",
+        "estuary",
+        "valley",
+        "upstream",
+        "downstream",
+        "tributary",
+    ]
+)
+"""Words around a one-word ``the X`` that make X a river or landmark, not an organisation."""
+
+
+def _natural_feature(doc: Any, ent: Any, name: str) -> bool:
+    """A PERSON/ORG mention that names a river, lake, mountain or similar feature: the name
+    contains a feature word ("Lake Geneva"), or it is one capitalized, non-acronym word after
+    "the" in a sentence about a river ("the Seine has burst its banks": the small English
+    model tags it ORG). Such a name is neither a person nor an organisation shown."""
+    if any(fold(word) in _FEATURE_WORDS for word in name.split()):
+        return True
+    if not _definite(doc, ent) or name.isupper():
+        return False  # "the BBC", "the UN": acronyms stay organisations
+    return any(fold(token.text) in _FEATURE_CUES for token in ent.sent)
 
 
 def _token_at(doc: Any, char: int) -> Any:

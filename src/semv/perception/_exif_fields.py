@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
-from semv.model import Exif
+from semv.model import Exif, camera_name
 
 __all__ = ["CaptureTime", "MetadataFields", "parse_tags"]
 
@@ -119,7 +119,7 @@ class MetadataFields:
             parts.append(f"captured {self.capture_time.iso}{zone}")
         if self.latitude is not None and self.longitude is not None:
             parts.append(f"GPS {self.latitude:.6f}, {self.longitude:.6f}")
-        camera = _camera(self.make, self.model)
+        camera = camera_name(self.make, self.model)
         if camera:
             parts.append(f"camera {camera}")
         if self.software is not None:
@@ -392,9 +392,3 @@ def _first_text(tags: dict[str, Any], keys: tuple[str, ...], used: list[str]) ->
             used.append(key)
             return text
     return None
-
-
-def _camera(make: str | None, model: str | None) -> str:
-    if make and model and model.lower().startswith(make.lower().split()[0]):
-        return model
-    return " ".join(part for part in (make, model) if part)

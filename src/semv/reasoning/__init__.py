@@ -30,7 +30,9 @@ from semv.reasoning._aggregate import (
     aggregate,
     confidence,
     contract,
+    deciding_dimensions,
     ooc_probability,
+    rule_number_of,
     spread,
 )
 from semv.reasoning._clash import ClashOutcome, judge_adjustment, resolve_clash
@@ -46,6 +48,7 @@ from semv.reasoning._semantics import (
 )
 from semv.reasoning._strength import argument_strength, strength_from_features
 from semv.reasoning._uncertainty import evidence_kind, review_codes
+from semv.reasoning._words import is_are, join_words
 
 __all__ = [
     "COSMOS",
@@ -72,14 +75,18 @@ __all__ = [
     "claim_score",
     "confidence",
     "contract",
+    "deciding_dimensions",
     "delta_for_score",
     "evidence_kind",
     "influence",
+    "is_are",
+    "join_words",
     "judge_adjustment",
     "ooc_probability",
     "propagate",
     "resolve_clash",
     "review_codes",
+    "rule_number_of",
     "spread",
     "strength_from_features",
 ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ from semv.model import (
     VeracityLabel,
 )
 from semv.reasoning._semantics import band as band_of
+from semv.reasoning._words import is_are, join_words
 
 __all__ = [
     "COSMOS",
@@ -37,7 +39,9 @@ __all__ = [
     "aggregate",
     "confidence",
     "contract",
+    "deciding_dimensions",
     "ooc_probability",
+    "rule_number_of",
     "spread",
 ]
 
@@ -61,6 +65,9 @@ class AggregateOutcome(BaseModel):
     rule: str = Field(description="A short sentence naming the rule that fired.")
     rule_number: int = Field(ge=1, le=7, description="Position of the rule in the priority order.")
     mean_score: float = Field(description="ψ̄, the mean score of all subclaims.")
+    deciding: tuple[Dimension, ...] = Field(
+        (), description="The subclaims that decided the rule (``deciding_dimensions``)."
+    )
 
 
 def _mean(values: Sequence[float]) -> float:
@@ -139,7 +146,16 @@ def aggregate(
     mean_all = _mean([d.score for d in decisions])
 
     def outcome(label: InternalLabel, number: int, rule: str) -> AggregateOutcome:
-        return AggregateOutcome(label=label, rule=rule, rule_number=number, mean_score=mean_all)
+        return AggregateOutcome(
+            label=label,
+            rule=rule,
+            rule_number=number,
+            mean_score=mean_all,
+            deciding=deciding_dimensions(number, decisions, asserted),
+        )
+
+    def names(number: int) -> list[str]:
+        return [d.value for d in deciding_dimensions(number, decisions, asserted)]
 
     auth = by_dim.get(Dimension.AUTHENTICITY)
     if auth is not None and auth.band is Band.REFUTED:
@@ -151,48 +167,42 @@ def aggregate(
         )
 
     what = by_dim.get(Dimension.WHAT)
-    refuted_context = [
-        dim.value
-        for dim in CONTEXT_DIMENSIONS
-        if dim in by_dim and by_dim[dim].band in _REFUTED_CONTEXT
-    ]
+    refuted_context = [d for d in names(2) if d != Dimension.WHAT.value]
     if what is not None and what.band in _SUPPORTED_CONTENT and refuted_context:
         return outcome(
             InternalLabel.FALSE_CONTEXT,
             2,
             f"Rule 2: the event content (what) is {what.band.value} but "
-            f"{', '.join(refuted_context)} is refuted, so the media is used in a false context.",
+            f"{join_words(refuted_context)} {is_are(refuted_context)} refuted, so the media is "
+            "used in a false context.",
         )
 
-    present = [
-        by_dim[dim]
-        for dim in CORE_DIMENSIONS
-        if dim in by_dim and (asserted is None or asserted.get(dim, False))
-    ]
-    if present and all(d.band is Band.SUPPORTED for d in present):
-        core_mean = _mean([d.score for d in present])
-        names = ", ".join(d.dimension.value for d in present)
+    present = names(3)
+    if present and all(by_dim[Dimension(d)].band is Band.SUPPORTED for d in present):
+        core_mean = _mean([by_dim[Dimension(d)].score for d in present])
+        listed = join_words(present)
         if core_mean >= config.verified_mean:
             return outcome(
                 InternalLabel.VERIFIED,
                 3,
-                f"Rule 3: every present core dimension ({names}) is supported with mean score "
+                f"Rule 3: every present core dimension ({listed}) is supported with mean score "
                 f"{core_mean:.2f} ≥ {config.verified_mean:.2f}, so the case is verified.",
             )
         return outcome(
             InternalLabel.MOSTLY_VERIFIED,
             3,
-            f"Rule 3: every present core dimension ({names}) is supported but their mean score "
-            f"{core_mean:.2f} is below {config.verified_mean:.2f}, so the case is mostly "
+            f"Rule 3: every present core dimension ({listed}) is supported but their mean "
+            f"score {core_mean:.2f} is below {config.verified_mean:.2f}, so the case is mostly "
             "verified.",
         )
 
-    weakly = [d.dimension.value for d in decisions if d.band is Band.WEAKLY_SUPPORTED]
+    weakly = names(4)
     if weakly:
         return outcome(
             InternalLabel.PARTIALLY_VERIFIED,
             4,
-            f"Rule 4: {', '.join(weakly)} is weakly supported, so the case is partially verified.",
+            f"Rule 4: {join_words(weakly)} {is_are(weakly)} weakly supported, so the case is "
+            "partially verified.",
         )
 
     if argued is False:
@@ -225,6 +235,51 @@ def aggregate(
         7,
         "Rule 7: no decisive rule applies, so the case remains uncertain.",
     )
+
+
+def deciding_dimensions(
+    rule_number: int,
+    decisions: Sequence[SubclaimDecision],
+    asserted: Mapping[Dimension, bool] | None = None,
+) -> tuple[Dimension, ...]:
+    """The subclaims whose bands decide rule ``rule_number`` of :func:`aggregate` (the ones
+    a report names when it explains the verdict): rule 1 authenticity; rule 2 ``what`` and the
+    refuted context dimensions; rule 3 the present core dimensions; rule 4 the weakly
+    supported ones; rule 5 the uncertain ones; rule 6 every subclaim (their mean); rule 7
+    none. Dimensions come in the order of ``decisions`` (rule 2: ``what`` first)."""
+    by_dim = {d.dimension: d for d in decisions}
+    if rule_number == 1:
+        return tuple(d for d in (Dimension.AUTHENTICITY,) if d in by_dim)
+    if rule_number == 2:
+        context = [
+            dim
+            for dim in CONTEXT_DIMENSIONS
+            if dim in by_dim and by_dim[dim].band in _REFUTED_CONTEXT
+        ]
+        return tuple(d for d in (Dimension.WHAT,) if d in by_dim) + tuple(context)
+    if rule_number == 3:
+        return tuple(
+            dim
+            for dim in CORE_DIMENSIONS
+            if dim in by_dim and (asserted is None or asserted.get(dim, False))
+        )
+    if rule_number == 4:
+        return tuple(d.dimension for d in decisions if d.band is Band.WEAKLY_SUPPORTED)
+    if rule_number == 5:
+        return tuple(d.dimension for d in decisions if d.band is Band.UNCERTAIN)
+    if rule_number == 6:
+        return tuple(d.dimension for d in decisions)
+    return ()
+
+
+_RULE_NUMBER: Final = re.compile(r"^Rule ([1-7]):")
+
+
+def rule_number_of(rule: str) -> int | None:
+    """The number of an :func:`aggregate` rule text ("Rule 2: ..." → 2); None for a text of
+    another procedure."""
+    match = _RULE_NUMBER.match(rule)
+    return int(match.group(1)) if match else None
 
 
 def _check_mean(mean_score: float) -> float:

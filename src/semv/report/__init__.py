@@ -1,14 +1,23 @@
-"""Verification reports in the MV2026 layout (Markdown, HTML, JSON).
+"""Verification reports in the MV2026 layout (Markdown, HTML, JSON), verdict first.
 
-Sections, in order: case summary, source, where, when, who, why, forensic analysis, other
-evidence, final verification status. ``render_report(ReportContext) -> RenderedReport``.
+Sections, in order (``SECTION_ORDER``): the verdict summary (label, confidence, the reason,
+the strongest arguments on each side, what needs review), the final verification status,
+where, when, who, why, forensic analysis, other evidence, then (collapsible) the case summary
+with media, hashes and provenance, the source and the glossary.
+``render_report(ReportContext) -> RenderedReport``.
 """
 
-from semv.report._build import TOP_ARGUMENTS, build_view
+from semv.report._build import TOP_ARGUMENTS, build_view, case_relative, data_relative
 from semv.report._context import ReportContext
 from semv.report._labelled import LABELLED_FORMAT, FindingView, LabelledView, render_labelled_report
-from semv.report._render import REPORT_FORMAT, SECTION_ORDER, render_report, report_json
-from semv.report._view import ReportView
+from semv.report._render import (
+    REPORT_FORMAT,
+    SECTION_ORDER,
+    render_report,
+    report_json,
+    summary_html,
+)
+from semv.report._view import ReportView, VerdictSummary
 
 __all__ = [
     "LABELLED_FORMAT",
@@ -19,8 +28,12 @@ __all__ = [
     "LabelledView",
     "ReportContext",
     "ReportView",
+    "VerdictSummary",
     "build_view",
+    "case_relative",
+    "data_relative",
     "render_labelled_report",
     "render_report",
     "report_json",
+    "summary_html",
 ]

@@ -9,6 +9,7 @@ from typing import Final
 from urllib.parse import urlsplit
 
 from semv.dimensions import DimensionSpec, SectionEvidence, report_order
+from semv.glossary import explain, terms
 from semv.model import (
     Argument,
     ClashRecord,
@@ -23,9 +24,11 @@ from semv.model import (
     Relation,
     SourceType,
     Stance,
+    SubclaimDecision,
     SuppliedEvidence,
     UncertaintyItem,
 )
+from semv.reasoning import deciding_dimensions, rule_number_of
 from semv.report._context import ReportContext
 from semv.report._view import (
     ArgumentView,
@@ -36,20 +39,40 @@ from semv.report._view import (
     DimensionSection,
     EvidenceRef,
     FinalStatus,
+    GlossaryEntry,
     MediaView,
     NoteView,
     ProbabilityView,
     RelationView,
     ReportView,
+    ReviewItem,
     SourceSection,
+    TopArgument,
+    VerdictSummary,
 )
 
-__all__ = ["TOP_ARGUMENTS", "build_view", "safe_link"]
+__all__ = ["TOP_ARGUMENTS", "build_view", "case_relative", "data_relative", "safe_link"]
 
 TOP_ARGUMENTS: Final = 3
 """Support and attack arguments shown per section."""
 
 _EXCERPT_CHARS: Final = 280
+_DIMENSION_VALUES: Final = frozenset(d.value for d in Dimension)
+_REPORT_TERMS: Final = (
+    "confidence",
+    "aggregation rule",
+    "subclaim",
+    "asserted",
+    "ψ (score)",
+    "ψ̄ (mean score)",
+    "strength (w)",
+    "support / attack total (S, A)",
+    "reliability (r)",
+    "verified / not verified",
+    "provenance",
+    "SHA-256",
+)
+"""Terms every MV2026 report shows (their glossary entries go into its footer)."""
 _SUPPLIED_TYPES: Final = frozenset({SourceType.SUPPLIED, SourceType.PRIOR_CAPTION})
 _SUPPLIED_PRODUCERS: Final = frozenset({ProducerKind.USER, ProducerKind.DATASET})
 _FORENSIC_TYPES: Final = frozenset({SourceType.METADATA, SourceType.FORENSIC})
@@ -61,12 +84,15 @@ def build_view(ctx: ReportContext) -> ReportView:
     case_summary = builder.case_summary()
     source = builder.source()
     sections = {spec.section.key: builder.section(spec) for spec in report_order()}
+    final_status = builder.final_status()
     return ReportView.model_validate(
         {
+            "summary": builder.summary(),
             "case_summary": case_summary,
             "source": source,
             **sections,
-            "final_status": builder.final_status(),
+            "final_status": final_status,
+            "glossary": builder.glossary(final_status),
         }
     )
 
@@ -147,7 +173,7 @@ class _Builder:
                 out.append(
                     ArtifactView(
                         label=f"keyframe {frame.number} at {frame.time_s:.2f} s",
-                        path=frame.artifact,
+                        path=data_relative(frame.artifact),
                     )
                 )
         return tuple(out)
@@ -243,18 +269,78 @@ class _Builder:
                 ProbabilityView(label=label, probability=p)
                 for label, p in sorted(verdict.probabilities.items(), key=lambda i: (-i[1], i[0]))
             ),
-            decisions=tuple(
-                DecisionView(
-                    dimension=d.dimension.value,
-                    subclaim=d.subclaim,
-                    score=d.score,
-                    band=d.band.value,
-                    clash=d.clash,
-                )
-                for d in verdict.decisions
-            ),
+            decisions=tuple(self.decision(d) for d in verdict.decisions),
             notes=tuple(_note(note) for note in notes),
         )
+
+    def summary(self) -> VerdictSummary:
+        """The verdict first: label, confidence, the rule and the subclaims that decided it,
+        the strongest arguments on each side, what needs review."""
+        verdict = self.ctx.verdict
+        number = rule_number_of(verdict.rule)
+        asserted = {
+            Dimension(key): subclaim.asserted
+            for key, subclaim in self.ctx.subclaims.items()
+            if key in _DIMENSION_VALUES
+        }
+        deciding = (
+            deciding_dimensions(number, verdict.decisions, asserted) if number is not None else ()
+        )
+        by_dimension = {d.dimension: d for d in verdict.decisions}
+        return VerdictSummary(
+            label=verdict.label,
+            confidence=verdict.confidence,
+            label_meaning=explain(verdict.label),
+            reason=_reason(verdict.rule),
+            rule_number=number,
+            deciding=tuple(self.decision(by_dimension[d]) for d in deciding),
+            for_claim=self.strongest(Stance.SUPPORT),
+            against_claim=self.strongest(Stance.ATTACK),
+            review=_review(self.notes),
+        )
+
+    def strongest(self, stance: Stance) -> tuple[TopArgument, ...]:
+        """The ``TOP_ARGUMENTS`` strongest admissible arguments of ``stance`` over every
+        subclaim (by intrinsic strength w, Eq. 14; ties by id)."""
+        sections = {spec.dimension.value: spec.section.key for spec in report_order()}
+        pool = [
+            (dimension, argument)
+            for dimension, arguments in self.ctx.arguments.items()
+            for argument in arguments
+            if argument.stance is stance and argument.admissible
+        ]
+        pool.sort(key=lambda item: (-item[1].strength, item[1].id))
+        return tuple(
+            TopArgument(
+                dimension=dimension,
+                section=sections.get(dimension, dimension),
+                argument=self.argument(argument),
+            )
+            for dimension, argument in pool[:TOP_ARGUMENTS]
+        )
+
+    def decision(self, decision: SubclaimDecision) -> DecisionView:
+        subclaim = self.ctx.subclaims.get(decision.dimension.value)
+        return DecisionView(
+            dimension=decision.dimension.value,
+            subclaim=decision.subclaim,
+            score=decision.score,
+            band=decision.band.value,
+            clash=decision.clash,
+            statement=subclaim.statement if subclaim is not None else None,
+        )
+
+    def glossary(self, final: FinalStatus) -> tuple[GlossaryEntry, ...]:
+        """The glossary entries of the terms this report shows."""
+        keys = {final.label, final.internal_label, *(d.band for d in final.decisions)}
+        keys.update(d.dimension for d in final.decisions)
+        keys.update(note.code for note in self.notes)
+        keys.update(_REPORT_TERMS)
+        if any(d.clash for d in final.decisions):
+            keys.add("clash")
+        if any(item.observed(ForensicMap) is not None for item in self.ctx.evidence):
+            keys.add("forensic map")
+        return tuple(GlossaryEntry(term=t.term, meaning=t.meaning) for t in terms(keys))
 
     # ---- pieces --------------------------------------------------------------------------
 
@@ -374,7 +460,46 @@ def _excerpt(text: str) -> str:
 
 
 def _note(item: UncertaintyItem) -> NoteView:
-    return NoteView(code=item.code.value, subject=item.subject, detail=item.detail)
+    return NoteView(
+        code=item.code.value,
+        subject=item.subject,
+        detail=item.detail,
+        meaning=explain(item.code.value),
+    )
+
+
+def _reason(rule: str) -> str:
+    """The rule's sentence without its "Rule N: " prefix, capitalized."""
+    text = re.sub(r"^Rule [1-7]:\s*", "", rule.strip())
+    return text[:1].upper() + text[1:]
+
+
+def _review(notes: Iterable[UncertaintyItem]) -> tuple[ReviewItem, ...]:
+    """Every uncertainty item of the case, one entry per code (first-seen order), with the
+    subjects and details it was raised for."""
+    grouped: dict[str, list[UncertaintyItem]] = {}
+    for note in notes:
+        grouped.setdefault(note.code.value, []).append(note)
+    return tuple(
+        ReviewItem(
+            code=code,
+            meaning=explain(code),
+            subjects=tuple(dict.fromkeys(item.subject for item in items)),
+            details=tuple(dict.fromkeys(item.detail for item in items if item.detail)),
+        )
+        for code, items in grouped.items()
+    )
+
+
+def data_relative(path: str) -> str:
+    """An artifact path as the data directory names it (``artifacts/ab/<sha256>.png``), never
+    where the data directory sits on this machine; the file name alone when it is not under
+    an ``artifacts`` folder."""
+    parts = PurePath(path).parts
+    if "artifacts" in parts:
+        start = len(parts) - 1 - parts[::-1].index("artifacts")
+        return str(PurePath(*parts[start:]))
+    return PurePath(path).name
 
 
 def _relation(relation: Relation, qbaf: Qbaf | None) -> RelationView:

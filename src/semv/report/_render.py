@@ -14,27 +14,35 @@ from typing import Final
 from urllib.parse import quote
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
+from markupsafe import Markup
 
 from semv.config import ExportConfig
 from semv.dimensions import report_order
+from semv.glossary import note_heading
 from semv.model import RenderedReport
 from semv.report._build import build_view
 from semv.report._context import ReportContext
 from semv.report._view import ReportView
 
-__all__ = ["REPORT_FORMAT", "SECTION_ORDER", "render_report", "report_json"]
+__all__ = ["REPORT_FORMAT", "SECTION_ORDER", "render_report", "report_json", "summary_html"]
 
 REPORT_FORMAT: Final = "semv-report/1"
 """Identifies the layout of the JSON report."""
 
 SECTION_ORDER: Final = (
+    "summary",
+    "final_status",
+    *(spec.section.key for spec in report_order()),
     "case_summary",
     "source",
-    *(spec.section.key for spec in report_order()),
-    "final_status",
+    "glossary",
 )
-"""The MV2026 section order (keys of ``ReportView`` and of the JSON report): the dimension
-sections in the order their ``ReportSection`` gives."""
+"""The section order of every format (keys of ``ReportView`` and of the JSON report), verdict
+first: the summary (label, confidence, reason, strongest arguments, review items), the
+final status, the MV2026 dimension sections in the order their ``ReportSection`` gives, then
+the case's media, hashes and provenance, the supplied sources and the glossary. The templates
+render the sections in this order, one macro per key (a dimension section by the shared
+``section`` macro): a new section is a view field, a key here and a macro."""
 
 _MD_SPECIAL: Final = re.compile(r"([\\`*_\[\]<>|&#~])")
 
@@ -58,12 +66,25 @@ def render_report(ctx: ReportContext, export: ExportConfig | None = None) -> Ren
         )
         markup = script_json(claim_review(facts, export))
     return RenderedReport(
-        markdown=_environment(html=False).get_template("report.md.j2").render(r=view),
+        markdown=_environment(html=False)
+        .get_template("report.md.j2")
+        .render(r=view, order=SECTION_ORDER),
         html=_environment(html=True)
         .get_template("report.html.j2")
-        .render(r=view, claimreview=markup),
+        .render(r=view, order=SECTION_ORDER, claimreview=markup),
         json_report=report_json(view),
     )
+
+
+def summary_html(view: ReportView, *, headline: bool = True) -> Markup:
+    """The verdict summary of ``view`` as an HTML fragment (the same markup as the report's
+    first section), for the web case page; empty for a report without a summary."""
+    if view.summary is None:
+        return Markup("")
+    template = _environment(html=True).from_string(
+        '{% from "_summary.html.j2" import summary_body %}{{ summary_body(v, headline) }}'
+    )
+    return Markup(template.render(v=view.summary, headline=headline))
 
 
 def report_json(view: ReportView) -> str:
@@ -86,6 +107,7 @@ def _environment(*, html: bool) -> Environment:
     env.filters["num"] = _num
     env.filters["md"] = _md
     env.filters["mdurl"] = _md_url
+    env.globals["note_heading"] = note_heading
     return env
 
 

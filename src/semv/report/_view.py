@@ -19,12 +19,16 @@ __all__ = [
     "DimensionSection",
     "EvidenceRef",
     "FinalStatus",
+    "GlossaryEntry",
     "MediaView",
     "NoteView",
     "ProbabilityView",
     "RelationView",
     "ReportView",
+    "ReviewItem",
     "SourceSection",
+    "TopArgument",
+    "VerdictSummary",
 ]
 
 
@@ -38,6 +42,8 @@ class NoteView(_View):
     code: str
     subject: str
     detail: str
+    meaning: str | None = None
+    """What the code means in plain language (``semv.glossary``)."""
 
 
 class EvidenceRef(_View):
@@ -192,6 +198,7 @@ class DecisionView(_View):
     score: float
     band: str
     clash: bool
+    statement: str | None = None
 
 
 class FinalStatus(_View):
@@ -207,6 +214,49 @@ class FinalStatus(_View):
     notes: tuple[NoteView, ...]
 
 
+class TopArgument(_View):
+    """One of the strongest arguments of the whole case, with the subclaim it bears on."""
+
+    dimension: str
+    section: str
+    """The key of the report section that lists it in full."""
+    argument: ArgumentView
+
+
+class ReviewItem(_View):
+    """What needs a person's review: one uncertainty code with every subject it concerns."""
+
+    code: str
+    meaning: str | None
+    subjects: tuple[str, ...]
+    details: tuple[str, ...]
+
+
+class VerdictSummary(_View):
+    """The first screen of a report: the verdict, why, the strongest arguments on each side
+    and what needs review."""
+
+    label: str
+    confidence: float
+    label_meaning: str | None
+    reason: str
+    """One sentence: which aggregation rule fired and what it says."""
+    rule_number: int | None
+    """The aggregation rule (1-7 of ``semv.reasoning.aggregate``); None for another procedure."""
+    deciding: tuple[DecisionView, ...]
+    """The subclaims whose bands decided the rule."""
+    for_claim: tuple[TopArgument, ...]
+    against_claim: tuple[TopArgument, ...]
+    review: tuple[ReviewItem, ...]
+
+
+class GlossaryEntry(_View):
+    """A term the report uses and its plain-language meaning (``semv.glossary``)."""
+
+    term: str
+    meaning: str
+
+
 class ReportView(_View):
     """The whole report, sections in MV2026 order.
 
@@ -216,6 +266,8 @@ class ReportView(_View):
     model_config = ConfigDict(extra="allow", frozen=True)
     __pydantic_extra__: dict[str, DimensionSection] = Field(init=False)
 
+    summary: VerdictSummary | None = None
+    """None only in a report written before the verdict-first layout."""
     case_summary: CaseSummary
     source: SourceSection
     where: DimensionSection
@@ -225,6 +277,7 @@ class ReportView(_View):
     forensic_analysis: DimensionSection
     other_evidence: DimensionSection
     final_status: FinalStatus
+    glossary: tuple[GlossaryEntry, ...] = ()
 
     def dimension_sections(self) -> tuple[DimensionSection, ...]:
         """The dimension sections in report order (``semv.dimensions.report_order``)."""

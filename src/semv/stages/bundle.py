@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import PurePath
 from urllib.parse import urlparse
 
 from semv.config import SourceReliabilityConfig
@@ -67,7 +68,10 @@ def normalize_supplied(
         location=MediaLocation(asset_id=item.about_asset) if item.about_asset else None,
         provenance=Provenance(
             producer=producer,
-            agent=case.source_path or case.adapter,
+            # the folder's name, never where it sits on this machine (issue 22)
+            agent=f"case folder {PurePath(case.source_path).name}"
+            if case.source_path
+            else case.adapter,
             method=f"supplied with the case ({case.adapter} adapter)",
             derived_from=(item.about_asset,) if item.about_asset else (),
             url=item.url,

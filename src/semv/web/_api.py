@@ -202,9 +202,28 @@ def list_runs(
 
 @router.get("/runs/{run}", tags=["runs"], response_model=None)
 def get_result(run: str, web: State) -> Response:
-    """The JSON result contract (``semv verify --json``) of a committed run (the stored
-    document as it is, without re-encoding)."""
-    return Response(views.result_text(web.store, run), media_type="application/json")
+    """The JSON result contract (``semv verify --json``) of a committed run, with its
+    ``report_paths`` relative to the server's data directory (``reports/<run>/report.md``):
+    an API client learns where the reports are, never where the server keeps its files. Every
+    other field is the stored document's."""
+    result = json.loads(views.result_text(web.store, run))
+    paths = result.get("report_paths")
+    if isinstance(paths, dict):
+        result["report_paths"] = {
+            kind: _relative(str(path), (web.data_dir, web.reports_dir.parent))
+            for kind, path in paths.items()
+        }
+    return Response(json.dumps(result, ensure_ascii=False), media_type="application/json")
+
+
+def _relative(path: str, roots: tuple[Path, ...]) -> str:
+    """``path`` relative to the first of ``roots`` it lies in (the data directory, else the
+    folder of the reports directory), else its file name."""
+    target = Path(path).resolve()
+    for root in roots:
+        if target.is_relative_to(root.resolve()):
+            return target.relative_to(root.resolve()).as_posix()
+    return target.name
 
 
 @router.get("/runs/{run}/summary", tags=["runs"])

@@ -19,6 +19,7 @@ from semv import __version__
 from semv.config import Settings, load_settings
 from semv.errors import ContestError, InputError, RunNotFound, SemvError
 from semv.export import PdfError
+from semv.glossary import explain, policy_meaning
 from semv.retrieval import Retrieval
 from semv.store import SessionTable, Store
 from semv.web._auth import Auth, parse_tokens, tokens_from_env
@@ -113,6 +114,8 @@ def create_app(
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True, trim_blocks=True
     )
+    env.globals["explain"] = explain  # plain-language meanings of labels, codes and symbols
+    env.globals["policy_meaning"] = policy_meaning
     templates = Jinja2Templates(env=env)
 
     @asynccontextmanager

@@ -16,8 +16,9 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import ValidationError
 
 from semv.errors import RunNotFound, StoreError
-from semv.model import Provenance
-from semv.report import ReportView
+from semv.glossary import stage_name
+from semv.model import Provenance, Stage
+from semv.report import ReportView, summary_html
 from semv.report._build import _provenance, safe_link
 from semv.report._view import DimensionSection, EvidenceRef, NoteView
 from semv.store import RunRecord
@@ -32,14 +33,11 @@ router = APIRouter(include_in_schema=False)
 State = Annotated[WebState, Depends(web_state)]
 
 STAGE_NAMES = {
-    "C": "claims",
-    "R": "retrieval",
-    "V": "validation",
-    "A": "argumentation",
-    "Q": "QBAF",
-    "F": "aggregation",
-    "O": "output",
+    stage.value: name if name.isupper() else name.lower()
+    for stage in Stage
+    for name in (stage_name(stage.value),)
 }
+"""Stage symbol → its name in words ("A" → "argumentation", "Q" → "QBAF"), from the glossary."""
 
 
 def _render(request: Request, web: WebState, name: str, status: int = 200, **ctx: Any) -> Response:
@@ -147,6 +145,7 @@ def run_page(run: str, request: Request, web: State) -> Response:
         revision=revision,
         policy=web.settings.contest.policy,
         stage_names=STAGE_NAMES,
+        summary=summary_html(view, headline=False),
     )
 
 

@@ -5,7 +5,9 @@ the run's HTML report (MV2026 layout) made self-contained for an HTML-to-PDF eng
   eagerly loaded (a lazy image is never printed);
 - each dimension section gets its argument graph Q_k (Eq. 15) as inline SVG, drawn by the same
   code as the case page (subclaims without a section of their own get theirs at the end);
-- the case summary gets the case's images and the keyframes extracted from its videos.
+- the case summary gets the case's images and the keyframes extracted from its videos;
+- every collapsed ``<details>`` section is opened (the report is verdict first, with the
+  full argument lists, provenance and hashes collapsed below it; paper shows them all).
 
 Only files inside the run's report folder, the case's own media (still matching its SHA-256)
 and the store's keyframe artifacts are read.
@@ -24,6 +26,8 @@ from typing import Final
 from markupsafe import escape
 
 from semv.model import Bundle, MediaKind
+from semv.perception.artifacts import ArtifactStore
+from semv.pipeline import artifacts_root
 from semv.store import Store
 from semv.web import _views as views
 from semv.web._svg import graph_svg
@@ -31,6 +35,7 @@ from semv.web._svg import graph_svg
 __all__ = ["print_html"]
 
 _IMG: Final = re.compile(r'<img([^>]*?) src="([^"]+)"([^>]*)>')
+_DETAILS: Final = re.compile(r"<details(?![^>]*\bopen\b)")
 _MAX_INLINE: Final = 8_000_000
 """Largest image inlined into the printable report (bytes)."""
 _PRINT_CSS: Final = (
@@ -88,13 +93,16 @@ def _media_figures(store: Store, run_id: str) -> str:
     return f'<figure class="media"><h3>Media</h3>{"".join(parts)}</figure>' if parts else ""
 
 
-def _keyframes(view_json: dict[str, object]) -> str:
+def _keyframes(view_json: dict[str, object], artifacts: ArtifactStore) -> str:
     parts: list[str] = []
     summary = view_json.get("case_summary")
     media = summary.get("media", []) if isinstance(summary, dict) else []
     for m in media if isinstance(media, list) else []:
         for artifact in m.get("artifacts", []) if isinstance(m, dict) else []:
-            uri = _data_uri(Path(str(artifact.get("path", ""))))
+            # recorded relative to the data directory (artifacts/ab/<sha256>.png), or by an
+            # older report as an absolute path: either way only the artifact store is read
+            found = artifacts.local(Path(str(artifact.get("path", ""))).name)
+            uri = _data_uri(found) if found is not None else None
             if uri:
                 label = escape(str(artifact.get("label", "")))
                 parts.append(f'<img src="{uri}" alt="{label}" title="{label}">')
@@ -126,6 +134,8 @@ def print_html(store: Store, run: str) -> str:
         )
         html = html.replace("</body>", block + "</body>", 1)
     view_json = json.loads(views.report_text(store, run, "json"))
-    extra = _media_figures(store, record.run_id) + _keyframes(view_json)
+    artifacts = ArtifactStore(artifacts_root(store, folder.parent if folder else None))
+    extra = _media_figures(store, record.run_id) + _keyframes(view_json, artifacts)
     html = _insert_into(html, "case_summary", extra)
+    html = _DETAILS.sub("<details open", html)  # paper cannot expand a collapsed section
     return html.replace("</head>", f"{_PRINT_CSS}\n</head>", 1)

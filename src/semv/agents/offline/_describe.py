@@ -98,7 +98,7 @@ def describe_asset(request: DescribeInput) -> Description:
         meta = []
         if data.capture_time:
             meta.append(f"captured {data.capture_time}")
-        camera = " ".join(v for v in (data.make, data.model) if v)
+        camera = data.camera
         if camera:
             meta.append(f"with {camera}")
         if "gps" in obs:
