@@ -195,6 +195,30 @@ GLOSSARY: Final[tuple[Term, ...]] = (
         "support is right, 0 = the attack is right, 0.5 = a tie).",
     ),
     Term(
+        "σ (final strength)",
+        _NUMBERS,
+        "An argument's strength after the arguments that attack or support it (relations "
+        "between arguments) were taken into account.",
+    ),
+    Term(
+        "cue-conflict",
+        _NUMBERS,
+        "Relation between arguments: two arguments read the same visual cue in opposite ways, "
+        "so each weakens the other.",
+    ),
+    Term(
+        "metadata-contradiction",
+        _NUMBERS,
+        "Relation between arguments: the file's metadata contradicts the date or place another "
+        "argument reports, so it weakens that argument.",
+    ),
+    Term(
+        "corroboration",
+        _NUMBERS,
+        "Relation between arguments: two independent trusted sources confirm the same fact, so "
+        "each strengthens the other.",
+    ),
+    Term(
         "aggregation rule",
         _NUMBERS,
         "The first of seven rules, in priority order, that turns the subclaim bands into the "

@@ -340,6 +340,9 @@ class _Builder:
             keys.add("clash")
         if any(item.observed(ForensicMap) is not None for item in self.ctx.evidence):
             keys.add("forensic map")
+        kinds = {r.kind.value for rs in self.ctx.relations.values() for r in rs}
+        if kinds:
+            keys.update({*kinds, "σ (final strength)"})
         return tuple(GlossaryEntry(term=t.term, meaning=t.meaning) for t in terms(keys))
 
     # ---- pieces --------------------------------------------------------------------------
