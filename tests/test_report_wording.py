@@ -15,6 +15,7 @@ from semv import verify
 from semv.model import Band, Dimension, SubclaimDecision, camera_name
 from semv.nlp.entities import extract_facts
 from semv.reasoning import aggregate, band, deciding_dimensions
+from semv.report import data_relative
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "lyon-flood"
@@ -155,3 +156,15 @@ def test_the_report_names_no_machine_path(example: dict[str, Any]) -> None:
         for kind in ("markdown", "html", "json_text"):
             assert folder not in example[kind], (kind, folder)
     assert "Provenance: user: case folder lyon-flood" in example["markdown"]
+
+
+@pytest.mark.parametrize(
+    ("recorded", "shown"),
+    [
+        ("/srv/semv/data/artifacts/ab/ab12.png", "artifacts/ab/ab12.png"),
+        ("/home/x/artifacts/old/artifacts/cd/cd34.png", "artifacts/cd/cd34.png"),
+        ("/tmp/elsewhere/frame.png", "frame.png"),
+    ],
+)
+def test_an_artifact_is_named_by_its_place_in_the_data_directory(recorded: str, shown: str) -> None:
+    assert data_relative(recorded) == shown
