@@ -75,7 +75,8 @@ def test_contest_a_run_from_a_file_and_with_shorthand_flags(data_dir: Path, tmp_
         str(data_dir),
     )
     assert code == 0, err
-    assert "decision diff" in out and "route Q" in out
+    assert "decision diff" in out and "route Q = re-enters at QBAF" in out
+    assert "restart stage u* = " in out and "recomputed from there on" in out
     assert "stale base" in err  # the run had already been revised by the batch above
     witness = tmp_path / "witness.txt"
     witness.write_text("A witness saw the Seine flood Paris on 14 March 2024.")

@@ -49,3 +49,15 @@ def test_docs_glossary_is_generated_from_the_module() -> None:
     assert DOC.read_text(encoding="utf-8") == glossary.markdown(), (
         "docs/glossary.md is stale: run `python -m semv.glossary > docs/glossary.md`"
     )
+
+
+def test_stage_words_read_inside_a_sentence() -> None:
+    assert [glossary.stage_word(s.value) for s in Stage] == [
+        "claims",
+        "retrieval",
+        "validation",
+        "argumentation",
+        "QBAF",
+        "aggregation",
+        "output",
+    ]

@@ -27,6 +27,7 @@ __all__ = [
     "note_heading",
     "policy_meaning",
     "stage_name",
+    "stage_word",
     "terms",
 ]
 
@@ -456,9 +457,15 @@ def explain(term: str) -> str | None:
 
 
 def stage_name(symbol: str) -> str:
-    """A stage symbol in words: "Q" → "QBAF: weighing the arguments ..."'s first part."""
+    """A stage symbol in words, as a sentence starts it: "C" → "Claims", "Q" → "QBAF"."""
     meaning = explain(symbol)
     return meaning.split(":")[0] if meaning else symbol
+
+
+def stage_word(symbol: str) -> str:
+    """A stage symbol in words inside a sentence: "A" → "argumentation", "Q" → "QBAF"."""
+    name = stage_name(symbol)
+    return name if name.isupper() else name.lower()
 
 
 _POLICY_TERMS: Final = {"global": "U (global)", "causal": "C (causal)", "scoped": "C+S (scoped)"}

@@ -109,14 +109,18 @@ def _print_revision(revision: Any) -> None:
         f"(policy {revision.policy.value}, {revision.symbol})",
         highlight=False,
     )
+    from semv.glossary import stage_word
+
     for r in plan.actions:
         out.print(
-            f"  {r.op} {r.target}: route {r.route.value} ({r.rule})"
+            f"  {r.op} {r.target}: route {r.route.value} = re-enters at "
+            f"{stage_word(r.route.value)} ({r.rule})"
             + (f"; {'; '.join(r.notes)}" if r.notes else ""),
             highlight=False,
         )
     out.print(
-        f"  restart u* = {plan.restart.value}; subclaims {', '.join(plan.subclaims)}",
+        f"  restart stage u* = {plan.restart.value} ({stage_word(plan.restart.value)}: "
+        f"recomputed from there on); subclaims {', '.join(plan.subclaims)}",
         highlight=False,
     )
     for note in plan.widened:

@@ -522,6 +522,11 @@ def transfer_command(
     for name, r in results[1:]:
         _row(table, name, r)
     out.print(table)
+    if with_ablations:
+        from semv.glossary import explain
+
+        for symbol in ("M^epi", "MU", "VC", "CR"):
+            out.print(f"  {symbol}: {explain(symbol)}", highlight=False)
     for name, r in results[1:]:
         out.print(
             f"{name}: n {r.n}, Δacc {100 * r.delta:+.1f} pp, fixed {r.fixed}/{r.wrong_off}, "

@@ -7,6 +7,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from semv.config import RemmdEvalConfig
+from semv.eval._tasks import INTERNAL_TO_REMMD
+
+_MAPPING = ", ".join(f"{label} → {l1.value}" for label, l1 in INTERNAL_TO_REMMD.items())
+"""The L1 mapping in words, from the table ``eval`` scores with (so the note cannot drift)."""
 
 __all__ = ["comparison_rows", "comparison_table"]
 
@@ -61,8 +65,9 @@ def comparison_table(
         f"{_pct(published.published_l2_exact_match)} | – | – |",
         "",
         "L1: 5-way veracity; L2: 8 distortion labels (macro over labels; exact match = all 8 "
-        "right). A 5-way procedure is scored on its own L1/L2; semv's internal label is mapped "
-        "by INTERNAL_TO_REMMD and its L2 read off its refuted subclaims; an abstention (no L1) "
+        "right). A 5-way procedure is scored on its own L1/L2; semv's verdict label is mapped "
+        f"to L1 ({_MAPPING}; uncertain takes the L1 of its mean score's band) and its L2 read "
+        "off its refuted subclaims; an abstention (no L1) "
         "counts as an error. The last row is the published numbers (the authors' LLM agent on "
         "all 500 samples, with images); on the published runs folder, the row 'published, these "
         "N cases' scores the authors' own predictions from their run files on exactly the cases "

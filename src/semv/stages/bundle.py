@@ -47,6 +47,17 @@ def evidence_id(given: str | None, position: int) -> str:
     return "ev:sup:" + _ID_SAFE.sub("-", given)
 
 
+def _supplier(case: Case) -> str:
+    """Who supplied the case's evidence: a user's case folder by its name, never where it
+    sits on this machine (issue 22); a data set's case file by its path (the data set's
+    layout names the sample: ``.../samples/009/result.json``); else the adapter."""
+    if not case.source_path:
+        return case.adapter
+    if case.adapter == "generic":
+        return f"case folder {PurePath(case.source_path).name}"
+    return case.source_path
+
+
 def normalize_supplied(
     case: Case, item: SuppliedEvidence, position: int, table: SourceReliabilityConfig
 ) -> Evidence:
@@ -68,10 +79,7 @@ def normalize_supplied(
         location=MediaLocation(asset_id=item.about_asset) if item.about_asset else None,
         provenance=Provenance(
             producer=producer,
-            # the folder's name, never where it sits on this machine (issue 22)
-            agent=f"case folder {PurePath(case.source_path).name}"
-            if case.source_path
-            else case.adapter,
+            agent=_supplier(case),
             method=f"supplied with the case ({case.adapter} adapter)",
             derived_from=(item.about_asset,) if item.about_asset else (),
             url=item.url,

@@ -16,7 +16,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import ValidationError
 
 from semv.errors import RunNotFound, StoreError
-from semv.glossary import stage_name
+from semv.glossary import stage_word
 from semv.model import Provenance, Stage
 from semv.report import ReportView, summary_html
 from semv.report._build import _provenance, safe_link
@@ -32,11 +32,7 @@ __all__ = ["router"]
 router = APIRouter(include_in_schema=False)
 State = Annotated[WebState, Depends(web_state)]
 
-STAGE_NAMES = {
-    stage.value: name if name.isupper() else name.lower()
-    for stage in Stage
-    for name in (stage_name(stage.value),)
-}
+STAGE_NAMES = {stage.value: stage_word(stage.value) for stage in Stage}
 """Stage symbol → its name in words ("A" → "argumentation", "Q" → "QBAF"), from the glossary."""
 
 

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from semv.contest.ctr._run import POLICIES, TRACE_ELEMENTS, EpisodeOutcome
+from semv.glossary import explain
 
 __all__ = ["CtrMetric", "ctr_metrics", "ctr_table", "metrics_json"]
 
@@ -172,6 +173,8 @@ def ctr_table(metrics: dict[str, dict[str, CtrMetric]], *, title: str) -> str:
         denom = metrics[POLICIES[0].value][key].denominator
         shown = f"{unit[:1]}{denom:.0f}" if unit and unit.startswith("/") else ""
         lines.append(f"| {label} | {shown} | " + " | ".join(cells) + " |")
+    lines.append("")
+    lines += [f"{term}: {explain(term)}" for term in ("U", "C (causal)", "C+S")]
     return "\n".join(lines) + "\n"
 
 
