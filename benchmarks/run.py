@@ -298,6 +298,9 @@ def main(argv: list[str] | None = None) -> int:
     from llm_latency import bench_llm_latency  # benchmarks/ is on sys.path when run as a script
 
     bench_llm_latency()
+    from llm_tokens import bench_llm_tokens  # benchmarks/llm_tokens.py
+
+    bench_llm_tokens()
     from web_latency import bench_web  # benchmarks/web_latency.py
 
     bench_web()

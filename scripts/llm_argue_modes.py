@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -181,6 +182,7 @@ def main() -> None:
     parser.add_argument("--mode", action="append", choices=("separate", "batch"))
     parser.add_argument("--json", type=Path, help="Write the rows here too.")
     args = parser.parse_args()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # stop the server on kill too
     if not GGUF.is_file():
         raise SystemExit(f"model not found: {GGUF} (make test-llm assembles it)")
     cases = args.case or [ROOT / "examples" / "lyon-flood"]
