@@ -421,7 +421,7 @@ def test_writes_need_a_token_when_auth_is_on(data_dir: Path, run_id: str, tmp_pa
         assert c.get(f"/api/runs/{run_id}").status_code == 200  # reads stay open
         jobs_before = c.get("/api/jobs").json()  # earlier servers' jobs live in the store
         headers = _csrf(c)
-        batch = _batch("arg:why:att:1", reviewer="mallory")
+        batch = _batch("arg:where:att:1", reviewer="mallory")
         r = c.post(f"/api/runs/{run_id}/contest", json=batch, headers=headers)
         assert r.status_code == 401 and "token" in r.json()["detail"]
         r = c.post(

@@ -175,7 +175,7 @@ def test_write_without_token_is_refused(page: Any, data_dir: Path, server: str) 
                 const csrf = document.querySelector('meta[name="csrf-token"]').content;
                 const r = await fetch('/api/runs/' + run + '/contest', {method: 'POST',
                   headers: {'Content-Type': 'application/json', 'X-CSRF-Token': csrf},
-                  body: JSON.stringify({actions: [{op: 'reject', target: 'arg:why:att:1',
+                  body: JSON.stringify({actions: [{op: 'reject', target: 'arg:where:att:1',
                     reason: 'no token'}]})});
                 return r.status;
             }""",
