@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 DATA_DIR ?= .semv
 DEMO_CASE ?= examples/lyon-flood
 
-.PHONY: demo test test-llm lint format bench bench-forensics cv fit fit-forensics fit-context system-deps venv clean
+.PHONY: demo test test-llm lint format bench bench-forensics cv fit fit-forensics fit-context fit-relevance system-deps venv clean
 
 # System packages the tests and the demo use (system-packages.txt); apt installs the missing ones.
 system-deps:
@@ -71,7 +71,7 @@ bench-forensics: venv
 	$(PY) benchmarks/forensics.py --auroc-only
 
 # Fitted parameters shipped as versioned data files; `fit` runs every fit-* target.
-fit: fit-forensics fit-context
+fit: fit-forensics fit-context fit-relevance
 
 # The forensic manipulation model (src/semv/perception/data/forensic_model.json), fitted on the
 # declared training split of ../shared/data (semv.eval.forensic_corpus); ~10 min on 2 cores.
@@ -83,6 +83,12 @@ fit-forensics: venv
 fit-context: venv
 	$(PY) scripts/fit_context.py
 	$(PY) scripts/fit_calibration.py
+
+# The claim-relevance gate of retrieved evidence (src/semv/retrieval/data/relevance.json:
+# weights, threshold, in/out-of-sample scores), fitted on AVeriTeC dev; ~10 min on 2 cores.
+AVERITEC_DEV ?= ../shared/data/averitec-dev/dev.json
+fit-relevance: venv
+	$(PY) scripts/fit_relevance.py --data $(AVERITEC_DEV)
 
 # Nested cross-validation of everything fitted for caption pairs (../shared/data/ookpik-dev):
 # the caption-context model (with its L2 strength) and the verdict calibration.

@@ -243,7 +243,11 @@ def test_instructions_in_retrieved_pages_stay_inert_data(data_dir: Path) -> None
     outcomes = []
     for body in (payload, clean):
         store = Store(data_dir / f"s{len(outcomes)}")
-        settings = _searx_settings()
+        # the instruction sentence lowers the post's claim relevance (the gate would refuse
+        # one variant and admit the other): compare argumentation on equal footing
+        settings = Settings(
+            retrieval=RetrievalConfig(allow_private=True, backoff_s=0.0, relevance_gate=False)
+        )
         with recorded_server() as server:
             server.route("/search", Reply(200, json.dumps(body)))
             live = open_retrieval(

@@ -541,6 +541,26 @@ class RetrievalConfig(_Section):
         description="Largest image uploaded to a web reverse-image engine (a larger one is a "
         "retrieval gap, never a resized upload).",
     )
+    relevance_gate: bool = Field(
+        True,
+        description="Admit a retrieved item as evidence only when it is about the claimed "
+        "event (the fitted claim-relevance model of semv/retrieval/data/relevance.json); "
+        "the others are listed as retrieved, not relevant (issue 21).",
+    )
+    relevance_min_similarity: float = Field(
+        0.10,
+        ge=0.0,
+        le=1.0,
+        description="Claim similarity (semv.nlp.similarity) below which a retrieved item is "
+        "never admitted, whatever the fitted relevance model says.",
+    )
+    relevance_threshold: float | None = Field(
+        None,
+        gt=0.0,
+        lt=1.0,
+        description="Override the fitted admission threshold of the relevance model "
+        "(default: the fitted value in semv/retrieval/data/relevance.json).",
+    )
 
 
 class BackendConfig(_Section):

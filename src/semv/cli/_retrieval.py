@@ -90,11 +90,34 @@ def index_corpus(
     data_dir: DataDir = Path(".semv"),
     store_url: StoreUrl = None,
     corpus_db: CorpusDb = None,
+    include_hidden: Annotated[
+        bool,
+        typer.Option("--include-hidden", help="Also index hidden files and folders (.name)."),
+    ] = False,
+    allow_semv_source: Annotated[
+        bool,
+        typer.Option(
+            "--allow-semv-source",
+            help="Also index semv's own source tree (code, docs): refused by default, since "
+            "it is not evidence about claims.",
+        ),
+    ] = False,
     json_out: JsonFlag = False,
 ) -> None:
-    """Ingest documents into the local search corpus (SQLite FTS5 in the store)."""
-    from semv.retrieval import LocalCorpus, read_documents
+    """Ingest documents into the local search corpus (SQLite FTS5 in the store).
 
+    Refuses semv's own source tree and hidden folders unless told otherwise; reports the
+    files read by type, the documents by source type and every skipped file with its reason.
+    """
+    from collections import Counter
+
+    from semv.retrieval import LocalCorpus, read_documents, scan_documents
+
+    try:
+        scan = scan_documents(path, include_hidden=include_hidden, allow_project=allow_semv_source)
+        docs = [d for file in scan.files for d in read_documents(file)]
+    except SemvError as exc:
+        fail(exc)
     try:
         store = open_store(data_dir, store_url)
     except SemvError as exc:
@@ -102,7 +125,6 @@ def index_corpus(
     try:
         corpus = LocalCorpus(_corpus_url(store, corpus_db))
         try:
-            docs = list(read_documents(path))
             with progress(json_out) as bar:
                 task = bar.add_task(f"index {path.name}", total=len(docs))
                 stats = corpus.ingest(docs, progress=lambda n: bar.advance(task, n))
@@ -114,6 +136,7 @@ def index_corpus(
     finally:
         store.close()
     rate = stats.read / stats.seconds if stats.seconds > 0 else float("inf")
+    kinds = dict(sorted(Counter(d.source_type for d in docs).items()))
     if json_out:
         payload = {
             "read": stats.read,
@@ -122,6 +145,9 @@ def index_corpus(
             "documents": total,
             "seconds": round(stats.seconds, 3),
             "digest": stats.digest,
+            "files": scan.by_suffix(),
+            "by_source_type": kinds,
+            "skipped": [{"path": p, "reason": r} for p, r in scan.skipped],
         }
         sys.stdout.write(json.dumps(payload) + "\n")
         return
@@ -130,6 +156,19 @@ def index_corpus(
         f"({stats.read} read, {rate:,.0f} docs/s); corpus now {total} documents",
         highlight=False,
     )
+    files = ", ".join(f"{n} {suffix}" for suffix, n in scan.by_suffix().items())
+    types = ", ".join(f"{n} {kind}" for kind, n in kinds.items())
+    out.print(f"files read: {files}; documents by type: {types or 'none'}", highlight=False)
+    if scan.skipped:
+        reasons = ", ".join(f"{n} {r}" for r, n in scan.skipped_by_reason().items())
+        err.print(f"[yellow]skipped[/] {len(scan.skipped)}: {reasons}", highlight=False)
+        for rel, reason in scan.skipped[:_SKIPPED_LISTED]:
+            err.print(f"  {rel} ({reason})", highlight=False)
+        if len(scan.skipped) > _SKIPPED_LISTED:
+            err.print(f"  … and {len(scan.skipped) - _SKIPPED_LISTED} more", highlight=False)
+
+
+_SKIPPED_LISTED = 20
 
 
 def eval_retrieval(

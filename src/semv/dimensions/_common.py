@@ -21,6 +21,7 @@ from semv.model import (
     EvidenceKind,
     Exif,
     Modality,
+    ProducerKind,
     SourceType,
     Stance,
     Subclaim,
@@ -30,6 +31,7 @@ from semv.nlp import places as _places
 from semv.nlp.dates import DateMention, from_iso
 from semv.nlp.entities import PlaceMention, TextFacts, extract, person_matches, place_key
 from semv.nlp.places import Place
+from semv.nlp.quotes import quotes_claim
 from semv.nlp.text import fold
 from semv.reasoning import join_words
 
@@ -50,10 +52,12 @@ __all__ = [
     "is_media_text",
     "is_metadata",
     "is_observation",
+    "is_retrieved",
     "join_words",
     "media_kind",
     "names_overlap",
     "places_related",
+    "refers_to_case",
     "shared_entities",
     "signal_kind",
     "snippet",
@@ -315,3 +319,26 @@ def places_related(view: ClaimView, observed: TextFacts, tol: float) -> bool:
             if m.place is not None and _places.relation(c, m.place, tol).agrees:
                 return True
     return False
+
+
+# ---- does a retrieved item refer to this case? (when/where attacks, issue 21) -------------
+
+
+def is_retrieved(ev: Evidence) -> bool:
+    """Found by an evidence source (corpus, web, web reverse-image engine), not supplied with
+    the case or measured from its media."""
+    return ev.provenance is not None and ev.provenance.producer is ProducerKind.RETRIEVAL
+
+
+def refers_to_case(view: ClaimView, ev: Evidence, tol: float) -> bool:
+    """Whether ``ev`` is about this media or this event, as a when/where attack needs: the
+    case's own evidence is; a retrieved item only when it is a reverse-image match, describes
+    the case's media, quotes the claim or shares named entities with it. A retrieved text that
+    merely names some other date or place is about something else (issue 21)."""
+    if not is_retrieved(ev):
+        return True
+    if ev.kind is REVERSE_MATCH or describes_same_media(ev):
+        return True
+    if quotes_claim(view.claim_text, ev.content):
+        return True
+    return bool(shared_entities(view, extract(ev.content, view.language), tol))

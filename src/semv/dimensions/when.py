@@ -7,7 +7,9 @@
 - **Offline rule** (per evidence item, one finding at most): EXIF capture time against the
   claimed date (a time zone the camera did not record is an uncertainty, ±1 day); a date a
   text names for the scene (quotations are reported speech, not read); else a prior caption,
-  fact-check or forensic item *published* before the claimed date attacks it.
+  fact-check or forensic item *published* before the claimed date attacks it. A retrieved
+  item attacks only when it refers to this media or event (``refers_to_case``: a
+  reverse-image match, a quotation of the claim, shared named entities).
 - **Signals**: a reverse-search match first seen before the claimed date attacks it.
 - **Re-check**: metadata and reverse-search matches are re-derived by the verifier.
 - **Notes**: a numeric claimed date whose day/month order the case's language does not decide
@@ -30,6 +32,7 @@ from semv.dimensions._common import (
     is_metadata,
     is_observation,
     join_words,
+    refers_to_case,
     source_phrase,
 )
 from semv.dimensions._spec import (
@@ -216,13 +219,17 @@ def when_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[Fi
                 f"in agreement with the claimed {c.iso}."
             )
             findings.append(Finding(Stance.SUPPORT, text, (ev.id,), (o.text,)))
-        else:
+        elif refers_to_case(view, ev, cfg.place_tolerance_km):
             text = (
                 f"{capitalized(src)} ({ev.id}) dates the scene to {o.text!r} ({o.iso}), "
                 f"{_gap_text(c, o, gap)} the claimed {c.iso}."
             )
             findings.append(Finding(Stance.ATTACK, text, (ev.id,), (o.text,)))
-    elif ev.published and ev.source_type in _DATE_SOURCES:
+    elif (
+        ev.published
+        and ev.source_type in _DATE_SOURCES
+        and refers_to_case(view, ev, cfg.place_tolerance_km)
+    ):
         published = parse_one(ev.published)
         if published is not None and published.year is not None:
             earliest = _earliest(claimed)

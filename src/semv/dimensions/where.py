@@ -6,7 +6,8 @@
   or reports place the media there.
 - **Offline rule**: EXIF GPS against the claimed place (distance to a city; the nearest known
   city's country, state or continent for a wider place); a place a text names for the scene,
-  by name or by containment and distance (quotations are not read).
+  by name or by containment and distance (quotations are not read). A retrieved item attacks
+  only when it refers to this media or event (``refers_to_case``).
 - **Signals**: a reverse-search match's caption is read as a text about the media.
 - **Facts**: claimed places with coordinates; an argument's place names and coordinates.
 - **Report**: the "Where" section; MV2026 field ``location``.
@@ -23,6 +24,7 @@ from semv.dimensions._common import (
     capitalized,
     is_metadata,
     is_observation,
+    refers_to_case,
     source_phrase,
 )
 from semv.dimensions._spec import CaseFacts, DimensionSpec, PlanSeed, ReportSection, Statement
@@ -188,7 +190,7 @@ def where_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[F
                 tuple(dict.fromkeys(m.text for m in mentions))[:MAX_KEY_FACTS],
             )
         ]
-    if conflict:
+    if conflict and refers_to_case(view, ev, tol):
         c, m, rel = conflict[0]
         assert m.place is not None
         if rel is _places.Relation.FAR_SAME_COUNTRY:

@@ -220,6 +220,9 @@ class UncertaintyCode(StrEnum):
     MAJOR_CONFLICT = "major-factual-conflict"
     METADATA_CLAIM_CONFLICT = "metadata-claim-conflict"
     RETRIEVAL_GAP = "retrieval-gap"
+    RETRIEVED_NOT_RELEVANT = "retrieved-not-relevant"
+    """Retrieved items the claim-relevance gate refused: listed with their scores, never
+    evidence (issue 21)."""
     EARLIER_CONTEXT_MATCH = "earlier-context-match"
     FORENSIC_ANOMALY = "forensic-anomaly"
     MEMORY_NOT_EVIDENCE = "memory-not-evidence"

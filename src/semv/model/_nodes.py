@@ -100,6 +100,19 @@ class QueryRecord(Frozen):
     error: str | None = None
 
 
+class NotRelevant(Frozen):
+    """A retrieved item the claim-relevance gate refused (``semv.retrieval`` relevance): it
+    is listed as "retrieved, not relevant" with its score and never argued from."""
+
+    id: str
+    source: str
+    title: str | None = None
+    url: str | None = None
+    relevance: float = Field(ge=0.0, le=1.0, description="Calibrated claim relevance.")
+    similarity: float = Field(ge=0.0, le=1.0, description="Claim similarity (semv.nlp).")
+    reason: str
+
+
 class Retrieved(Frozen):
     """``retrieve:k``: candidate evidence for subclaim k (𝓔^ext_k plus pooled case evidence)."""
 
@@ -109,6 +122,13 @@ class Retrieved(Frozen):
     queries: tuple[QueryRecord, ...] = Field((), description="Source records of external hits.")
     before: str | None = Field(None, description="Temporal-leakage cut-off, if any.")
     leakage_excluded: int = Field(0, description="Items excluded as published after 'before'.")
+    not_relevant: tuple[NotRelevant, ...] = Field(
+        (), description="Retrieved items refused by the claim-relevance gate (never evidence)."
+    )
+    relevance: dict[str, float] = Field(
+        default_factory=dict,
+        description="Admitted retrieved item id → its calibrated claim relevance (caps q_e).",
+    )
 
 
 class RankedEvidence(Frozen):
@@ -122,6 +142,9 @@ class RankedEvidence(Frozen):
         default_factory=dict,
         description="Evidence graph: evidence id → the query records (source provenance) that "
         "found it; case evidence maps to ().",
+    )
+    not_relevant: tuple[NotRelevant, ...] = Field(
+        (), description="Retrieved items refused by the claim-relevance gate (never evidence)."
     )
 
 

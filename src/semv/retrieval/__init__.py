@@ -27,6 +27,14 @@ from semv.retrieval._images import (
     make_image_api,
 )
 from semv.retrieval._priors import Prior, SourcePriors, load_priors
+from semv.retrieval._relevance import (
+    Relevance,
+    RelevanceGate,
+    RelevanceModel,
+    claim_relevance,
+    load_relevance_model,
+    relevance_gate,
+)
 from semv.retrieval._rerank import E5Reranker
 from semv.retrieval._runtime import (
     ExternalResult,
@@ -36,6 +44,7 @@ from semv.retrieval._runtime import (
     reopen_retrieval,
     search_plan,
 )
+from semv.retrieval._scan import Scan, is_semv_tree, scan_documents
 from semv.retrieval._source import CorpusSource, EvidenceSource, evidence_id
 from semv.retrieval._web import (
     API_NAMES,
@@ -72,10 +81,14 @@ __all__ = [
     "LocalCorpus",
     "PageFetcher",
     "Prior",
+    "Relevance",
+    "RelevanceGate",
+    "RelevanceModel",
     "ReplayCache",
     "Retrieval",
     "RetrievalError",
     "ReverseImageSource",
+    "Scan",
     "SearxngApi",
     "SerpApiLensApi",
     "SerperApi",
@@ -84,18 +97,23 @@ __all__ = [
     "WebSearchSource",
     "cache_key",
     "check_url",
+    "claim_relevance",
     "evidence_id",
     "exclude_after",
     "fts_query",
     "image_queries",
+    "is_semv_tree",
     "iso_date",
     "load_priors",
+    "load_relevance_model",
     "make_api",
     "make_image_api",
     "open_retrieval",
     "published_after",
     "read_claimreview",
     "read_documents",
+    "relevance_gate",
     "reopen_retrieval",
+    "scan_documents",
     "search_plan",
 ]

@@ -8,10 +8,10 @@ passage embeddings, each min-max scaled over the candidate pool (so both lie in 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from semv.retrieval._corpus import CorpusHit
 
@@ -31,16 +31,21 @@ def _model() -> Any:
     return encoder()
 
 
-@lru_cache(maxsize=65536)
-def _passage(text: str) -> tuple[float, ...]:
-    vec = _model().passage(text)
-    return tuple(float(x) for x in np.asarray(vec, dtype=np.float64).reshape(-1))
+def _passage(text: str) -> npt.NDArray[np.float64]:
+    # the process-wide embedding cache: the relevance gate embeds the same passages
+    from semv.nlp.embeddings import embed
+
+    vec = embed(text)
+    assert vec is not None  # only called when the model is available
+    return vec
 
 
-@lru_cache(maxsize=4096)
-def _query(text: str) -> tuple[float, ...]:
-    vec = _model().query(text)
-    return tuple(float(x) for x in np.asarray(vec, dtype=np.float64).reshape(-1))
+def _query(text: str) -> npt.NDArray[np.float64]:
+    from semv.nlp.embeddings import embed_query
+
+    vec = embed_query(text)
+    assert vec is not None
+    return vec
 
 
 def _scale(values: Sequence[float]) -> list[float]:
@@ -69,8 +74,8 @@ class E5Reranker:
     def rerank(self, query: str, hits: Sequence[CorpusHit]) -> list[CorpusHit]:
         if len(hits) < 2 or not self.available:
             return list(hits)
-        q = np.asarray(_query(query))
-        cos = [float(np.dot(q, np.asarray(_passage(passage_text(h))))) for h in hits]
+        q = _query(query)
+        cos = [float(np.dot(q, _passage(passage_text(h)))) for h in hits]
         bm25 = _scale([-h.bm25 for h in hits])  # FTS5 bm25(): lower is better
         emb = _scale(cos)
         scored = [

@@ -211,6 +211,8 @@ def evidence_chain(
                 Input("media", media_keys),
                 Input("assets", "bundle", ("case", "media")),
                 Input("source_url", "bundle", ("case", "context", "source_url")),
+                Input("claim", "bundle", ("case", "claim")),
+                Input("language", "bundle", ("case", "context", "language")),
             ),
             params=retrieve_params,
         ),

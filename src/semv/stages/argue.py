@@ -108,6 +108,29 @@ def build_argument(
     )
 
 
+NOT_RELEVANT_LISTED = 10
+"""Refused items named in the note (the node output keeps all of them)."""
+
+
+def not_relevant_note(subclaim: Subclaim, ranked: RankedEvidence) -> UncertaintyItem:
+    """The "retrieved, not relevant" list of a subclaim: each refused item with its calibrated
+    relevance, claim similarity and why it was refused (never an argument)."""
+    items = ranked.not_relevant
+    listed = "; ".join(
+        f"{n.id} ({n.source}{': ' + repr(n.title[:80]) if n.title else ''}; {n.reason})"
+        for n in items[:NOT_RELEVANT_LISTED]
+    )
+    more = (
+        f"; and {len(items) - NOT_RELEVANT_LISTED} more" if len(items) > NOT_RELEVANT_LISTED else ""
+    )
+    return UncertaintyItem(
+        code=UncertaintyCode.RETRIEVED_NOT_RELEVANT,
+        subject=subclaim.id,
+        detail=f"retrieved, not relevant ({len(items)}; not used as evidence): {listed}{more}",
+        stages=(Stage.RETRIEVE,),
+    )
+
+
 async def argue(
     ctx: StageContext,
     *,
@@ -172,6 +195,8 @@ async def argue(
         if a.memory and not a.evidence
     ]
     notes += DIMENSIONS[subclaim.dimension].notes(case, subclaim)
+    if ranked.not_relevant:
+        notes.append(not_relevant_note(subclaim, ranked))
     if not arguments:
         code = UncertaintyCode.NO_EVIDENCE if subclaim.asserted else UncertaintyCode.NOT_ASSERTED
         detail = (

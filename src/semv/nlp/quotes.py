@@ -1,0 +1,38 @@
+"""Quotations of a claim: does a text quote what the claim says?
+
+A fact-check or a report that quotes the claim ("the photo shared as “Paris under water, 14
+March 2024”...") is about that claim, whatever else it says: the claim-relevance gate of
+retrieved evidence admits it (``semv.retrieval``), and the when/where rules accept it as
+referring to the case (``semv.dimensions``).
+"""
+
+from __future__ import annotations
+
+import re
+
+from semv.nlp.text import STOPWORDS, tokens
+
+__all__ = ["QUOTATION", "QUOTE_CLAIM_SHARE", "QUOTE_MIN_WORDS", "quotes_claim"]
+
+QUOTATION = re.compile(r"“[^“”]{1,400}”|\"[^\"]{1,400}\"|«[^«»]{1,400}»|„[^„“”]{1,400}[“”]")
+"""A quotation in curly, straight, guillemet or low-high quotes."""
+QUOTE_MIN_WORDS = 3
+QUOTE_CLAIM_SHARE = 0.6
+"""A quotation of three or more content words, at least 60 % of them words of the claim, is a
+quotation of the claim (declared, not fitted)."""
+
+
+def _content(text: str) -> set[str]:
+    return {t for t in tokens(text) if t not in STOPWORDS and len(t) > 1}
+
+
+def quotes_claim(claim_text: str, text: str) -> bool:
+    """``text`` quotes the claim: a quotation most of whose content words are the claim's."""
+    claim = _content(claim_text)
+    if not claim:
+        return False
+    for match in QUOTATION.finditer(text):
+        words = _content(match.group(0))
+        if len(words) >= QUOTE_MIN_WORDS and len(words & claim) / len(words) >= QUOTE_CLAIM_SHARE:
+            return True
+    return False
