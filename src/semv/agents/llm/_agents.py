@@ -421,20 +421,26 @@ class LlmAgents:
     ) -> tuple[list[dict[str, Any]] | None, int | None, str | None]:
         """The first messages that fit the request's token limit (an ``EvidencePrompt`` is
         shrunk in its declared order), their counted tokens (None: not counted, no limit
-        applies), or the problem when nothing fits. Under ``--replay`` no server is asked: the
-        first shrink step whose answer is cached is the one that was sent."""
+        applies), or the problem when nothing fits. A shrink step whose answer is cached is
+        taken without counting (it costs no tokens); under ``--replay`` also one whose failure
+        is, and no server is ever asked (the first cached step is the one that was sent)."""
         if not isinstance(user, EvidencePrompt):
             variants: list[tuple[Any, Variant | None]] = [(user, None)]
         else:
             variants = [(v.user, v) for v in user.variants()]
-        if self.replay:
+        if self.cache is not None:
+            cache = self.cache
+
+            def found(key: str) -> bool:
+                return cache.has(key) if self.replay else cache.get(key) is not None
+
             for text, variant in variants:
                 messages = [system, {"role": "user", "content": text}]
                 _request, key = self._key(target, prompt, version, messages, answer)
-                assert self.cache is not None
-                if await asyncio.to_thread(self.cache.has, key):
+                if await asyncio.to_thread(found, key):
                     self._left_out(role, user, variant)
                     return messages, None, None
+        if self.replay:
             return [system, {"role": "user", "content": variants[0][0]}], None, None
         limit, source = await self.budget.call_limit(target.url, target.model, target.max_tokens)
         if limit is None and self.config.case_prompt_tokens is None:
