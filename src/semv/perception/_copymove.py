@@ -8,8 +8,9 @@ and pairs closer than a few pixels are dropped (the same structure, not a copy).
 region is a set of pairs related by one geometric transform: RANSAC (OpenCV
 ``estimateAffinePartial2D``, rotation + uniform scale + translation) keeps the pairs that agree
 with one transform; their number is the evidence, their two bounding boxes the source and the
-copy. Repetitive textures (windows of a façade, tiles) also match; that is why the count
-enters a fitted, calibrated model and is never a verdict on its own.
+copy, which must not overlap (a repetitive texture matched one period away overlaps itself).
+Repetitive textures (windows of a façade, tiles) still match at larger distances; that is why
+the count enters a fitted, calibrated model and is never a verdict on its own.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ _MIN_SHIFT: Final = 16.0
 _RANSAC_PX: Final = 4.0
 _MAX_SIDE: Final = 1024
 _MAX_KEYPOINTS: Final = 4000
+_SEED: Final = 20110601
 
 
 @dataclass(frozen=True)
@@ -83,6 +85,7 @@ def copy_move(img: Image.Image) -> CopyMove:
     if len(src) < 3:
         return CopyMove(len(src), 0, 0.0, None, None)
     s, d = np.array(src, np.float32), np.array(dst, np.float32)
+    cv2.setRNGSeed(_SEED)  # RANSAC samples from OpenCV's global generator: same input, same answer
     _, mask = cv2.estimateAffinePartial2D(
         s, d, method=cv2.RANSAC, ransacReprojThreshold=_RANSAC_PX, maxIters=2000
     )
@@ -94,4 +97,15 @@ def copy_move(img: Image.Image) -> CopyMove:
         return CopyMove(len(src), n, 0.0, None, None)
     s_in, d_in = s[keep] / scale, d[keep] / scale
     shift = float(np.median(np.hypot(*(d_in - s_in).T)))
-    return CopyMove(len(src), n, shift, _box(s_in), _box(d_in))
+    source, target = _box(s_in), _box(d_in)
+    if _overlap(source, target):
+        # a repetitive texture (façade, tiles) shifted by one period overlaps itself; a clone
+        # is a second, distinct region (Amerini et al. 2011 §III-B: two separate clusters)
+        return CopyMove(len(src), 0, shift, None, None)
+    return CopyMove(len(src), n, shift, source, target)
+
+
+def _overlap(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> bool:
+    ax, ay, aw, ah = a
+    bx, by, bw, bh = b
+    return not (ax + aw <= bx or bx + bw <= ax or ay + ah <= by or by + bh <= ay)
