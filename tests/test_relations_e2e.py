@@ -156,6 +156,18 @@ def test_exif_attacks_the_argument_reporting_a_contradicted_date_and_place(
         atts = [w for k, w in sq.arguments.items() if by_id[k].stance is Stance.ATTACK]
         assert sq.score == claim_score(sups, atts)
         assert q.score == claim_score([q.support_total], [q.attack_total])
+    # the relations settings enter argue:k's fingerprint; a subclaim without relations keeps
+    # its output, so its qbaf:k is the same node in both runs (early cut-off)
+    nodes = {}
+    for name, run in (("on", on), ("off", off)):
+        store = Store(base / name / "store")
+        nodes[name] = {n.key: n for n in store.run_nodes(run)}
+        store.close()
+    for dim in ("when", "what"):
+        assert nodes["on"][f"argue:{dim}"].fingerprint != nodes["off"][f"argue:{dim}"].fingerprint
+    assert nodes["on"]["argue:what"].output_hash == nodes["off"]["argue:what"].output_hash
+    assert nodes["on"]["qbaf:what"].fingerprint == nodes["off"]["qbaf:what"].fingerprint
+    assert nodes["on"]["argue:when"].output_hash != nodes["off"]["argue:when"].output_hash
     text = report(base / "on", on)
     assert "Relations between arguments" in text and "`rel:when:meta:1`" in text
     assert "contradicts the reported 2024-03-14" in text
