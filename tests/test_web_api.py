@@ -329,6 +329,29 @@ def test_contest_matches_the_python_api(client: TestClient, run_id: str, data_di
     assert {a["meta"]["reviewer"] for a in applied["payload"]["batch"]} == {"alice"}
 
 
+def test_the_case_page_is_verdict_first(client: TestClient, run_id: str) -> None:
+    """Issue 22: the case page has the report's order: verdict, reason, strongest arguments
+    and review items, then the decisions, the subclaims, and the case's media, sources and
+    glossary last."""
+    page = client.get(f"/runs/{run_id}").text
+    anchors = (
+        'id="verdict-label"',
+        'id="verdict-reason"',
+        'id="strongest-for"',
+        'id="strongest-against"',
+        'id="needs-review"',
+        'id="final-status"',
+        'id="sec-where"',
+        'id="case-summary"',
+        'id="source"',
+        'id="glossary"',
+    )
+    positions = [page.index(anchor) for anchor in anchors]
+    assert positions == sorted(positions)
+    assert page.count('id="verdict-label"') == 1
+    assert "where and when are refuted" in page
+
+
 def test_api_responses_name_no_machine_path(
     client: TestClient, run_id: str, data_dir: Path
 ) -> None:
