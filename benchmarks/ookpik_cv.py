@@ -203,6 +203,7 @@ def main(argv: list[str] | None = None) -> int:
 
     held: dict[str, list[float]] = {
         "semv, nested (label)": [],
+        "caption-context model alone (p ≥ 0.5)": [],
         "dataset text baseline": [],
     }
     ece_eq20: list[float] = []
@@ -231,6 +232,10 @@ def main(argv: list[str] | None = None) -> int:
                 pooled_cal.append(p_cal[i])
                 pooled_eq20.append(p_eq20[i])
             held["semv, nested (label)"].append(ba(pred, gold, test))
+            alone = [False] * len(gold)
+            for i, p in zip(test, model.predict([x[i] for i in test]), strict=True):
+                alone[i] = p >= 0.5
+            held["caption-context model alone (p ≥ 0.5)"].append(ba(alone, gold, test))
             held["dataset text baseline"].append(ba(baseline, gold, test))
             ece_eq20.append(ece(p_eq20, pred, gold, test))
             ece_cal.append(ece(p_cal, [p >= 0.5 for p in p_cal], gold, test))
