@@ -81,7 +81,32 @@ def test_remmd_mapping_of_semv_output() -> None:
         _result("manipulated-or-synthetic", {"authenticity": "refuted"})
     )
     assert (manipulated["l1"], manipulated["l2"]) == ("False", ["V2 Visual Editing"])
-    assert get_task("remmd").predict(_result("uncertain", {}))["l1"] is None  # an abstention
+    assert get_task("remmd").predict(_result("insufficient-evidence", {}))["l1"] is None
+    # uncertain with subclaims (evidence, no decisive rule): the band of ψ̄ (0.2: refuted)
+    assert get_task("remmd").predict(_result("uncertain", {"what": "refuted"}))["l1"] == "False"
+
+
+def test_cosmos_reports_a_calibrated_probability_beside_eq_20() -> None:
+    from semv.config import EvalConfig
+
+    task = get_task("cosmos")
+    ooc = _result("OOC", {}).model_copy(update={"probabilities": {"OOC": 0.4, "NOOC": 0.6}})
+    prediction = task.predict(ooc)
+    assert prediction["p_positive"] == 0.4  # Eq. 20, unchanged
+    assert 0.0 < prediction["p_calibrated"] < 1.0
+    records = [
+        {
+            "status": "committed",
+            "index": i,
+            "case_id": f"c{i}",
+            "gold": {"label": g},
+            "prediction": task.predict(ooc),
+        }
+        for i, g in enumerate(("OOC", "NOOC", "OOC"))
+    ]
+    metrics = task.score(records, EvalConfig())
+    assert 0.0 <= metrics["ece_calibrated"] <= 1.0 and "brier_calibrated" in metrics
+    assert len(metrics["reliability_calibrated"]["confidence"]) == 3
 
 
 def test_mmfakebench_mapping_and_binary_probability() -> None:
@@ -216,3 +241,11 @@ def test_memory_snapshot_hash_of_a_folder(tmp_path: Path) -> None:
     assert memory_snapshot_hash(snap) != first  # and so do the names
     with pytest.raises(InputError, match="memory snapshot not found"):
         memory_snapshot_hash(tmp_path / "missing")
+
+
+def test_the_shipped_calibration_declares_its_training_set() -> None:
+    from semv.eval._calibration import calibration
+
+    params = calibration()["cosmos"]
+    assert params["inputs"] == ["decision_is_ooc", "mean_score"] and len(params["coef"]) == 2
+    assert "make fit" in params["command"] and len(params["training_sha256"]) == 64
