@@ -326,11 +326,12 @@ def test_review_codes_reach_the_json_result_and_the_report(first_pass: tuple[Pat
     result = json.loads(store.get_run(run).result_json or "{}")
     store.close()
     codes = {(u["code"], u["subject"]): u["stages"] for u in result["uncertainty"]}
-    # the EXIF attacks on when and where rest on metadata; why is a near tie
+    # the EXIF attacks on when and where rest on metadata; who, named nowhere in the
+    # claim, sits in the neutral band, a code of the Q stage
     assert codes[("metadata-claim-conflict", "claim:when")] == ["V", "A"]
-    assert codes[("near-tie", "claim:why")] == ["Q"]
+    assert codes[("neutral-band", "claim:who")] == ["Q"]
     report = (root / "reports" / run / "report.md").read_text()
-    assert "`near-tie` (claim:why)" in report
+    assert "`neutral-band` (claim:who)" in report
 
 
 def test_a_batch_that_cannot_apply_leaves_no_run(first_pass: tuple[Path, str]) -> None:
