@@ -183,3 +183,22 @@ def test_calibrated_relevance_caps_the_relevance_term_of_eq14(relevance: float) 
     )
     (ranked,) = got.evidence
     assert ranked.relevance <= relevance
+
+
+def test_the_fitted_model_file_enters_the_retrieve_fingerprint(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from semv._code import source_hash
+    from semv.stages import retrieve
+
+    assert "semv.retrieval" in retrieve.STAGE.code
+    data = Path(__file__).parents[1] / "src/semv/retrieval/data/relevance.json"
+    before = source_hash.__wrapped__("semv.retrieval")
+    real = Path.read_bytes
+
+    def edited(path: Path) -> bytes:
+        body = real(path)
+        return body + b" " if path.resolve() == data.resolve() else body
+
+    monkeypatch.setattr(Path, "read_bytes", edited)
+    assert source_hash.__wrapped__("semv.retrieval") != before

@@ -70,6 +70,8 @@ def test_averitec_corpus_leaves_lyon_flood_unchanged(tmp_path: Path) -> None:
     # the corpus was searched: what it returned is listed as retrieved, not relevant
     refused = [u for u in searched["uncertainty"] if u["code"] == "retrieved-not-relevant"]
     assert refused and all("not used as evidence" in u["detail"] for u in refused)
+    markdown = Path(searched["report_paths"]["markdown"]).read_text()
+    assert "retrieved, not relevant" in markdown and "relevance 0." in markdown
 
 
 def test_a_related_fact_check_in_a_small_corpus_still_attacks_when_and_where(

@@ -257,7 +257,9 @@ def claim_relevance(
     feats = features(claim, item_text(item), cfg, language)
     p = model.probability(feats)
     if feats.similarity < min_similarity:
-        reason = f"claim similarity {feats.similarity:.2f} < {min_similarity:.2f}"
+        reason = (
+            f"claim similarity {feats.similarity:.2f} < {min_similarity:.2f}; relevance {p:.2f}"
+        )
         return Relevance(p, False, feats.similarity, reason, feats.shared)
     if p < model.threshold and quotes_claim(claim, item.content):
         reason = f"quotes the claim (relevance {p:.2f})"
