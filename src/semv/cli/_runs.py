@@ -317,6 +317,12 @@ def runs(
         ),
     ] = False,
     json_out: JsonFlag = False,
+    ids: Annotated[
+        bool,
+        typer.Option(
+            "--ids", help="Print only run ids, one per line: RUN=$(semv runs --limit 1 --ids)."
+        ),
+    ] = False,
     data_dir: DataDir = Path(".semv"),
     store_url: StoreUrl = None,
 ) -> None:
@@ -356,6 +362,11 @@ def runs(
     ]
     if json_out:
         sys.stdout.write(json.dumps(entries, ensure_ascii=False) + "\n")
+        return
+    if ids:
+        sys.stdout.write("".join(f"{e['run_id']}\n" for e in entries))
+        if not entries:
+            err.print(f"no runs in {store_url or data_dir}", highlight=False)
         return
     if not entries:
         what = "no interrupted runs" if interrupted else "no runs yet"

@@ -1,0 +1,145 @@
+"""Every command block of README.md and docs/*.md runs as pasted (issue 22).
+
+The ``bash`` blocks (and README's ``python`` blocks) are extracted in document order and run,
+one file after another, with ``bash -e`` in one temporary workspace: ``.venv/bin/semv`` and
+``python3`` there run this checkout's sources with the test's interpreter, ``examples/`` and
+``docs/`` link to the repository's, and the data directory is the workspace's own ``.semv``.
+So a block can use what an earlier block of its file made (a verified run, an index), as a
+reader following the page would.
+
+A block the test cannot run says why in the line above it:
+``<!-- docs-test: skip: REASON -->`` (it needs a data set, a server, root, a network or an
+API key). A skip marker without a reason, or a runnable block whose command fails, fails here.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+
+DOCS = (ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")))
+_FENCE = re.compile(r"^```(\w*)\s*$")
+_SKIP = re.compile(r"^<!--\s*docs-test:\s*skip:?\s*(.*?)\s*-->$")
+_RUNNABLE = {"bash", "python"}
+_TIMEOUT_S = 600
+
+
+@dataclass(frozen=True)
+class Block:
+    doc: Path
+    line: int
+    lang: str
+    text: str
+    skip: str | None
+
+    @property
+    def name(self) -> str:
+        return f"{self.doc.relative_to(ROOT)}:{self.line}"
+
+
+def blocks(doc: Path) -> list[Block]:
+    """The fenced blocks of ``doc`` in a runnable language, with their skip reasons."""
+    found: list[Block] = []
+    lines = doc.read_text(encoding="utf-8").splitlines()
+    i = 0
+    while i < len(lines):
+        m = _FENCE.match(lines[i])
+        if m is None:
+            i += 1
+            continue
+        start, lang = i, m.group(1)
+        i += 1
+        body: list[str] = []
+        while i < len(lines) and not lines[i].startswith("```"):
+            body.append(lines[i])
+            i += 1
+        i += 1
+        if lang not in _RUNNABLE or (lang == "python" and doc.name != "README.md"):
+            continue
+        above = next((x.strip() for x in reversed(lines[:start]) if x.strip()), "")
+        marker = _SKIP.match(above)
+        found.append(
+            Block(doc, start + 1, lang, "\n".join(body) + "\n", marker.group(1) if marker else None)
+        )
+    return found
+
+
+ALL = [b for doc in DOCS for b in blocks(doc)]
+
+
+def test_every_skipped_block_says_why() -> None:
+    assert ALL, "no command blocks found"
+    unexplained = [b.name for b in ALL if b.skip == ""]
+    assert not unexplained, f"skip markers without a reason: {unexplained}"
+
+
+def test_no_block_uses_shorthand_that_fails_when_pasted() -> None:
+    """``a | b | c`` alternatives and ``[--flag]`` optional parts are prose, not commands."""
+    shorthand = re.compile(r"\s\|\s*(export|import|thaw|hash)\b|\w\|\w+\|\w|\s\[--")
+    bad = [
+        f"{b.name}: {line.strip()}"
+        for b in ALL
+        if b.lang == "bash" and b.skip is None
+        for line in b.text.splitlines()
+        if shorthand.search(line.split("#", 1)[0])
+    ]
+    assert not bad, bad
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
+    """A folder that looks like the repository root to a reader's shell."""
+    root = tmp_path_factory.mktemp("docs-workspace")
+    bin_dir = root / ".venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    for name, args in (("semv", "-m semv"), ("python3", ""), ("python", "")):
+        script = bin_dir / name
+        script.write_text(f'#!/bin/sh\nexec "{sys.executable}" {args} "$@"\n', encoding="utf-8")
+        script.chmod(0o755)
+    for name in ("examples", "docs"):
+        (root / name).symlink_to(ROOT / name)
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("SEMV_") and k not in ("PYTHONPATH", "VIRTUAL_ENV")
+    }
+    env.update(
+        PATH=f"{bin_dir}{os.pathsep}{env.get('PATH', '')}",
+        PYTHONPATH=str(ROOT / "src"),
+        HOME=str(root),
+        COLUMNS="120",
+    )
+    return root, env
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("block", ALL, ids=[b.name for b in ALL])
+def test_the_block_runs_as_pasted(block: Block, workspace: tuple[Path, dict[str, str]]) -> None:
+    if block.skip is not None:
+        pytest.skip(block.skip)
+    root, env = workspace
+    if block.lang == "bash":
+        argv = ["bash", "-e", "-o", "pipefail", "-c", block.text]
+    else:
+        argv = [str(root / ".venv" / "bin" / "python3"), "-c", block.text]
+    done = subprocess.run(
+        argv,
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=_TIMEOUT_S,
+        check=False,
+    )
+    assert done.returncode == 0, (
+        f"{block.name} exited {done.returncode}\n--- block\n{block.text}--- stdout (tail)\n"
+        f"{done.stdout[-3000:]}\n--- stderr (tail)\n{done.stderr[-3000:]}"
+    )
