@@ -178,8 +178,10 @@ def _print_revision(revision: Any) -> None:
 
 def contest(
     run: Annotated[str | None, typer.Argument(help="Run id (or unique prefix) to revise.")] = None,
-    file: Annotated[
-        Path | None, typer.Option("--file", "-f", help="Review batch JSON file.")
+    file: Annotated[Path | None, typer.Option("--file", help="Review batch JSON file.")] = None,
+    file_short: Annotated[
+        Path | None,
+        typer.Option("-f", hidden=True, help="Deprecated: -f is --format elsewhere; use --file."),
     ] = None,
     policy: Annotated[
         str | None,
@@ -240,6 +242,9 @@ def contest(
     if schema:
         sys.stdout.write(json.dumps(batch_schema(), indent=2, ensure_ascii=False) + "\n")
         return
+    if file_short is not None:
+        deprecated("-f", "--file (-f means --format for `semv export`)", "contest")
+        file = file or file_short
     try:
         if run is None:
             raise InputError("give the RUN to contest (see `semv runs`)")
