@@ -159,6 +159,15 @@ def test_copy_moved_image_carries_the_clone_and_a_review_item(tmp_path: Path) ->
     assert combined.manipulation_probability is not None
     assert [u.code for u in out.uncertainty] == [UncertaintyCode.FORENSIC_ANOMALY]
     assert "cloned region" in out.uncertainty[0].detail
+    assert combined.manipulation_gate is False  # forensics.manipulation_attacks is off by default
+    gated = analyze_image(
+        Asset(id="asset:0", path=str(path), kind=MediaKind.IMAGE),
+        ForensicsConfig(manipulation_attacks=True),
+    )
+    on = next(
+        s for e in gated.evidence if (s := e.observed(ForensicMap)) is not None and s.combined
+    )
+    assert on.manipulation_gate is True and on.argues == on.manipulated
 
 
 # ---- semv forensics --------------------------------------------------------------------------

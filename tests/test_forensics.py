@@ -27,6 +27,7 @@ from semv.model import (
 from semv.perception import _forensic_maps as fm
 from semv.perception._jpeg import _LUMA, ijg_table, read_structure
 from semv.perception.forensics import analyze_image, compute_maps
+from semv.perception.manipulation import load_model
 from tests.conftest import shared_data
 
 CASIA = "casia2-samples"
@@ -100,14 +101,22 @@ def test_casia_evidence_carries_scores_thresholds_regions_and_maps(tmp_path: Pat
     assert scored is not None and scored.combined
     assert scored.manipulation_probability is not None
     assert 0.0 <= scored.manipulation_probability <= 1.0
-    assert scored.signals is not None and "dq_aligned=" in scored.signals
+    model = load_model()
+    assert model is not None and scored.signals is not None
+    # the pipeline computes exactly the signals the fitted model weighs
+    names = [part.split("=")[0] for part in scored.signals.split("; ")]
+    assert names == list(model.used)
     flagged = scored.exceeds or scored.manipulated or scored.copy_move is not None
     expected = [UncertaintyCode.FORENSIC_ANOMALY] if flagged else []
     assert [u.code for u in out.uncertainty] == expected
 
 
 def _combined(
-    score: float, traces: str, probability: float | None = None, threshold: float | None = None
+    score: float,
+    traces: str,
+    probability: float | None = None,
+    threshold: float | None = None,
+    gate: bool = True,
 ) -> Evidence:
     return Evidence(
         id="ev:forensic:combined:asset:0",
@@ -126,19 +135,22 @@ def _combined(
             manipulation_probability=probability,
             manipulation_threshold=threshold,
             manipulation_model=None if probability is None else "1",
+            manipulation_gate=gate,
         ),
         reliability=0.6,
     )
 
 
 @pytest.mark.parametrize(
-    ("score", "traces", "probability", "threshold", "stances"),
+    ("score", "traces", "probability", "threshold", "gate", "stances"),
     [
         # a map anomaly with an editing trace but no calibrated probability: a review item only
-        (0.72, "double-compression hint at quality 70", None, None, []),
-        (0.72, "double-compression hint at quality 70", 0.41, 0.62, []),
-        (0.31, "", 0.62, 0.62, [Stance.ATTACK]),
-        (0.31, "Adobe Photoshop image resources in the JPEG", 0.90, 0.62, [Stance.ATTACK]),
+        (0.72, "double-compression hint at quality 70", None, None, True, []),
+        (0.72, "double-compression hint at quality 70", 0.41, 0.62, True, []),
+        (0.31, "", 0.62, 0.62, True, [Stance.ATTACK]),
+        (0.31, "Adobe Photoshop image resources in the JPEG", 0.90, 0.62, True, [Stance.ATTACK]),
+        # forensics.manipulation_attacks off (the default): the probability is a review item
+        (0.31, "", 0.90, 0.62, False, []),
     ],
 )
 def test_authenticity_is_attacked_only_through_the_calibrated_probability(
@@ -146,6 +158,7 @@ def test_authenticity_is_attacked_only_through_the_calibrated_probability(
     traces: str,
     probability: float | None,
     threshold: float | None,
+    gate: bool,
     stances: list[Stance],
 ) -> None:
     statement = "The photo is an unedited camera capture."
@@ -159,7 +172,7 @@ def test_authenticity_is_attacked_only_through_the_calibrated_probability(
         ),
         claim_text=statement,
     )
-    ev = _combined(score, traces, probability, threshold)
+    ev = _combined(score, traces, probability, threshold, gate)
     found = rule_for(Dimension.AUTHENTICITY)(view, ev, OfflineAgentConfig())
     assert [f.stance for f in found] == stances
     for dim in (Dimension.WHAT, Dimension.WHEN, Dimension.WHERE, Dimension.WHY):

@@ -284,6 +284,12 @@ class ForensicsConfig(_Section):
         description="Compute the fitted manipulation probability (double-JPEG, copy-move and "
         "resampling signals besides the maps; semv.perception.manipulation).",
     )
+    manipulation_attacks: bool = Field(
+        False,
+        description="Let a manipulation probability at or above the fitted threshold attack "
+        "authenticity. Off by default: the final check flags 96% of the COSMOS news photos "
+        "(docs/evaluation.md), so the probability is a review item until a model transfers.",
+    )
     maps_dir: str | None = Field(
         None,
         description="Where map PNGs are kept, content-addressed (default: <data dir>/artifacts).",

@@ -40,7 +40,7 @@ def _report(index: int, path: Path, settings: Settings) -> dict[str, Any]:
     from semv.perception.forensics import analyze_image
 
     asset = Asset(id=f"asset:{index}", path=str(path.resolve()), kind=MediaKind.IMAGE)
-    result = analyze_image(asset, settings.forensics)
+    result = analyze_image(asset, settings.forensics, all_signals=True)
     maps_dir = Path(settings.forensics.maps_dir or ".")
     maps: dict[str, str] = {}
     combined: ForensicMap | None = None
@@ -63,6 +63,7 @@ def _report(index: int, path: Path, settings: Settings) -> dict[str, Any]:
         "threshold": combined.manipulation_threshold if combined else None,
         "model_version": combined.manipulation_model if combined else None,
         "manipulated": bool(combined and combined.manipulated),
+        "argues_against_authenticity": bool(combined and combined.argues),
         "region": combined.region if combined else None,
         "copy_move": combined.copy_move if combined else None,
         "signals": signals,

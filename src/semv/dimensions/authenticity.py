@@ -8,8 +8,10 @@
 - **Signals**: a C2PA manifest (mismatch, AI generation or declared edits attack; a valid one
   supports); pixel forensics attack *only* through the calibrated manipulation probability
   (``semv.perception.manipulation``, fitted on a declared public split) at or above its fitted
-  threshold — a map anomaly, a cloned-region match or a double-compression trace below it stays
-  a review item (``forensic-anomaly`` uncertainty), never an argument; Photoshop resources in
+  threshold, and only when ``forensics.manipulation_attacks`` lets it (off by default: the model
+  does not transfer to news photos yet) — a map anomaly, a cloned-region match, a
+  double-compression trace or a gated probability stays a review item (``forensic-anomaly``
+  uncertainty), never an argument; Photoshop resources in
   the JPEG container (an editor's own trace, like the EXIF Software tag) attack.
 - **Re-check**: metadata and signal items are re-derived by the verifier.
 - **Missing**: without any metadata item the dimension cannot be assessed offline (a note).
@@ -134,7 +136,7 @@ def _forensic_finding(ev_id: str, forensic: ForensicMap) -> list[Finding]:
     threshold (or without a fitted model) the anomaly stays a review item. A probability below
     the threshold is not evidence of an unedited image either (no support)."""
     p, threshold = forensic.manipulation_probability, forensic.manipulation_threshold
-    if p is None or threshold is None or not forensic.manipulated:
+    if p is None or threshold is None or not forensic.argues:
         return []
     where = f"; cloned region {forensic.copy_move}" if forensic.copy_move else ""
     text = (

@@ -191,6 +191,11 @@ class ForensicMap(ObservationBase):
         None, description="The fitted probability at or above which the image counts as edited."
     )
     manipulation_model: str | None = Field(None, description="The fitted model's version.")
+    manipulation_gate: bool = Field(
+        True,
+        description="Whether the probability may argue against authenticity "
+        "(forensics.manipulation_attacks); otherwise it is a review item only.",
+    )
     signals: str | None = Field(
         None, description="'name=value; ...' of every forensic feature the model reads."
     )
@@ -206,6 +211,11 @@ class ForensicMap(ObservationBase):
             and self.manipulation_threshold is not None
             and self.manipulation_probability >= self.manipulation_threshold
         )
+
+    @property
+    def argues(self) -> bool:
+        """The probability reaches the threshold and the gate lets it attack authenticity."""
+        return self.manipulated and self.manipulation_gate
 
     @property
     def combined(self) -> bool:

@@ -55,7 +55,13 @@ from semv.model import (
 from semv.model import JpegStructure as JpegObservation
 from semv.perception import _forensic_maps as fm
 from semv.perception._jpeg import JpegStructure, read_structure
-from semv.perception.manipulation import ManipulationModel, Signals, forensic_signals, load_model
+from semv.perception.manipulation import (
+    FEATURES,
+    ManipulationModel,
+    Signals,
+    forensic_signals,
+    load_model,
+)
 
 __all__ = [
     "FORENSIC_RELIABILITY",
@@ -122,8 +128,12 @@ def compute_maps(img: Image.Image, cfg: ForensicsConfig) -> ForensicResult:
     return ForensicResult(maps=maps, width=img.width, height=img.height)
 
 
-def analyze_image(asset: Asset, cfg: ForensicsConfig) -> MediaEvidence:
-    """Forensic maps, JPEG structure and border cues of an image asset."""
+def analyze_image(
+    asset: Asset, cfg: ForensicsConfig, *, all_signals: bool = False
+) -> MediaEvidence:
+    """Forensic maps, JPEG structure, border cues and the calibrated manipulation probability
+    of an image asset. The signals computed are those the fitted model weighs, or every one
+    with ``all_signals`` (``semv forensics``)."""
     if not asset.loaded or asset.kind is not MediaKind.IMAGE:
         return MediaEvidence(asset_id=asset.id, evidence=())
     opened = _open(asset, cfg)
@@ -143,7 +153,7 @@ def analyze_image(asset: Asset, cfg: ForensicsConfig) -> MediaEvidence:
     jpeg = _jpeg_evidence(asset, img, structure, cfg, version) if structure is not None else None
     traces = _editing_traces(jpeg)
     evidence = [_map_evidence(asset, result, name, cfg, version, traces) for name in MAP_NAMES]
-    scored_model = _manipulation(img, structure, result, cfg)
+    scored_model = _manipulation(img, structure, result, cfg, all_signals=all_signals)
     combined = _map_evidence(asset, result, "combined", cfg, version, traces, scored_model)
     evidence.append(combined)
     if jpeg is not None:
@@ -156,7 +166,12 @@ def analyze_image(asset: Asset, cfg: ForensicsConfig) -> MediaEvidence:
 
 
 def _manipulation(
-    img: Image.Image, structure: JpegStructure | None, result: ForensicResult, cfg: ForensicsConfig
+    img: Image.Image,
+    structure: JpegStructure | None,
+    result: ForensicResult,
+    cfg: ForensicsConfig,
+    *,
+    all_signals: bool = False,
 ) -> tuple[ManipulationModel, Signals, float] | None:
     """The fitted model, the image's signals and its calibrated probability (None when the
     model is switched off or not shipped)."""
@@ -169,6 +184,7 @@ def _manipulation(
         quality=structure.quality if structure is not None else None,
         q_luma=structure.tables.get(0) if structure is not None else None,
         region_scores={name: m.region_score for name, m in result.maps.items()},
+        features=FEATURES if all_signals else model.used,
     )
     return model, signals, model.probability(signals.values)
 
@@ -186,6 +202,11 @@ def _review_item(
         parts.append(
             f"calibrated manipulation probability {scored.manipulation_probability:.2f} "
             f"{judged} the fitted threshold {scored.manipulation_threshold:.2f}"
+            + (
+                ""
+                if scored.manipulation_gate
+                else " (a review item: forensics.manipulation_attacks is off)"
+            )
         )
     if scored.copy_move:
         parts.append(f"possible cloned region {scored.copy_move}")
@@ -297,6 +318,7 @@ def _map_evidence(
             text += "; editing traces: " + "; ".join(traces)
         if scored_model is not None:
             data.update(_model_data(*scored_model))
+            data["manipulation_gate"] = cfg.manipulation_attacks
             text += "; " + _model_text(*scored_model)
     if png is not None:
         data["map_png"] = png

@@ -30,6 +30,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+from collections.abc import Collection
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -123,41 +124,44 @@ def forensic_signals(
     quality: int | None = None,
     q_luma: tuple[int, ...] | None = None,
     region_scores: dict[str, float] | None = None,
+    features: Collection[str] = FEATURES,
 ) -> Signals:
-    """Every forensic feature of an RGB image (see the module table). ``quality`` and ``q_luma``
-    come from the JPEG container (None for other formats); ``region_scores`` are the four map
-    region scores when the caller computed the maps already."""
+    """The forensic features of an RGB image named in ``features`` (default: all; see the
+    module table). ``quality`` and ``q_luma`` come from the JPEG container (None for other
+    formats); ``region_scores`` are the four map region scores when the caller computed the
+    maps already. Only the requested signals are computed (the pipeline asks for those the
+    model weighs; the non-aligned search alone costs more than the maps)."""
     if region_scores is None:
         from semv.perception.forensics import compute_maps
 
         maps = compute_maps(img, cfg).maps
         region_scores = {name: maps[name].region_score for name in ("ela", "noise", "ghost")}
         region_scores["combined"] = maps["combined"].region_score
-    dq = _dq.aligned_dq(img, q_luma)
-    dq_region, dq_box = _dq_region(dq.posterior, dq.strength)
-    na, shift = _dq.nonaligned_dq(img)
-    cm = _copymove.copy_move(img)
-    rs = _resampling.resampling(img)
-    values = {
-        "ela": region_scores["ela"],
-        "noise": region_scores["noise"],
-        "ghost": region_scores["ghost"],
-        "combined": region_scores["combined"],
-        "ghost_dip": _ghost_dip(img, quality, cfg),
-        "dq_aligned": dq.strength,
-        "dq_region": dq_region,
-        "dq_nonaligned": na,
-        "copy_move": math.log1p(cm.inliers),
-        "resampling": math.log(max(rs.peak, 1.0)),
-        "resampling_local": math.log(max(rs.contrast, 1.0)),
+    values: dict[str, float] = {
+        name: region_scores[name] for name in ("ela", "noise", "ghost", "combined")
     }
+    out: dict[str, Any] = {}
+    if "ghost_dip" in features:
+        values["ghost_dip"] = _ghost_dip(img, quality, cfg)
+    if {"dq_aligned", "dq_region"} & set(features):
+        dq = _dq.aligned_dq(img, q_luma)
+        values["dq_aligned"] = dq.strength
+        values["dq_region"], out["dq_region_box"] = _dq_region(dq.posterior, dq.strength)
+    if "dq_nonaligned" in features:
+        values["dq_nonaligned"], out["dq_shift"] = _dq.nonaligned_dq(img)
+    if "copy_move" in features:
+        cm = _copymove.copy_move(img)
+        values["copy_move"] = math.log1p(cm.inliers)
+        out["copy_move_source"], out["copy_move_target"] = cm.source, cm.target
+    if {"resampling", "resampling_local"} & set(features):
+        rs = _resampling.resampling(img)
+        values["resampling"] = math.log(max(rs.peak, 1.0))
+        values["resampling_local"] = math.log(max(rs.contrast, 1.0))
+        out["resampling_region"] = rs.region
+    wanted = set(features)
     return Signals(
-        values={k: round(float(v), 6) for k, v in values.items()},
-        copy_move_source=cm.source,
-        copy_move_target=cm.target,
-        resampling_region=rs.region,
-        dq_region_box=dq_box,
-        dq_shift=shift,
+        values={k: round(float(v), 6) for k, v in values.items() if k in wanted},
+        **out,
     )
 
 
@@ -174,19 +178,22 @@ class ManipulationModel:
     threshold: float
     meta: dict[str, Any]
 
+    @property
+    def used(self) -> tuple[str, ...]:
+        """The features with a non-zero weight: the only ones the probability reads."""
+        return tuple(f for f, w in zip(self.features, self.coef, strict=True) if w != 0.0)
+
     def probability(self, values: dict[str, float]) -> float:
-        """P(manipulated | features) = σ(b + Σ w_j (x_j − μ_j) / s_j)."""
-        z = self.intercept + sum(
-            w * (values[f] - m) / s
-            for f, m, s, w in zip(self.features, self.mean, self.scale, self.coef, strict=True)
-        )
+        """P(manipulated | features) = σ(b + Σ_{w_j ≠ 0} w_j (x_j − μ_j) / s_j)."""
+        z = self.intercept + sum(self.contributions(values).values())
         return 1.0 / (1.0 + math.exp(-max(min(z, 50.0), -50.0)))
 
     def contributions(self, values: dict[str, float]) -> dict[str, float]:
-        """Each feature's term w_j (x_j − μ_j) / s_j of the linear score (for the report)."""
+        """Each weighted feature's term w_j (x_j − μ_j) / s_j of the linear score."""
         return {
-            f: round(w * (values[f] - m) / s, 4)
+            f: w * (values[f] - m) / s
             for f, m, s, w in zip(self.features, self.mean, self.scale, self.coef, strict=True)
+            if w != 0.0
         }
 
     @classmethod

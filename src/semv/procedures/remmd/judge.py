@@ -376,7 +376,7 @@ def _edited(obs: Observation | None) -> bool:
     if isinstance(obs, ContentCredentials):
         return obs.edited or obs.hash_mismatch
     if isinstance(obs, ForensicMap):
-        return obs.combined and obs.manipulated
+        return obs.combined and obs.argues
     if isinstance(obs, JpegStructure):
         return "Photoshop" in (obs.editor_markers or "")
     if isinstance(obs, Exif):
