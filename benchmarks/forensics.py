@@ -35,6 +35,7 @@ from semv.config import ForensicsConfig, ReverseSearchConfig
 from semv.eval import auroc
 from semv.eval.forensic_corpus import corpus
 from semv.perception import _forensic_maps as fm
+from semv.perception._jpeg import read_structure
 from semv.perception._rsindex import IndexStore
 from semv.perception.forensics import compute_maps
 from semv.perception.manipulation import FEATURES, forensic_signals, jpeg_params, load_model
@@ -158,6 +159,28 @@ def bench_auroc() -> None:
     console.print(table)
 
 
+def bench_container() -> None:
+    """AUROC of the JPEG container's editor markers on the real corpus images (the derived ones
+    carry none): a Photoshop APP13 block, and any editor marker (Photoshop, Adobe, XMP)."""
+    rows = []
+    for it in corpus(DATA, derived=False):
+        path = CASIA / it.name if it.kind == "casia" else DATA / it.name
+        with Image.open(path) as raw:
+            markers = read_structure(raw)
+        found = markers.editor_markers if markers is not None else ()
+        rows.append((it.label, it.split, any("Photoshop" in m for m in found), bool(found)))
+    table = Table(title="JPEG container markers, real images (AUROC of a 0/1 score)")
+    for col in ("marker", "train (23)", "held out (8)"):
+        table.add_column(col, justify="left" if col == "marker" else "right")
+    for j, name in ((2, "Photoshop image resources (APP13)"), (3, "any editor marker")):
+        cells = []
+        for split in ("train", "test"):
+            sel = [r for r in rows if r[1] == split]
+            cells.append(_auc([float(r[j]) for r in sel], [r[0] for r in sel]))
+        table.add_row(name, *cells)
+    console.print(table)
+
+
 def bench_final_check() -> None:
     """COSMOS news photos (final check only): the share flagged by the model and by the old
     rule (combined map ≥ 0.50 with a JPEG editing trace)."""
@@ -220,6 +243,7 @@ def main(argv: list[str] | None = None) -> int:
         bench_index(_cosmos() or images, args.repeats)
     if _casia():
         bench_auroc()
+        bench_container()
     bench_final_check()
     if _casia() and not args.auroc_only:
         bench_localisation()
