@@ -17,9 +17,11 @@ the extractors that need them, so an image-only case never loads the video or sp
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
 
@@ -49,6 +51,9 @@ IMAGE_EXTRACTORS: tuple[Extractor, ...] = (
 )
 """Per image: the asset itself when it is an image, and every keyframe of a video."""
 
+_WORKERS = 3
+"""Threads for the independent per-image extractors (OCR, visual features, signals)."""
+
 
 def extract_media(asset: Asset, settings: Settings) -> MediaEvidence:
     """Run every extractor on ``asset`` and merge their evidence and uncertainty."""
@@ -58,9 +63,27 @@ def extract_media(asset: Asset, settings: Settings) -> MediaEvidence:
             config=settings.media, artifacts=current_artifacts(), workdir=Path(work)
         )
         parts = [_run(fn, asset, path, context) for fn in FILE_EXTRACTORS]
-        if context.usable and context.kind is MediaKind.IMAGE:
-            parts += [_run(fn, asset, path, context) for fn in IMAGE_EXTRACTORS]
-        for keyframe in context.keyframes:
+        image = context.usable and context.kind is MediaKind.IMAGE
+        # an image's OCR, visual features and authenticity signals are independent: they run
+        # at once; parts keep the sequential order (image extractors, keyframes, signals)
+        on_image: list[MediaEvidence] = []
+        if image:
+            on_image = _concurrently(
+                [
+                    *(partial(_run, fn, asset, path, context) for fn in IMAGE_EXTRACTORS),
+                    # forensics, content credentials, local reverse search (SEMV §4.2, Table S3)
+                    partial(
+                        _guarded,
+                        "authenticity_signals",
+                        asset,
+                        lambda: authenticity_signals(
+                            MediaEvidence(asset_id=asset.id, evidence=()), asset, settings
+                        ),
+                    ),
+                ]
+            )
+            parts += on_image[:-1]
+        for keyframe in context.keyframes:  # in order: OCR skips text an earlier frame read
             on_frame = context.on_frame(keyframe)
             parts += [_run(fn, asset, keyframe.path, on_frame) for fn in IMAGE_EXTRACTORS]
             parts.append(
@@ -70,18 +93,22 @@ def extract_media(asset: Asset, settings: Settings) -> MediaEvidence:
                     partial(match_image, asset, keyframe.path, settings, time_s=keyframe.time_s),
                 )
             )
-        if context.usable and context.kind is MediaKind.IMAGE:
-            # forensics, content credentials, local reverse search (SEMV §4.2, Table S3)
-            parts.append(
-                _guarded(
-                    "authenticity_signals",
-                    asset,
-                    lambda: authenticity_signals(
-                        MediaEvidence(asset_id=asset.id, evidence=()), asset, settings
-                    ),
-                )
-            )
+        parts += on_image[-1:]
     return merge(asset, parts)
+
+
+def _concurrently(jobs: Sequence[Callable[[], MediaEvidence]]) -> list[MediaEvidence]:
+    """Run independent extractors at once, results in the jobs' order (so ``merge`` sees what
+    the sequential loop saw). On one image they read the shared context but do not write it
+    (OCR's ``seen_text`` is written once, by the only OCR job), and the heavy
+    ones (ONNX OCR, forensic models, OpenCV, NumPy) release the GIL, so on two cores OCR and
+    the forensic signals overlap. Each job runs in a copy of the caller's context variables
+    (the artifact store of the running case)."""
+    if len(jobs) < 2:
+        return [job() for job in jobs]
+    with ThreadPoolExecutor(max_workers=min(_WORKERS, len(jobs))) as pool:
+        futures = [pool.submit(contextvars.copy_context().run, job) for job in jobs]
+        return [future.result() for future in futures]
 
 
 def _guarded(name: str, asset: Asset, call: Callable[[], MediaEvidence]) -> MediaEvidence:
