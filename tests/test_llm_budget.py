@@ -270,3 +270,52 @@ def test_the_case_budget_is_enforced_before_sending(data_dir: Path) -> None:
     assert 0 < spent <= budget
     notes = [u.detail for u in outcome.result.uncertainty if u.code == "model-fallback"]
     assert any("case prompt budget exhausted" in n for n in notes)
+
+
+def test_the_schema_sent_bounds_lists_and_the_prompt_shows_a_one_line_shape() -> None:
+    from semv.agents.llm._prompts import bounded_schema, schema_sketch
+    from semv.agents.llm._schemas import ArgueAnswer
+
+    schema = ArgueAnswer.model_json_schema()
+    bounded = bounded_schema(schema, {"arguments": 2, "evidence": 3})
+    assert bounded["properties"]["arguments"]["maxItems"] == 2
+    assert bounded["$defs"]["ArgumentAnswer"]["properties"]["evidence"]["maxItems"] == 3
+    assert "maxItems" not in bounded["$defs"]["ArgumentAnswer"]["properties"]["key_facts"]
+    assert "maxItems" not in schema["properties"]["arguments"]  # the model's own is untouched
+    assert schema_sketch(schema) == (
+        '{"arguments": [{"text": string, "evidence": [string, ...], '
+        '"key_facts": [string, ...]}, ...]}'
+    )
+
+
+def test_eval_cost_columns_carry_tokens_per_role_and_the_price() -> None:
+    from semv.eval._cost import cost_summary, role_table
+    from semv.eval._runner import cost_columns
+    from semv.usage import CallRecord, Ledger
+
+    ledger = Ledger(currency="USD")
+    ledger.add(CallRecord("plan", "p", 0, "plan", 0.0, 0.1, 100, 10, cost=0.002))
+    ledger.add(CallRecord("verify", "v", 1, "verify", 0.0, 0.1, 300, 30, cost=None))
+    usage = ledger.usage(backend="llm/1", wall_s=1.0, dependencies={"p": (), "v": ()})
+    assert usage.cost == pytest.approx(0.002) and usage.currency == "USD"
+    assert usage.roles["verify"].cost is None  # no price for that model: unknown, not 0
+    line = {
+        "cost": {
+            "calls": 2,
+            "prompt_tokens": 400,
+            "completion_tokens": 40,
+            "wall_s": 1.0,
+            "retrievals": 0,
+            "retrievals_reused": 0,
+            "roles": {r: [u.prompt_tokens, u.completion_tokens] for r, u in usage.roles.items()},
+            "price": usage.cost,
+            "currency": usage.currency,
+        }
+    }
+    summary = cost_summary([line, line])
+    assert summary["prompt_tokens"] == 400 and summary["completion_tokens"] == 40
+    assert summary["price"] == pytest.approx(0.002) and summary["currency"] == "USD"
+    assert summary["roles"] == {"plan": [100.0, 10.0], "verify": [300.0, 30.0]}
+    assert "| semv | verify | 300 | 30 |" in role_table({"semv": summary})
+    columns = cost_columns([usage])
+    assert columns["prompt_tokens"] == 400 and columns["price"] == pytest.approx(0.002)
