@@ -7,17 +7,30 @@ one file after another, with ``bash -e`` in one temporary workspace: ``.venv/bin
 So a block can use what an earlier block of its file made (a verified run, an index), as a
 reader following the page would.
 
+The workspace sits beside a ``shared`` link to the repository's ``../shared``, so a block that
+reads ``../shared/data/...`` runs as in a checkout next to the shared data; without that folder
+(a user's clone) such a block is skipped with that reason. A block marked
+``<!-- docs-test: with-server -->`` runs while ``semv serve`` listens on 127.0.0.1 (a free port,
+given to the block as ``SEMV_URL``; the tokens of README's ``SEMV_AUTH_TOKEN`` example), and
+the server is stopped after it.
+
 A block the test cannot run says why in the line above it:
-``<!-- docs-test: skip: REASON -->`` (it needs a data set, a server, root, a network or an
-API key). A skip marker without a reason, or a runnable block whose command fails, fails here.
+``<!-- docs-test: skip: REASON -->`` (it needs a data set that is not public, a server that
+runs until stopped, root, a network or an API key). A skip marker without a reason, or a
+runnable block whose command fails, fails here.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import socket
 import subprocess
 import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,8 +41,14 @@ from tests.conftest import ROOT
 DOCS = (ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")))
 _FENCE = re.compile(r"^```(\w*)\s*$")
 _SKIP = re.compile(r"^<!--\s*docs-test:\s*skip:?\s*(.*?)\s*-->$")
+_SERVER = re.compile(r"^<!--\s*docs-test:\s*with-server\s*-->$")
 _RUNNABLE = {"bash", "python"}
 _TIMEOUT_S = 600
+SHARED = ROOT.parent / "shared"
+_SHARED_DATA = "../shared/data"
+#: the reviewers' tokens of README's ``SEMV_AUTH_TOKEN=... semv serve`` line
+_SERVER_TOKENS = "alice:s3cret,bob:t0ken"
+_SERVER_START_S = 120.0
 
 
 @dataclass(frozen=True)
@@ -39,6 +58,7 @@ class Block:
     lang: str
     text: str
     skip: str | None
+    server: bool = False
 
     @property
     def name(self) -> str:
@@ -67,7 +87,14 @@ def blocks(doc: Path) -> list[Block]:
         above = next((x.strip() for x in reversed(lines[:start]) if x.strip()), "")
         marker = _SKIP.match(above)
         found.append(
-            Block(doc, start + 1, lang, "\n".join(body) + "\n", marker.group(1) if marker else None)
+            Block(
+                doc,
+                start + 1,
+                lang,
+                "\n".join(body) + "\n",
+                marker.group(1) if marker else None,
+                server=_SERVER.match(above) is not None,
+            )
         )
     return found
 
@@ -97,7 +124,10 @@ def test_no_block_uses_shorthand_that_fails_when_pasted() -> None:
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
     """A folder that looks like the repository root to a reader's shell."""
-    root = tmp_path_factory.mktemp("docs-workspace")
+    root = tmp_path_factory.mktemp("docs-workspace") / "repo"
+    root.mkdir()
+    if SHARED.is_dir():
+        (root.parent / "shared").symlink_to(SHARED)
     bin_dir = root / ".venv" / "bin"
     bin_dir.mkdir(parents=True)
     for name, args in (("semv", "-m semv"), ("python3", ""), ("python", "")):
@@ -120,17 +150,73 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str,
     return root, env
 
 
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def _serving(root: Path, env: dict[str, str]) -> Iterator[str]:
+    """``semv serve`` on 127.0.0.1 in the workspace until the block is done; yields its URL."""
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    argv = [str(root / ".venv" / "bin" / "semv"), "serve", "--host", "127.0.0.1"]
+    log = root / f"serve-{port}.log"
+    with log.open("wb") as out:
+        server = subprocess.Popen(
+            [*argv, "--port", str(port)],
+            cwd=root,
+            env={**env, "SEMV_AUTH_TOKEN": _SERVER_TOKENS},
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        deadline = time.monotonic() + _SERVER_START_S
+        while True:
+            if server.poll() is not None:
+                pytest.fail(f"semv serve exited {server.returncode}:\n{log.read_text()[-3000:]}")
+            try:
+                with urllib.request.urlopen(f"{url}/api/health", timeout=2) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail(f"semv serve not ready after {_SERVER_START_S:g} s")
+            time.sleep(0.25)
+        yield url
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("block", ALL, ids=[b.name for b in ALL])
 def test_the_block_runs_as_pasted(block: Block, workspace: tuple[Path, dict[str, str]]) -> None:
     if block.skip is not None:
         pytest.skip(block.skip)
+    if _SHARED_DATA in block.text and not (SHARED / "data").is_dir():
+        pytest.skip(f"reads {_SHARED_DATA}, which is absent (no ../shared beside this checkout)")
     root, env = workspace
+    with _serving(root, env) if block.server else nullcontext("") as url:
+        done = _run(block, root, {**env, "SEMV_URL": url} if url else env)
+    assert done.returncode == 0, (
+        f"{block.name} exited {done.returncode}\n--- block\n{block.text}--- stdout (tail)\n"
+        f"{done.stdout[-3000:]}\n--- stderr (tail)\n{done.stderr[-3000:]}"
+    )
+
+
+def _run(block: Block, root: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     if block.lang == "bash":
         argv = ["bash", "-e", "-o", "pipefail", "-c", block.text]
     else:
         argv = [str(root / ".venv" / "bin" / "python3"), "-c", block.text]
-    done = subprocess.run(
+    return subprocess.run(
         argv,
         cwd=root,
         env=env,
@@ -138,8 +224,4 @@ def test_the_block_runs_as_pasted(block: Block, workspace: tuple[Path, dict[str,
         text=True,
         timeout=_TIMEOUT_S,
         check=False,
-    )
-    assert done.returncode == 0, (
-        f"{block.name} exited {done.returncode}\n--- block\n{block.text}--- stdout (tail)\n"
-        f"{done.stdout[-3000:]}\n--- stderr (tail)\n{done.stderr[-3000:]}"
     )
