@@ -283,6 +283,12 @@ GLOSSARY: Final[tuple[Term, ...]] = (
     ),
     Term(_C.RETRIEVAL_GAP, _CODES, "Searching for evidence found nothing usable."),
     Term(
+        _C.RETRIEVED_NOT_RELEVANT,
+        _CODES,
+        "Search returned items that are not about this claim's event (their relevance score is "
+        "below the fitted threshold): they are listed with their scores and never argue.",
+    ),
+    Term(
         _C.EARLIER_CONTEXT_MATCH,
         _CODES,
         "The same media was found published earlier in another context.",
@@ -290,8 +296,9 @@ GLOSSARY: Final[tuple[Term, ...]] = (
     Term(
         _C.FORENSIC_ANOMALY,
         _CODES,
-        "A forensic map flags an unusual region, but nothing else corroborates an edit, so it "
-        "was held back (not used as evidence of manipulation): look at the map.",
+        "A forensic signal flags an unusual region, but it was held back (not used as evidence "
+        "of manipulation): its calibrated manipulation probability is below the threshold, or "
+        "forensic attacks are switched off. Look at the map and the probability.",
     ),
     Term(
         _C.MEMORY_NOT_EVIDENCE,

@@ -191,10 +191,11 @@ class ForensicMap(ObservationBase):
         None, description="The fitted probability at or above which the image counts as edited."
     )
     manipulation_model: str | None = Field(None, description="The fitted model's version.")
-    manipulation_gate: bool = Field(
-        True,
+    manipulation_gate: bool | None = Field(
+        None,
         description="Whether the probability may argue against authenticity "
-        "(forensics.manipulation_attacks); otherwise it is a review item only.",
+        "(forensics.manipulation_attacks); otherwise, or when not recorded, it is a review "
+        "item only.",
     )
     signals: str | None = Field(
         None, description="'name=value; ...' of every forensic feature the model reads."
@@ -215,7 +216,7 @@ class ForensicMap(ObservationBase):
     @property
     def argues(self) -> bool:
         """The probability reaches the threshold and the gate lets it attack authenticity."""
-        return self.manipulated and self.manipulation_gate
+        return self.manipulated and self.manipulation_gate is True
 
     @property
     def combined(self) -> bool:
