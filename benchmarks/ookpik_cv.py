@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import random
 import statistics
 import sys
 import tempfile
@@ -45,7 +44,7 @@ from semv.store import Store
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
-from fit_context import choose_l2, labels_of, signal_rows  # noqa: E402
+from fit_context import choose_l2, labels_of, signal_rows, stratified  # noqa: E402
 
 OOKPIK = ROOT.parent / "shared" / "data" / "ookpik-dev" / "dev_data.json"
 console = Console()
@@ -89,18 +88,6 @@ def constant_model(path: Path, attack: bool) -> Path:
         )
     )
     return path
-
-
-def folds(gold: Sequence[bool], idx: Sequence[int], k: int, seed: int) -> list[list[int]]:
-    """Stratified folds of ``idx``: each class shuffled and dealt round-robin."""
-    rng = random.Random(seed)
-    out: list[list[int]] = [[] for _ in range(k)]
-    for label in (True, False):
-        part = [i for i in idx if gold[i] is label]
-        rng.shuffle(part)
-        for n, i in enumerate(part):
-            out[n % k].append(i)
-    return out
 
 
 def ba(pred: Sequence[bool], gold: Sequence[bool], idx: Sequence[int]) -> float:
@@ -214,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
     pooled_cal: list[float] = []
     pooled_eq20: list[float] = []
     for repeat in range(args.repeats):
-        parts = folds(gold, everything, args.folds, seed=repeat)
+        parts = stratified(gold, everything, args.folds, seed=repeat)
         for n, test in enumerate(parts):
             train = [i for m, part in enumerate(parts) if m != n for i in part]
             model, l2, calib = design.fit(train, seed=repeat * 100 + n)
