@@ -8,7 +8,6 @@ re-raises; bad input never reaches this point (adapters validate first), so it l
 from __future__ import annotations
 
 import json
-import os
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -20,6 +19,7 @@ from pydantic import BaseModel
 
 from semv import __version__
 from semv.agents import Agents
+from semv.atomic import write_text_atomic
 from semv.config import Settings
 from semv.errors import SemvError
 from semv.export import publish_html, report_url
@@ -90,14 +90,7 @@ def write_reports(report: RenderedReport, out_dir: Path) -> dict[str, str]:
     ):
         suffix = {"markdown": "md", "html": "html", "json": "json"}[fmt]
         target = out_dir / f"report.{suffix}"
-        fd, tmp = tempfile.mkstemp(dir=out_dir, prefix=".report-", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(text)
-            os.replace(tmp, target)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_text_atomic(target, text, prefix=".report-")
         paths[fmt] = str(target.resolve())
     return paths
 

@@ -4,14 +4,13 @@ schema.org ClaimReview JSON-LD (stdout without ``-o``) or its report as PDF (``-
 from __future__ import annotations
 
 import json
-import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from semv.atomic import write_text_atomic
 from semv.cli._common import ConfigFile, DataDir, StoreUrl, err, fail, open_store, settings_from
 
 __all__ = ["export"]
@@ -20,15 +19,7 @@ FORMATS = ("claimreview", "pdf")
 
 
 def _write_atomic(target: Path, text: str) -> None:
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".semv-export-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_text_atomic(target, text, prefix=".semv-export-")
 
 
 def export(

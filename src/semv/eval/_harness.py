@@ -21,7 +21,6 @@ import asyncio
 import json
 import logging
 import os
-import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -32,6 +31,7 @@ from semv import __version__
 from semv.adapters import LoadedCase, get_adapter
 from semv.adapters._cosmos import split_file
 from semv.agents import Agents
+from semv.atomic import write_text_atomic
 from semv.config import Settings
 from semv.errors import InputError, StageError
 from semv.eval._cost import case_cost
@@ -184,15 +184,7 @@ def _config(plan: EvalPlan, settings: Settings, agents: Agents) -> dict[str, Any
 
 
 def _write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    write_text_atomic(path, text)
 
 
 class ResultsLog:

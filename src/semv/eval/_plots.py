@@ -5,12 +5,12 @@ matplotlib with the Agg backend (no display); each figure is written atomically.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
 import matplotlib
+
+from semv.atomic import atomic_target
 
 matplotlib.use("Agg")
 
@@ -42,16 +42,11 @@ def reliability_bins(
 
 
 def _save(fig: Figure, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=".png")
-    os.close(fd)
     try:
-        fig.savefig(tmp, format="png", dpi=120, bbox_inches="tight")
-        os.replace(tmp, path)
+        with atomic_target(path, prefix=f".{path.stem}.") as tmp:
+            fig.savefig(tmp, format="png", dpi=120, bbox_inches="tight")
     finally:
         plt.close(fig)
-        if os.path.exists(tmp):
-            os.unlink(tmp)
 
 
 def reliability_plot(

@@ -15,6 +15,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from semv.atomic import write_bytes_atomic
 from semv.config import ExportConfig
 from semv.errors import SemvError
 
@@ -74,12 +75,5 @@ def render_pdf(html: str, out: Path, cfg: ExportConfig) -> Path:
         if done.returncode != 0 or not printed.is_file() or printed.stat().st_size == 0:
             tail = (done.stderr or "").strip().splitlines()[-3:]
             raise PdfError(f"chromium failed (exit {done.returncode}): {' | '.join(tail)}")
-        fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=".semv-pdf-", suffix=".tmp")
-        os.close(fd)
-        try:
-            Path(tmp).write_bytes(printed.read_bytes())
-            os.replace(tmp, out)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_bytes_atomic(out, printed.read_bytes(), prefix=".semv-pdf-")
     return out

@@ -11,8 +11,6 @@ fingerprint, so re-indexing invalidates cached ``media:<asset>`` nodes.
 from __future__ import annotations
 
 import hashlib
-import os
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,6 +34,8 @@ from sqlalchemy import (
     select,
     update,
 )
+
+from semv.atomic import write_bytes_atomic
 
 __all__ = [
     "DB_NAME",
@@ -107,14 +107,7 @@ def read_generation(index_dir: Path) -> str | None:
 
 
 def _atomic_write(target: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_bytes_atomic(target, data, prefix=f".{target.name}-")
 
 
 class IndexStore:

@@ -25,6 +25,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from semv.atomic import write_bytes_atomic
+
 __all__ = ["ArtifactStore", "current_artifacts", "use_artifacts"]
 
 _ROOT: contextvars.ContextVar[Path | None] = contextvars.ContextVar("semv_artifacts", default=None)
@@ -91,16 +93,7 @@ class ArtifactStore:
 
 
 def _write_atomic(target: Path, data: bytes) -> None:
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".artifact-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    write_bytes_atomic(target, data, prefix=".artifact-")
 
 
 def current_artifacts() -> ArtifactStore:

@@ -22,8 +22,6 @@ uncertainty items, never evidence of manipulation.
 from __future__ import annotations
 
 import hashlib
-import os
-import tempfile
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +32,7 @@ import numpy as np
 import PIL
 from PIL import Image
 
+from semv.atomic import write_bytes_atomic
 from semv.config import ForensicsConfig
 from semv.model import (
     Asset,
@@ -512,15 +511,7 @@ def _save_map(scores: Any, width: int, height: int, cfg: ForensicsConfig) -> str
     target = folder / name
     if target.is_file():
         return name
-    folder.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".map-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(png)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_bytes_atomic(target, png, prefix=".map-")
     return name
 
 

@@ -9,13 +9,12 @@ fills them in under its store's data directory (``<data dir>/artifacts``,
 from __future__ import annotations
 
 import logging
-import os
 import shutil
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Final
 
+from semv.atomic import atomic_target
 from semv.config import Settings
 from semv.model import ForensicMap, MediaEvidence
 
@@ -83,14 +82,7 @@ def copy_maps(values: Iterable[object], settings: Settings, out_dir: Path) -> li
         if not src.is_file():
             logger.warning("forensic map %s is missing from %s", name, source)
             continue
-        target_dir.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=target_dir, prefix=".map-", suffix=".tmp")
-        os.close(fd)
-        try:
+        with atomic_target(target_dir / name, prefix=".map-") as tmp:
             shutil.copyfile(src, tmp)
-            os.replace(tmp, target_dir / name)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
         copied.append(target_dir / name)
     return copied

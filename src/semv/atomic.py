@@ -1,0 +1,51 @@
+"""Atomic file writes: a file is either its old content or its new content, never half-written.
+
+Every writer in semv that leaves a file for a user (reports, exports, maps, artefacts, indexes,
+plots, evaluation outputs) goes through :func:`atomic_target`: the content is written to a
+temporary file in the target's own directory and moved over the target with ``os.replace``, which
+is atomic on POSIX and Windows. On any error the temporary file is removed and the target is left
+as it was.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+__all__ = ["atomic_target", "write_bytes_atomic", "write_text_atomic"]
+
+
+@contextlib.contextmanager
+def atomic_target(target: Path, *, prefix: str | None = None) -> Iterator[Path]:
+    """Yield a temporary path beside ``target``; move it over ``target`` when the block succeeds.
+
+    The caller writes the complete new content to the yielded path (with any writer: a file
+    handle, ``savefig``, ``shutil.copyfile``, an SQLite connection). Parent directories are
+    created. If the block raises, the temporary file is deleted and ``target`` is untouched.
+    """
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(
+        dir=target.parent, prefix=prefix or f".{target.name}.", suffix=".tmp"
+    )
+    os.close(fd)
+    tmp = Path(name)
+    try:
+        yield tmp
+        os.replace(tmp, target)
+    finally:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+
+
+def write_bytes_atomic(target: Path, data: bytes, *, prefix: str | None = None) -> None:
+    """Write ``data`` to ``target`` atomically (see :func:`atomic_target`)."""
+    with atomic_target(target, prefix=prefix) as tmp:
+        tmp.write_bytes(data)
+
+
+def write_text_atomic(target: Path, text: str, *, prefix: str | None = None) -> None:
+    """Write ``text`` as UTF-8 to ``target`` atomically (see :func:`atomic_target`)."""
+    write_bytes_atomic(target, text.encode("utf-8"), prefix=prefix)
