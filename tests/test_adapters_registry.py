@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -82,3 +84,21 @@ def test_sealed_gold_reveals_only_after_commit() -> None:
     assert gold.reveal(RunStatus.COMMITTED) == "OOC"
     assert gold.reveal_rationale(RunStatus.COMMITTED) == "a rationale"
     assert not hasattr(gold, "__dict__")
+
+
+def test_limited_is_lazy_and_stops_at_the_limit() -> None:
+    from semv.adapters._base import limited
+
+    pulled: list[int] = []
+
+    def cases() -> Iterator[Any]:
+        for n in range(5):
+            pulled.append(n)
+            yield n
+
+    assert list(limited(cases(), 2)) == [0, 1]
+    assert pulled == [0, 1]
+    pulled.clear()
+    assert list(limited(cases(), 0)) == []
+    assert pulled == []
+    assert list(limited(cases(), None)) == [0, 1, 2, 3, 4]

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 from typing import Final, Protocol, runtime_checkable
 
 from semv.adapters._gold import SealedGold
 from semv.model import Case
 
-__all__ = ["COSMOS_CONTRACT", "INTERNAL_CONTRACT", "Adapter", "LoadedCase"]
+__all__ = ["COSMOS_CONTRACT", "INTERNAL_CONTRACT", "Adapter", "LoadedCase", "limited"]
 
 INTERNAL_CONTRACT: Final = "internal"
 """Label contract: the internal MV2026 label space (``semv.model.InternalLabel``)."""
@@ -49,3 +50,15 @@ class Adapter(Protocol):
         ``semv.errors.InputError`` naming the file and the problem on any bad input.
         """
         ...
+
+
+def limited(cases: Iterable[LoadedCase], limit: int | None) -> Iterator[LoadedCase]:
+    """The first ``limit`` of ``cases`` (all when ``limit`` is None, none when it is ≤ 0).
+
+    Lazy: nothing of ``cases`` is read before the first item is asked for, nothing after the
+    ``limit``-th, and with ``limit`` ≤ 0 nothing at all (so a bad path is not even opened).
+    """
+    if limit is None:
+        yield from cases
+    elif limit > 0:
+        yield from islice(cases, limit)

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Final
 from urllib.parse import urlsplit
 
-from semv.adapters._base import COSMOS_CONTRACT, LoadedCase
+from semv.adapters._base import COSMOS_CONTRACT, LoadedCase, limited
 from semv.adapters._gold import SealedGold
 from semv.adapters._media import MediaProblem, load_asset
 from semv.errors import InputError
@@ -51,14 +51,14 @@ class CosmosAdapter:
         self, path: Path, *, text_only: bool = False, limit: int | None = None
     ) -> Iterator[LoadedCase]:
         """Yield one case per row of ``path``, ids ``<file stem>:<line number>``."""
-        if limit is not None and limit <= 0:
-            return
-        if path.is_dir():
-            path = split_file(path, None)
-        for count, (line, row) in enumerate(_rows(path), start=1):
-            yield _case(path, line, row, text_only=text_only)
-            if count == limit:
-                return
+        return limited(_cases(path, text_only=text_only), limit)
+
+
+def _cases(path: Path, *, text_only: bool) -> Iterator[LoadedCase]:
+    if path.is_dir():
+        path = split_file(path, None)
+    for line, row in _rows(path):
+        yield _case(path, line, row, text_only=text_only)
 
 
 def split_file(folder: Path, split: str | None) -> Path:

@@ -13,7 +13,7 @@ from typing import Final, TypeVar
 
 from pydantic import ValidationError
 
-from semv.adapters._base import INTERNAL_CONTRACT, LoadedCase
+from semv.adapters._base import INTERNAL_CONTRACT, LoadedCase, limited
 from semv.adapters._documents import describe_validation_error, read_document
 from semv.adapters._gold import SealedGold
 from semv.adapters._media import MediaProblem, load_asset
@@ -44,12 +44,7 @@ class GenericAdapter:
         self, path: Path, *, text_only: bool = False, limit: int | None = None
     ) -> Iterator[LoadedCase]:
         """Yield the case(s) at ``path``; see the module docstring for accepted layouts."""
-        if limit is not None and limit <= 0:
-            return
-        for count, case_file in enumerate(_case_files(path), start=1):
-            yield _load_case(case_file, text_only=text_only)
-            if count == limit:
-                return
+        return limited((_load_case(f, text_only=text_only) for f in _case_files(path)), limit)
 
 
 def _single(folder: Path, names: tuple[str, ...]) -> Path | None:

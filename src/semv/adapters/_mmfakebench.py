@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Final
 
-from semv.adapters._base import INTERNAL_CONTRACT, LoadedCase
+from semv.adapters._base import INTERNAL_CONTRACT, LoadedCase, limited
 from semv.adapters._gold import SealedGold
 from semv.adapters._media import MediaProblem, load_asset
 from semv.errors import InputError
@@ -52,22 +52,22 @@ class MmFakeBenchAdapter:
     def load(
         self, path: Path, *, text_only: bool = False, limit: int | None = None
     ) -> Iterator[LoadedCase]:
-        if limit is not None and limit <= 0:
-            return
-        if not path.is_file():
-            raise InputError(f"{path}: not a file (an MMFakeBench JSON list)")
-        try:
-            rows = loads_json(path.read_text(encoding="utf-8"), str(path))
-        except UnicodeDecodeError as exc:
-            raise InputError(f"{path}: not UTF-8 text: {exc}") from exc
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{path}: invalid JSON at line {exc.lineno}: {exc.msg}") from exc
-        if not isinstance(rows, list):
-            raise InputError(f"{path}: expected a JSON list of records")
-        for index, row in enumerate(rows):
-            yield _case(path, index, row, text_only=text_only)
-            if index + 1 == limit:
-                return
+        return limited(_cases(path, text_only=text_only), limit)
+
+
+def _cases(path: Path, *, text_only: bool) -> Iterator[LoadedCase]:
+    if not path.is_file():
+        raise InputError(f"{path}: not a file (an MMFakeBench JSON list)")
+    try:
+        rows = loads_json(path.read_text(encoding="utf-8"), str(path))
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not UTF-8 text: {exc}") from exc
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{path}: invalid JSON at line {exc.lineno}: {exc.msg}") from exc
+    if not isinstance(rows, list):
+        raise InputError(f"{path}: expected a JSON list of records")
+    for index, row in enumerate(rows):
+        yield _case(path, index, row, text_only=text_only)
 
 
 def _field(row: dict[str, Any], key: str, where: str) -> str:

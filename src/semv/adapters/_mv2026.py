@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Final
 from urllib.parse import urlsplit
 
-from semv.adapters._base import INTERNAL_CONTRACT, LoadedCase
+from semv.adapters._base import INTERNAL_CONTRACT, LoadedCase, limited
 from semv.adapters._gold import SealedGold
 from semv.adapters._media import MEDIA_EXTENSIONS, MediaProblem, load_asset
 from semv.adapters._mvreport import parse_mv_report, status_label
@@ -58,12 +58,9 @@ class Mv2026Adapter:
     def load(
         self, path: Path, *, text_only: bool = False, limit: int | None = None
     ) -> Iterator[LoadedCase]:
-        if limit is not None and limit <= 0:
-            return
-        for count, folder in enumerate(_case_folders(path), start=1):
-            yield _load(folder, text_only=text_only)
-            if count == limit:
-                return
+        return limited(
+            (_load(folder, text_only=text_only) for folder in _case_folders(path)), limit
+        )
 
 
 def is_mv2026_case(folder: Path) -> bool:

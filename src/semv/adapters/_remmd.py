@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Final
 
-from semv.adapters._base import INTERNAL_CONTRACT, LoadedCase
+from semv.adapters._base import INTERNAL_CONTRACT, LoadedCase, limited
 from semv.adapters._gold import SealedGold
 from semv.adapters._media import MediaProblem, load_asset, media_kind
 from semv.errors import InputError
@@ -53,23 +53,16 @@ class RemmdAdapter:
     def load(
         self, path: Path, *, text_only: bool = False, limit: int | None = None
     ) -> Iterator[LoadedCase]:
-        if limit is not None and limit <= 0:
-            return
+        return limited(self._cases(path, text_only=text_only), limit)
+
+    def _cases(self, path: Path, *, text_only: bool) -> Iterator[LoadedCase]:
         from semv.adapters._remmd_runs import is_runs_folder, load_runs
 
         if is_runs_folder(path):
-            for count, loaded in enumerate(
-                load_runs(path, adapter=self.name, text_only=text_only), start=1
-            ):
-                yield loaded
-                if count == limit:
-                    return
+            yield from load_runs(path, adapter=self.name, text_only=text_only)
             return
         records = _showcase(path) if _is_showcase(path) else _benchmark(path)
-        for count, loaded in enumerate(records(text_only), start=1):
-            yield loaded
-            if count == limit:
-                return
+        yield from records(text_only)
 
 
 def _is_showcase(path: Path) -> bool:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Final
 from urllib.parse import urlsplit
 
-from semv.adapters._base import COSMOS_CONTRACT, LoadedCase
+from semv.adapters._base import COSMOS_CONTRACT, LoadedCase, limited
 from semv.adapters._gold import SealedGold
 from semv.adapters._media import MediaProblem, load_asset, media_kind
 from semv.errors import InputError
@@ -39,28 +39,28 @@ class VeriteAdapter:
     def load(
         self, path: Path, *, text_only: bool = False, limit: int | None = None
     ) -> Iterator[LoadedCase]:
-        if limit is not None and limit <= 0:
-            return
-        if path.is_dir():
-            path = path / "VERITE.csv"
+        return limited(_cases(path, text_only=text_only), limit)
+
+
+def _cases(path: Path, *, text_only: bool) -> Iterator[LoadedCase]:
+    if path.is_dir():
+        path = path / "VERITE.csv"
+    try:
+        handle = path.open(encoding="utf-8", newline="")
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    with handle:
         try:
-            handle = path.open(encoding="utf-8", newline="")
-        except OSError as exc:
-            raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from exc
-        with handle:
-            try:
-                reader = csv.DictReader(handle)
-                missing = [c for c in _COLUMNS if c not in (reader.fieldnames or [])]
-                if missing:
-                    raise InputError(f"{path}: missing column(s) {', '.join(missing)}")
-                for count, row in enumerate(reader, start=1):
-                    yield _case(path, reader.line_num, row, text_only=text_only)
-                    if count == limit:
-                        return
-            except UnicodeDecodeError as exc:
-                raise InputError(f"{path}: not UTF-8 text: {exc}") from exc
-            except csv.Error as exc:
-                raise InputError(f"{path}: line {reader.line_num}: {exc}") from exc
+            reader = csv.DictReader(handle)
+            missing = [c for c in _COLUMNS if c not in (reader.fieldnames or [])]
+            if missing:
+                raise InputError(f"{path}: missing column(s) {', '.join(missing)}")
+            for row in reader:
+                yield _case(path, reader.line_num, row, text_only=text_only)
+        except UnicodeDecodeError as exc:
+            raise InputError(f"{path}: not UTF-8 text: {exc}") from exc
+        except csv.Error as exc:
+            raise InputError(f"{path}: line {reader.line_num}: {exc}") from exc
 
 
 def _case(path: Path, line: int, row: dict[str, str], *, text_only: bool) -> LoadedCase:
