@@ -8,9 +8,22 @@ import inspect
 from functools import cache
 from pathlib import Path
 
-__all__ = ["code_fingerprint", "source_hash"]
+__all__ = ["code_fingerprint", "dist_version", "source_hash"]
 
 _SUFFIXES = (".py", ".j2", ".json", ".txt")
+
+
+@cache
+def dist_version(name: str) -> str | None:
+    """The installed version of distribution ``name``, or None when it is not installed.
+    Cached: what is installed does not change while a process runs, and the lookup scans
+    site-packages (a few ms, once per stage tool fingerprint otherwise)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(name)
+    except PackageNotFoundError:
+        return None
 
 
 @cache

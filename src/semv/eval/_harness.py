@@ -35,7 +35,6 @@ from semv.atomic import write_text_atomic
 from semv.config import Settings
 from semv.errors import InputError, StageError
 from semv.eval._cost import case_cost
-from semv.eval._plots import confusion_plot, reliability_plot
 from semv.eval._predictions import RESULTS_FILE, read_results_log
 from semv.eval._summary import summary_markdown
 from semv.eval._tasks import Record, Task, get_task
@@ -404,7 +403,9 @@ def finalize(
     calibrated = metrics.pop("reliability_calibrated", None)
     _write_atomic(out_dir / "metrics.json", json.dumps(metrics, indent=2, sort_keys=True) + "\n")
     _write_atomic(out_dir / "summary.md", summary_markdown(task_name, metrics, method=method))
-    if plots:
+    if plots:  # matplotlib is imported only here, when plots are written
+        from semv.eval._plots import confusion_plot, reliability_plot
+
         if reliability and reliability["confidence"]:
             reliability_plot(
                 reliability["confidence"],

@@ -27,7 +27,7 @@ from semv.agents import Agents
 from semv.config import Settings
 from semv.errors import InvariantViolation, SemvError, StageError
 from semv.graph._invariants import check_node
-from semv.graph._spec import NodeSpec, StageContext, project
+from semv.graph._spec import NodeSpec, StageContext, StageDef, project
 from semv.model import TraceKind
 from semv.store import (
     NodeRecord,
@@ -41,7 +41,14 @@ from semv.usage import bind_node
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["Executor", "NodeOutcome", "fingerprint", "source_inputs", "validate_graph"]
+__all__ = [
+    "Executor",
+    "NodeOutcome",
+    "fingerprint",
+    "source_inputs",
+    "stage_parts",
+    "validate_graph",
+]
 
 ProgressFn = Callable[[str, bool], None]
 
@@ -106,6 +113,26 @@ def source_inputs(specs: Sequence[NodeSpec], settings: Settings) -> dict[str, di
     return found
 
 
+def stage_parts(stage: StageDef, settings: Settings, agents: Agents) -> dict[str, str]:
+    """The parts of a fingerprint's body that depend on the stage alone, not on the node:
+    body key → the canonical JSON of its value. The same for every node of one stage in one
+    run, so the executor computes them once per stage (tool versions, the config sections'
+    values, the backend's identity are not cheap)."""
+    body: dict[str, Any] = {
+        "stage": stage.name,
+        "version": stage.version,
+        "code": code_fingerprint((stage.fn.__module__, "semv.model", *stage.code)),
+        "config": settings.section_values(*stage.reads),
+    }
+    if stage.tools is not None:
+        body["tools"] = stage.tools()
+    if stage.external is not None:
+        body["external"] = stage.external(settings)
+    if stage.uses_agents:
+        body["agents"] = agents.identity
+    return {k: canonical_json(v) for k, v in body.items()}
+
+
 def fingerprint(
     spec: NodeSpec,
     input_hashes: Mapping[str, Any],
@@ -113,29 +140,23 @@ def fingerprint(
     agents: Agents,
     *,
     pin: Mapping[str, Any] | None = None,
+    parts: Mapping[str, str] | None = None,
 ) -> str:
-    """The node's fingerprint; ``pin`` (an entry of ``source_inputs`` recorded by another run)
-    replaces the current state of the sources outside the graph with that run's."""
+    """The node's fingerprint: sha256 of the canonical JSON of {stage, version, code, config,
+    params, inputs[, tools][, external][, agents]}. ``pin`` (an entry of ``source_inputs``
+    recorded by another run) replaces the current state of the sources outside the graph with
+    that run's. ``parts`` is ``stage_parts`` of the node's stage, when the caller has it."""
     params = dict(spec.params)
     if pin and "sources" in pin and "sources" in params:
         params["sources"] = pin["sources"]
-    body: dict[str, Any] = {
-        "stage": spec.stage.name,
-        "version": spec.stage.version,
-        "code": code_fingerprint((spec.stage.fn.__module__, "semv.model", *spec.stage.code)),
-        "config": settings.section_values(*spec.stage.reads),
-        "params": params,
-        "inputs": dict(input_hashes),
-    }
-    if spec.stage.tools is not None:
-        body["tools"] = spec.stage.tools()
-    if spec.stage.external is not None:
-        body["external"] = (
-            pin["external"] if pin and "external" in pin else spec.stage.external(settings)
-        )
-    if spec.stage.uses_agents:
-        body["agents"] = agents.identity
-    return sha256_text(canonical_json(body))
+    body = dict(parts if parts is not None else stage_parts(spec.stage, settings, agents))
+    body["params"] = canonical_json(params)
+    body["inputs"] = canonical_json(dict(input_hashes))
+    if pin and "external" in pin and "external" in body:
+        body["external"] = canonical_json(pin["external"])
+    # the canonical JSON of the body, from its values' canonical JSON: sorted keys, no spaces
+    text = "{" + ",".join(f"{canonical_json(k)}:{body[k]}" for k in sorted(body)) + "}"
+    return sha256_text(text)
 
 
 class Executor:
@@ -186,6 +207,8 @@ class Executor:
         self._pending: list[tuple[NodeRecord, TraceKind, dict[str, Any], str]] = []
         self._blobs: dict[str, bytes] = {}  # the parent's outputs, read in one query
         self._hashes: dict[str, str] = {}  # node key -> content hash of its output
+        self._part_hashes: dict[tuple[str, tuple[str | int, ...]], str] = {}  # projections'
+        self._parts: dict[str, dict[str, str]] = {}  # stage name -> stage_parts, this run
 
     async def run(
         self, specs: Sequence[NodeSpec], sources: Mapping[str, BaseModel]
@@ -193,6 +216,8 @@ class Executor:
         validate_graph(specs, sources)
         by_key = {s.key: s for s in specs}
         self._hashes = {}
+        self._part_hashes = {}
+        self._parts = {}
         self._blobs = self.store.get_blobs(
             h for k, (_, h) in self.reuse.items() if k in by_key and k not in self.force
         )
@@ -240,21 +265,26 @@ class Executor:
                 parts = [project(values[k], inp.path) for k in inp.keys]
                 kwargs[inp.name] = parts
                 hashes[inp.name] = [
-                    self._known_hash(k, inp.path) or content_hash(p)
-                    for k, p in zip(inp.keys, parts, strict=True)
+                    self._input_hash(k, inp.path, p) for k, p in zip(inp.keys, parts, strict=True)
                 ]
             else:
                 part = project(values[inp.keys[0]], inp.path)
                 kwargs[inp.name] = part
-                hashes[inp.name] = self._known_hash(inp.keys[0], inp.path) or content_hash(part)
-        fp = fingerprint(spec, hashes, self.settings, self.agents)
+                hashes[inp.name] = self._input_hash(inp.keys[0], inp.path, part)
+        stage_body = self._parts.get(spec.stage.name)
+        if stage_body is None:
+            stage_body = stage_parts(spec.stage, self.settings, self.agents)
+            self._parts[spec.stage.name] = stage_body
+        fp = fingerprint(spec, hashes, self.settings, self.agents, parts=stage_body)
         started = time.perf_counter()
         cached: tuple[str, bytes] | None = None
         if spec.key not in self.force:
             parent = self.reuse.get(spec.key)
             pin = self.pinned.get(spec.key)
             if parent is not None and pin and parent[0] != fp:
-                held = fingerprint(spec, hashes, self.settings, self.agents, pin=pin)
+                held = fingerprint(
+                    spec, hashes, self.settings, self.agents, pin=pin, parts=stage_body
+                )
                 if held == parent[0]:
                     fp = held
                     self.held.add(spec.key)
@@ -329,10 +359,20 @@ class Executor:
         self._commit(outcome, TraceKind.NODE_EXECUTED)
         return outcome
 
-    def _known_hash(self, key: str, path: tuple[str | int, ...]) -> str | None:
-        """The content hash of a whole node output is its output hash (computed when it was
-        executed, the blob's address when reused): no need to serialise the value again."""
-        return None if path else self._hashes.get(key)
+    def _input_hash(self, key: str, path: tuple[str | int, ...], part: Any) -> str:
+        """The content hash of ``part``, the projection ``path`` of node ``key``'s output. A
+        whole output's is its output hash (computed when it was executed, the blob's address
+        when reused); a projection is hashed once a run however many nodes read it (a node's
+        output never changes once evaluated)."""
+        if not path:
+            known = self._hashes.get(key)
+            if known is not None:
+                return known
+        digest = self._part_hashes.get((key, path))
+        if digest is None:
+            digest = content_hash(part)
+            self._part_hashes[(key, path)] = digest
+        return digest
 
     def _commit(self, outcome: NodeOutcome, kind: TraceKind) -> None:
         """Queue the node's record and trace event; an executed node writes the queue (its

@@ -13,10 +13,10 @@ an unreadable manifest yields an uncertainty item, never evidence.
 
 from __future__ import annotations
 
-import importlib.metadata
 from pathlib import Path
 from typing import Any, Final
 
+from semv._code import dist_version
 from semv.model import (
     Asset,
     ContentCredentials,
@@ -64,10 +64,8 @@ _STAGES: Final = (Stage.RETRIEVE,)
 
 def c2pa_version() -> str:
     """``c2pa-python <version>``, or ``c2pa missing`` (for fingerprints and provenance)."""
-    try:
-        return f"c2pa-python {importlib.metadata.version('c2pa-python')}"
-    except importlib.metadata.PackageNotFoundError:
-        return "c2pa missing"
+    installed = dist_version("c2pa-python")
+    return "c2pa missing" if installed is None else f"c2pa-python {installed}"
 
 
 def read_credentials(asset: Asset) -> MediaEvidence:

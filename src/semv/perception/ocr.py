@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from semv._code import dist_version
 from semv.config import MediaConfig
 from semv.model import (
     Asset,
@@ -109,12 +110,8 @@ def ocr_versions() -> str:
         parts.append(f"tesseract {pytesseract.get_tesseract_version()}")
     except Exception:  # ImportError, TesseractNotFoundError
         parts.append("tesseract missing")
-    try:
-        from importlib.metadata import version
-
-        parts.append(f"rapidocr {version('rapidocr')}")
-    except Exception:  # PackageNotFoundError
-        parts.append("rapidocr missing")
+    rapid = dist_version("rapidocr")
+    parts.append("rapidocr missing" if rapid is None else f"rapidocr {rapid}")
     return "; ".join(parts)
 
 

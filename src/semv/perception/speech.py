@@ -14,6 +14,7 @@ import threading
 from pathlib import Path
 from typing import Any, Final
 
+from semv._code import dist_version
 from semv.config import MediaConfig
 from semv.model import (
     Asset,
@@ -77,12 +78,10 @@ def model_label(config: MediaConfig) -> str:
 def speech_versions(config: MediaConfig | None = None) -> str:
     """faster-whisper and model versions (with the model file's size), for the fingerprint."""
     config = config or MediaConfig()
-    try:
-        from importlib.metadata import version
-
-        engine = f"faster-whisper {version('faster-whisper')}"
-    except Exception:  # PackageNotFoundError
+    installed = dist_version("faster-whisper")
+    if installed is None:
         return "faster-whisper missing"
+    engine = f"faster-whisper {installed}"
     try:
         path = model_dir(config)
     except ModelMissing:
