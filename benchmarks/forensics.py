@@ -3,8 +3,9 @@
     python benchmarks/forensics.py [--repeats N]
 
 1. Time per image: pHash, ORB features, ELA map, all forensic maps (ELA + noise + ghost +
-   combined), the new signals (double JPEG, copy-move, resampling), on the real images of
-   ../shared/data (COSMOS news photos, CASIA samples).
+   combined), the signals (double JPEG, copy-move, resampling, noise inconsistency, block
+   artifact grid, CFA), what verify computes (the model's weighted signals), on the real images
+   of ../shared/data (COSMOS news photos, CASIA samples).
 2. Reverse-search index: build time for the collection and query time per image.
 3. Image-level AUROC of every forensic signal and of the calibrated manipulation model on the
    *held-out* split of the declared corpus (``semv.eval.forensic_corpus``; the model was
@@ -34,6 +35,7 @@ from rich.table import Table
 from semv.config import ForensicsConfig, ReverseSearchConfig
 from semv.eval import auroc
 from semv.eval.forensic_corpus import corpus
+from semv.perception import _bag, _cfa, _noise_local
 from semv.perception import _forensic_maps as fm
 from semv.perception._jpeg import read_structure
 from semv.perception._rsindex import IndexStore
@@ -84,8 +86,19 @@ def bench_extractors(images: list[Path], repeats: int) -> None:
         ("ORB features", lambda im: orb_features(im, rs.orb_features)),
         ("ELA map", lambda im: fm.ela_values(im, cfg.ela_quality)),
         ("all forensic maps", lambda im: compute_maps(im, cfg)),
-        ("maps + new signals (manipulation model)", lambda im: forensic_signals(im, cfg)),
+        ("maps + every signal (semv forensics)", lambda im: forensic_signals(im, cfg)),
+        ("  noise inconsistency (wavelet + kurtosis)", _noise_local.noise_inconsistency),
+        ("  block artifact grid (BAG)", _bag.bag),
+        ("  CFA trace", _cfa.cfa),
     ]
+    model = load_model()
+    if model is not None:
+        rows.append(
+            (
+                f"maps + the model's {len(model.used)} weighted signals (verify)",
+                lambda im: forensic_signals(im, cfg, features=(*model.used, "combined")),
+            )
+        )
     for name, fn in rows:
         per = [_median_ms(lambda im=im, fn=fn: fn(im), repeats) for im in loaded]
         ms = statistics.median(per)

@@ -7,16 +7,20 @@
    recirculations and tamperings), split by source name (sha256 mod 3 == 0 → held out).
 2. Measures every forensic feature of every image (``semv.perception.manipulation``); with
    ``--features`` the table is also written as CSV (the benchmark can reuse it).
-3. Fits an L2-regularised logistic regression (Newton–Raphson on the penalised log-likelihood,
-   features standardised on the training split) on the *training* split only. The
-   probability is that logistic (Platt scaling of the linear score).
+3. Chooses the feature set and the ridge penalty among ``CANDIDATES`` × ``L2_GRID`` by grouped
+   4-fold cross-validation *inside the training split* (folds = sha256("cv:" + group) mod 4;
+   highest mean out-of-fold AUROC, ties to the smaller set and the larger penalty), then fits
+   an L2-regularised, sign-constrained logistic regression (features standardised on the
+   training split) on the whole training split. The probability is that logistic (Platt
+   scaling of the linear score).
 4. Chooses the decision threshold on the training split: the smallest probability ≥ 0.5 at which
    at most 10 % of training authentic images are flagged.
 5. Writes ``src/semv/perception/data/forensic_model.json`` with the parameters, the threshold,
    the split rule, the training counts, per-feature and model AUROC on the training split
    (in-sample) and on the held-out split (out-of-sample), a grouped 3-fold cross-validated
    AUROC over the whole corpus (folds = sha256(group) mod 3, so the held-out split is one fold;
-   standardisation and fit redone inside each fold), and this command.
+   selection, standardisation and fit redone inside each fold: nested), the sha256 of the
+   source images (``data_sha256``) and this command.
 
 The COSMOS sample is not read: it is kept for a final check (``benchmarks/forensics.py``).
 """
@@ -36,15 +40,28 @@ from scipy.optimize import minimize
 
 from semv.config import ForensicsConfig
 from semv.eval import auroc
-from semv.eval.forensic_corpus import CorpusImage, corpus
-from semv.perception.manipulation import FEATURES, forensic_signals
+from semv.eval.forensic_corpus import CorpusImage, corpus, real_sources
+from semv.perception.manipulation import FEATURES, ManipulationModel, forensic_signals
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"
 OUT = ROOT / "src" / "semv" / "perception" / "data" / "forensic_model.json"
-VERSION = "1"
+VERSION = "2"
 L2 = 1.0
-"""Ridge penalty λ on the standardised weights (the intercept is not penalised)."""
+"""Default ridge penalty λ on the standardised weights (the intercept is not penalised)."""
+L2_GRID = (0.3, 1.0, 3.0, 10.0)
+GLOBAL = ("ghost_dip", "dq_aligned", "resampling")
+"""Signals measured over the whole image: a global re-save or resize moves them as much as an
+edit does (what made v1 flag most news photos)."""
+NEW = ("noise_wavelet", "noise_kurtosis", "bag", "cfa")
+CANDIDATES: dict[str, tuple[str, ...]] = {
+    "v1 (all signals of model v1)": tuple(f for f in FEATURES if f not in NEW),
+    "all": tuple(FEATURES),
+    "local (no whole-image signal)": tuple(f for f in FEATURES if f not in GLOBAL),
+    "local inconsistency + copy-move": (*NEW, "copy_move"),
+}
+"""The declared candidate feature sets (fixed before any fit; chosen by inner CV)."""
+INNER_FOLDS = 4
 MAX_FPR = 0.10
 
 
@@ -87,19 +104,89 @@ def fold_of(source: str) -> int:
     return int(hashlib.sha256(source.encode()).hexdigest(), 16) % 3
 
 
-def cross_validated(x: np.ndarray, y: np.ndarray, folds: list[int]) -> np.ndarray:
+def inner_fold_of(source: str) -> int:
+    """The model-selection fold of a training group: sha256("cv:" + group) mod 4."""
+    return int(hashlib.sha256(f"cv:{source}".encode()).hexdigest(), 16) % INNER_FOLDS
+
+
+def _standardise(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    std = x.std(axis=0)
+    return x.mean(axis=0), np.where(std > 1e-9, std, 1.0)
+
+
+def out_of_fold(x: np.ndarray, y: np.ndarray, folds: np.ndarray, l2: float) -> np.ndarray:
     """Out-of-fold linear scores: each fold scored by a model standardised and fitted on the
-    other two."""
-    fold = np.array(folds)
+    others (with penalty ``l2``)."""
     scores = np.zeros(len(y))
-    for k in sorted(set(folds)):
-        train = fold != k
-        mean = x[train].mean(axis=0)
-        std = x[train].std(axis=0)
-        scale = np.where(std > 1e-9, std, 1.0)
-        coef, intercept = fit_logistic((x[train] - mean) / scale, y[train])
+    for k in sorted(set(folds.tolist())):
+        train = folds != k
+        mean, scale = _standardise(x[train])
+        coef, intercept = fit_logistic((x[train] - mean) / scale, y[train], l2)
         scores[~train] = intercept + ((x[~train] - mean) / scale) @ coef
     return scores
+
+
+def select(
+    x: np.ndarray, y: np.ndarray, groups: list[str]
+) -> tuple[str, float, list[dict[str, object]]]:
+    """The candidate feature set and penalty with the best grouped inner-CV AUROC on these
+    rows (ties: fewer features, then the larger penalty), and every candidate's score."""
+    folds = np.array([inner_fold_of(g) for g in groups])
+    table: list[dict[str, object]] = []
+    for name, feats in CANDIDATES.items():
+        cols = [FEATURES.index(f) for f in feats]
+        for l2 in L2_GRID:
+            scores = out_of_fold(x[:, cols], y, folds, l2)
+            auc = auroc([float(v) for v in scores], [bool(v) for v in y])
+            table.append({"features": name, "l2": l2, "auroc": round(auc, 4)})
+    best = max(
+        table,
+        key=lambda r: (
+            float(r["auroc"]),  # type: ignore[arg-type]
+            -len(CANDIDATES[str(r["features"])]),
+            float(r["l2"]),  # type: ignore[arg-type]
+        ),
+    )
+    return str(best["features"]), float(best["l2"]), table  # type: ignore[arg-type]
+
+
+def nested_cv(x: np.ndarray, y: np.ndarray, groups: list[str]) -> np.ndarray:
+    """Grouped 3-fold CV over all rows with the selection redone inside each outer fold."""
+    outer = np.array([fold_of(g) for g in groups])
+    scores = np.zeros(len(y))
+    for k in range(3):
+        train = outer != k
+        name, l2, _ = select(
+            x[train], y[train], [g for g, t in zip(groups, train, strict=True) if t]
+        )
+        cols = [FEATURES.index(f) for f in CANDIDATES[name]]
+        mean, scale = _standardise(x[train][:, cols])
+        coef, intercept = fit_logistic((x[train][:, cols] - mean) / scale, y[train], l2)
+        scores[~train] = intercept + ((x[~train][:, cols] - mean) / scale) @ coef
+    return scores
+
+
+def data_sha256(data: Path) -> str:
+    """sha256 over the sorted (relative path, file sha256) of the corpus's source images."""
+    tampered, authentic = real_sources(data)
+    digest = hashlib.sha256()
+    for path in sorted(tampered + authentic):
+        digest.update(str(path.relative_to(data)).encode())
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
+
+
+WEB_SUFFIXES = ("#web", "#web-twice", "#splice-web")
+
+
+def _previous_model(path: Path) -> ManipulationModel | None:
+    """The model file about to be replaced (for a before/after on the same held-out rows)."""
+    if not path.is_file():
+        return None
+    try:
+        return ManipulationModel.from_dict(json.loads(path.read_text(encoding="utf-8")))
+    except (ValueError, KeyError):
+        return None
 
 
 def _auroc(scores: list[float], labels: list[int]) -> float | None:
@@ -138,25 +225,38 @@ def main(argv: list[str] | None = None) -> int:
                 )
     x = np.array([[row[f] for f in FEATURES] for row in rows])
     y = np.array([item.label for item in items], dtype=float)
+    groups = [it.source for it in items]
     train = np.array([item.split == "train" for item in items])
-    mean = x[train].mean(axis=0)
-    scale = np.where(x[train].std(axis=0) > 1e-9, x[train].std(axis=0), 1.0)
-    coef, intercept = fit_logistic((x[train] - mean) / scale, y[train])
-    prob = 1.0 / (1.0 + np.exp(-(intercept + ((x - mean) / scale) @ coef)))
+    chosen, l2, selection = select(
+        x[train], y[train], [g for g, t in zip(groups, train, strict=True) if t]
+    )
+    feats = CANDIDATES[chosen]
+    cols = [FEATURES.index(f) for f in feats]
+    mean, scale = _standardise(x[train][:, cols])
+    coef, intercept = fit_logistic((x[train][:, cols] - mean) / scale, y[train], l2)
+    prob = 1.0 / (1.0 + np.exp(-(intercept + ((x[:, cols] - mean) / scale) @ coef)))
     negatives = np.sort(prob[train & (y == 0)])
     cut = negatives[int(np.ceil((1 - MAX_FPR) * len(negatives))) - 1] if len(negatives) else 0.5
     threshold = round(float(max(0.5, cut + 1e-6)), 4)
+    previous = _previous_model(args.out)
     report: dict[str, dict[str, float | None]] = {}
     for split in ("train", "test"):
         sel = [i for i, item in enumerate(items) if item.split == split]
         real = [i for i in sel if items[i].real]
+        v1: list[int] = [i for i in sel if not items[i].name.endswith(WEB_SUFFIXES)]
         labels = [items[i].label for i in sel]
         report[split] = {f: _auroc([x[i, j] for i in sel], labels) for j, f in enumerate(FEATURES)}
         report[split]["model"] = _auroc([float(prob[i]) for i in sel], labels)
         report[split]["model_real_only"] = _auroc(
             [float(prob[i]) for i in real], [items[i].label for i in real]
         )
-    cv = cross_validated(x, y, [fold_of(it.source) for it in items])
+        report[split]["model_v1_corpus_only"] = _auroc(
+            [float(prob[i]) for i in v1], [items[i].label for i in v1]
+        )
+        if previous is not None:
+            before = [previous.probability(rows[i]) for i in sel]
+            report[split]["previous_model"] = _auroc(before, labels)
+    cv = nested_cv(x, y, groups)
     report["cv"] = {
         "model": _auroc([float(v) for v in cv], [it.label for it in items]),
         "model_real_only": _auroc(
@@ -171,33 +271,45 @@ def main(argv: list[str] | None = None) -> int:
         }
         for split in ("train", "test")
     }
-    payload = {
+    payload: dict[str, object] = {
         "version": VERSION,
-        "features": list(FEATURES),
+        "features": list(feats),
         "mean": [round(float(v), 6) for v in mean],
         "scale": [round(float(v), 6) for v in scale],
         "coef": [round(float(v), 6) for v in coef],
         "intercept": round(intercept, 6),
         "threshold": threshold,
         "threshold_rule": f"smallest p >= 0.5 flagging at most {MAX_FPR:.0%} of training authentic",
-        "l2": L2,
+        "l2": l2,
+        "feature_set": chosen,
+        "selection": "grouped 4-fold CV inside the training split (sha256('cv:'+group) mod 4), "
+        "best mean out-of-fold AUROC over the declared candidates; ties to fewer features, "
+        "then the larger penalty",
+        "selection_inner_cv_auroc": selection,
         "split": "by source name: sha256(name) mod 3 == 0 -> test (held out), else train",
-        "corpus": "semv.eval.forensic_corpus (CASIA v2 samples, exif-samples, "
-        "metadata-extractor-images, derived recirculations and tamperings); COSMOS not used",
+        "corpus": "semv.eval.forensic_corpus v2 (CASIA v2 samples, exif-samples, "
+        "metadata-extractor-images, derived recirculations, web recirculations and "
+        "tamperings); COSMOS not used",
+        "data_sha256": data_sha256(args.data),
         "counts": counts,
         "auroc_in_sample_train": report["train"],
         "auroc_out_of_sample_test": report["test"],
-        "auroc_grouped_3fold_cv": report["cv"],
+        "auroc_nested_grouped_3fold_cv": report["cv"],
         "command": "make fit-forensics  (python scripts/fit_forensics.py)",
         "fitted": dt.date.today().isoformat(),
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
-    print(json.dumps({k: payload[k] for k in ("counts", "threshold")}, indent=1))
+    print(
+        json.dumps({k: payload[k] for k in ("counts", "threshold", "feature_set", "l2")}, indent=1)
+    )
+    print("model selection (grouped inner CV on the training split):")
+    for cand in selection:
+        print(f"  {cand['features']!s:36s} l2={cand['l2']!s:5s} AUROC {cand['auroc']}")
     print("AUROC (train = in-sample, test = held out):")
-    for f in (*FEATURES, "model", "model_real_only"):
-        print(f"  {f:18s} train {report['train'][f]}  test {report['test'][f]}")
-    print(f"  grouped 3-fold CV (out-of-sample, all images): {report['cv']}")
+    for f in report["test"]:
+        print(f"  {f:22s} train {report['train'].get(f)}  test {report['test'][f]}")
+    print(f"  nested grouped 3-fold CV (out-of-sample, all images): {report['cv']}")
     print(f"wrote {args.out}")
     return 0
 

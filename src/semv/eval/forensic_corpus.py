@@ -13,6 +13,12 @@ Both classes, from ``../shared/data`` (never the COSMOS sample, which is a final
   a splice of a patch from another photo of the same split, a copy-move inside the photo, and
   that splice recirculated (resized to 80 % and re-saved at quality 75). JPEG qualities and
   geometry are drawn from a generator seeded by the source's name.
+* **web recirculation** (corpus v2, added for robustness to how news photos are published):
+  the *whole* photo downscaled (Lanczos) to a long side of 640-1024 px and saved at quality
+  65-90 (``web``); that image resized by 0.75-0.95 and saved again at 70-90 (``web-twice``,
+  a second platform); and the splice put through the same two generations (``splice-web``,
+  tampered). Drawn after the v1 draws from the same generator, so the v1 images are unchanged
+  (``corpus(..., web=False)`` is the v1 corpus).
 
 **Split**: by source group (a derived image goes with its photo; a splice takes its patch from
 the same split only; photos that are near-duplicates under rotation or mirroring — pHash distance
@@ -146,8 +152,23 @@ def _patch_size(img: Image.Image, rng: np.random.Generator) -> tuple[int, int]:
     return max(24, int(img.width * side)), max(24, int(img.height * side))
 
 
+Decoded = tuple[Image.Image, int | None, tuple[int, ...] | None]
+
+
+def _web(img: Image.Image, rng: np.random.Generator) -> tuple[Decoded, Decoded]:
+    """Two publication generations of ``img``: downscaled (Lanczos) to a long side of
+    640-1024 px and saved at quality 65-90; then resized by 0.75-0.95 and saved at 70-90."""
+    f = min(1.0, float(rng.uniform(640, 1024)) / max(img.size))
+    size = (max(64, round(img.width * f)), max(64, round(img.height * f)))
+    first = _jpeg(img.resize(size, Image.Resampling.LANCZOS), int(rng.integers(65, 91)))
+    g = float(rng.uniform(0.75, 0.95))
+    size = (max(64, round(first[0].width * g)), max(64, round(first[0].height * g)))
+    second = _jpeg(first[0].resize(size, Image.Resampling.LANCZOS), int(rng.integers(70, 91)))
+    return first, second
+
+
 def _derived(
-    name: str, base: Image.Image, donor: Image.Image
+    name: str, base: Image.Image, donor: Image.Image, full: Image.Image, *, web: bool = True
 ) -> Iterator[tuple[str, int, str, Image.Image, int | None, tuple[int, ...] | None]]:
     rng = _rng(name)
     q = [int(v) for v in rng.integers(70, 96, size=6)]
@@ -178,10 +199,17 @@ def _derived(
     spliced_img, _, _ = _jpeg(spliced, q[3])
     w, h = int(spliced_img.width * 0.8), int(spliced_img.height * 0.8)
     yield "splice-recirculated", 1, "spliced", *_jpeg(spliced_img.resize((w, h)), 75)
+    if not web:
+        return
+    first, second = _web(full, rng)
+    yield "web", 0, "recirculated", *first
+    yield "web-twice", 0, "recirculated", *second
+    yield "splice-web", 1, "spliced", *_web(spliced_img, rng)[1]
 
 
-def corpus(data: Path, *, derived: bool = True) -> Iterator[CorpusImage]:
-    """Every image of the declared corpus (see the module docstring), in a fixed order."""
+def corpus(data: Path, *, derived: bool = True, web: bool = True) -> Iterator[CorpusImage]:
+    """Every image of the declared corpus (see the module docstring), in a fixed order;
+    ``web=False`` leaves out the v2 web recirculations (the v1 corpus)."""
     tampered, authentic = real_sources(data)
     for path in tampered:
         img, quality, q_luma = _decode(path.read_bytes())
@@ -190,12 +218,14 @@ def corpus(data: Path, *, derived: bool = True) -> Iterator[CorpusImage]:
         )
     groups = _groups(authentic, data)
     bases: dict[str, Image.Image] = {}
+    fulls: dict[str, Image.Image] = {}
     for path in authentic:
         name = str(path.relative_to(data))
         img, quality, q_luma = _decode(path.read_bytes())
         group = groups[path]
         yield CorpusImage(name, group, 0, "camera", split_of(group), img, quality, q_luma)
         bases[name] = _base(img)
+        fulls[name] = img
     if not derived:
         return
     names = list(bases)
@@ -203,7 +233,9 @@ def corpus(data: Path, *, derived: bool = True) -> Iterator[CorpusImage]:
     for i, name in enumerate(names):
         same = [n for n in names if split[n] == split[name] and n != name]
         donor = bases[same[i % len(same)]] if same else bases[name].rotate(180)
-        for suffix, label, kind, img, quality, q_luma in _derived(name, bases[name], donor):
+        for suffix, label, kind, img, quality, q_luma in _derived(
+            name, bases[name], donor, fulls[name], web=web
+        ):
             yield CorpusImage(
                 f"{name}#{suffix}",
                 groups[data / name],

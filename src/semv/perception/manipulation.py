@@ -15,6 +15,14 @@
 ``copy_move``         log(1 + RANSAC inliers) of SIFT self-matching (``_copymove``)
 ``resampling``        log of the largest p-map spectral peak contrast (``_resampling``)
 ``resampling_local``  log of that peak over the median window (a locally resized region)
+``noise_wavelet``     local inconsistency of the wavelet-median noise level (``_noise_local``,
+                      Mahdian & Saic 2009)
+``noise_kurtosis``    local inconsistency of the band-pass-kurtosis noise level
+                      (``_noise_local``, Lyu, Pan & Zhang 2014)
+``bag``               local inconsistency of the JPEG block artifact grid (``_bag``, Li, Yuan &
+                      Yu 2009)
+``cfa``               a region lacking the image's demosaicing trace (``_cfa``, Popescu & Farid
+                      2005; Ferrara et al. 2012)
 ====================  ==========================================================================
 
 ``ManipulationModel`` is a logistic regression over standardised features (Platt 1999: the
@@ -41,7 +49,7 @@ import numpy as np
 from PIL import Image
 
 from semv.config import ForensicsConfig
-from semv.perception import _copymove, _dq, _resampling
+from semv.perception import _bag, _cfa, _copymove, _dq, _noise_local, _resampling
 from semv.perception import _forensic_maps as fm
 from semv.perception._jpeg import read_structure
 
@@ -67,6 +75,10 @@ FEATURES: Final = (
     "copy_move",
     "resampling",
     "resampling_local",
+    "noise_wavelet",
+    "noise_kurtosis",
+    "bag",
+    "cfa",
 )
 MODEL_FILE: Final = "data/forensic_model.json"
 
@@ -81,6 +93,9 @@ class Signals:
     resampling_region: tuple[int, int, int, int] | None = None
     dq_region_box: tuple[int, int, int, int] | None = None
     dq_shift: tuple[int, int] = (0, 0)
+    noise_region: tuple[int, int, int, int] | None = None
+    bag_region: tuple[int, int, int, int] | None = None
+    cfa_region: tuple[int, int, int, int] | None = None
 
 
 def jpeg_params(img: Image.Image) -> tuple[int | None, tuple[int, ...] | None]:
@@ -131,14 +146,16 @@ def forensic_signals(
     formats); ``region_scores`` are the four map region scores when the caller computed the
     maps already. Only the requested signals are computed (the pipeline asks for those the
     model weighs; the non-aligned search alone costs more than the maps)."""
-    if region_scores is None:
+    if region_scores is None and {"ela", "noise", "ghost", "combined"} & set(features):
         from semv.perception.forensics import compute_maps
 
         maps = compute_maps(img, cfg).maps
         region_scores = {name: maps[name].region_score for name in ("ela", "noise", "ghost")}
         region_scores["combined"] = maps["combined"].region_score
     values: dict[str, float] = {
-        name: region_scores[name] for name in ("ela", "noise", "ghost", "combined")
+        name: region_scores[name]
+        for name in ("ela", "noise", "ghost", "combined")
+        if region_scores is not None and name in region_scores
     }
     out: dict[str, Any] = {}
     if "ghost_dip" in features:
@@ -158,6 +175,16 @@ def forensic_signals(
         values["resampling"] = math.log(max(rs.peak, 1.0))
         values["resampling_local"] = math.log(max(rs.contrast, 1.0))
         out["resampling_region"] = rs.region
+    if {"noise_wavelet", "noise_kurtosis"} & set(features):
+        noise = _noise_local.noise_inconsistency(img)
+        values["noise_wavelet"], values["noise_kurtosis"] = noise.wavelet, noise.kurtosis
+        out["noise_region"] = noise.region
+    if "bag" in features:
+        grid = _bag.bag(img)
+        values["bag"], out["bag_region"] = grid.inconsistency, grid.region
+    if "cfa" in features:
+        trace = _cfa.cfa(img)
+        values["cfa"], out["cfa_region"] = trace.inconsistency, trace.region
     wanted = set(features)
     return Signals(
         values={k: round(float(v), 6) for k, v in values.items() if k in wanted},
