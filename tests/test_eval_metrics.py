@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import random
 
 import pytest
 from hypothesis import given
@@ -30,6 +31,7 @@ from semv.eval import (
     url_prf,
     wilson_interval,
 )
+from semv.eval._stats import cluster_bootstrap_mean
 
 
 def test_multiclass_by_hand() -> None:
@@ -144,6 +146,25 @@ def test_cluster_bootstrap() -> None:
     assert single.low == single.high == pytest.approx(4 / 6)
     with pytest.raises(ValueError, match="empty"):
         cluster_bootstrap([], [], mean)
+
+
+@pytest.mark.parametrize("seed", [0, 3, 13, 2**40 + 7])
+@pytest.mark.parametrize(("n", "n_clusters"), [(1, 1), (7, 3), (145, 145), (500, 100)])
+def test_cluster_bootstrap_mean_is_the_generic_bootstrap_to_the_bit(
+    seed: int, n: int, n_clusters: int
+) -> None:
+    """The vectorised bootstrap of a mean replays random.Random(seed)'s draws: the interval is
+    exactly the generic one's (the metrics files of an evaluation must not change)."""
+    rng = random.Random(seed + n)
+    outcomes = [rng.random() < 0.6 for _ in range(n)]
+    clusters = [f"c{rng.randrange(n_clusters)}" for _ in range(n)]
+    generic = cluster_bootstrap(
+        outcomes, clusters, lambda xs: sum(xs) / len(xs), replicates=1500, level=0.9, seed=seed
+    )
+    fast = cluster_bootstrap_mean(outcomes, clusters, replicates=1500, level=0.9, seed=seed)
+    assert fast == generic
+    with pytest.raises(ValueError, match="empty"):
+        cluster_bootstrap_mean([], [])
 
 
 def test_mv2026_accuracy_and_abstention() -> None:

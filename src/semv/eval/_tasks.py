@@ -67,7 +67,7 @@ from semv.eval._report_metrics import (
     temporal_rates,
     url_f1,
 )
-from semv.eval._stats import auroc, cluster_bootstrap, two_proportion_z_test
+from semv.eval._stats import auroc, cluster_bootstrap_mean, two_proportion_z_test
 from semv.model import (
     Band,
     DatePrecision,
@@ -167,10 +167,9 @@ def _bootstrap_accuracy(
 ) -> list[float]:
     if not correct:
         return [0.0, 0.0]
-    interval = cluster_bootstrap(
+    interval = cluster_bootstrap_mean(
         list(correct),
         list(clusters),
-        lambda xs: sum(xs) / len(xs),
         replicates=config.bootstrap_replicates,
         level=config.bootstrap_level,
         seed=config.bootstrap_seed,
