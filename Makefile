@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 DATA_DIR ?= .semv
 DEMO_CASE ?= examples/lyon-flood
 
-.PHONY: demo test test-llm lint format bench bench-forensics cv fit fit-forensics fit-context fit-relevance system-deps venv clean
+.PHONY: demo test test-llm lint format bench bench-forensics cv fit fit-forensics fit-context fit-relevance fit-stance system-deps venv clean
 
 # System packages the tests and the demo use (system-packages.txt); apt installs the missing ones.
 system-deps:
@@ -72,7 +72,7 @@ bench-forensics: venv
 	$(PY) benchmarks/forensics.py --auroc-only
 
 # Fitted parameters shipped as versioned data files; `fit` runs every fit-* target.
-fit: fit-forensics fit-context fit-relevance
+fit: fit-forensics fit-context fit-relevance fit-stance
 
 # The forensic manipulation model (src/semv/perception/data/forensic_model.json), fitted on the
 # declared training split of ../shared/data (semv.eval.forensic_corpus); ~10 min on 2 cores.
@@ -90,6 +90,12 @@ fit-context: venv
 AVERITEC_DEV ?= ../shared/data/averitec-dev/dev.json
 fit-relevance: venv
 	$(PY) scripts/fit_relevance.py --data $(AVERITEC_DEV)
+
+# The claim-evidence stance model (src/semv/nlp/data/stance.json: supports / refutes / neither
+# from general signals; in/out-of-sample scores), fitted on the even claims of AVeriTeC dev,
+# odd claims held out; ~2 min on 2 cores (embeddings cached).
+fit-stance: venv
+	$(PY) scripts/fit_stance.py --data $(AVERITEC_DEV)
 
 # Nested cross-validation of everything fitted for caption pairs (../shared/data/ookpik-dev):
 # the caption-context model (with its L2 strength) and the verdict calibration.

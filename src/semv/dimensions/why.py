@@ -9,7 +9,9 @@
   (``_context.py``: general signals — calibrated similarity, shared and unmatched entities,
   places, years, numbers, reported speech — combined by a logistic regression fitted on a
   declared training set, ``make fit``) attacks when p(another context) reaches its threshold;
-  a text that shares named entities with the claim supports; a text that is not a caption of
+  a text that shares named entities with the claim supports, unless the claim–evidence
+  stance model (``_stance.py``, ``semv.nlp.stance``, fitted on AVeriTeC dev) finds that it
+  refutes the claim (a debunking fact-check): then it attacks; a text that is not a caption of
   the media and ties it to other entities attacks. A recalled ``context-threshold`` memory
   record turns on the similarity check (``context_attack``, off by default).
 - **Signals**: a reverse-search match's caption is read as a text about the media.
@@ -39,6 +41,7 @@ from semv.dimensions._common import (
 )
 from semv.dimensions._context import context_model, context_signals
 from semv.dimensions._spec import CaseFacts, DimensionSpec, PlanSeed, ReportSection, Statement
+from semv.dimensions._stance import refutation
 from semv.model import (
     Dimension,
     Distortion,
@@ -77,7 +80,7 @@ def plan(subclaim: Subclaim, cfg: OfflineAgentConfig) -> PlanSeed:
         checks=(
             "text: refutation / recontextualization markers",
             "caption of the same media: caption-context model (general signals, fitted)",
-            "text: shared named entities",
+            "text: shared named entities (stance model: a refuting text attacks)",
         ),
         queries=(f"{' '.join(subclaim.facts.keywords[:4])} fact check".strip(),),
     )
@@ -120,6 +123,15 @@ def why_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[Fin
         )
         return [Finding(Stance.ATTACK, text, (ev.id,), ())]
     if shared:
+        refuted = refutation(view, ev, cfg)
+        if refuted is not None:
+            # It names the claimed event to debunk it (a fact-check): an attack, not a support.
+            text = (
+                f"{src} ({ev.id}) names the claimed event ({', '.join(shared)}) but refutes "
+                f"the claim (stance model: {refuted.describe()}): “{snippet(ev.content)}”."
+            )
+            facts = (refuted.features.marker,) if refuted.features.marker else shared
+            return [Finding(Stance.ATTACK, text, (ev.id,), tuple(facts[:MAX_KEY_FACTS]))]
         text = (
             f"{src} ({ev.id}) restates the claimed event with the same entities "
             f"({', '.join(shared)}; similarity {sim.value:.2f})."

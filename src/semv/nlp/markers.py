@@ -38,8 +38,11 @@ class MarkerList:
     patterns: tuple[re.Pattern[str], ...]
 
 
-def parse_marker_file(text: str, name: str = MARKER_FILE) -> tuple[MarkerList, ...]:
-    """The lists of a marker file (format in the file's header).
+def parse_marker_file(
+    text: str, name: str = MARKER_FILE, labels: frozenset[str] = LABELS
+) -> tuple[MarkerList, ...]:
+    """The lists of a marker file (format in the file's header); ``labels`` are the list
+    labels the file may use (the recontextualization labels by default).
 
     Raises:
         ValueError: naming the file and line: an unknown label, a list without provenance or
@@ -67,7 +70,7 @@ def parse_marker_file(text: str, name: str = MARKER_FILE) -> tuple[MarkerList, .
         if line.startswith("@list"):
             close()
             label, provenance, patterns, start = line[5:].strip(), "", [], number
-            if label not in LABELS:
+            if label not in labels:
                 raise ValueError(f"{name}:{number}: unknown marker label {label!r}")
         elif line.startswith("@provenance"):
             provenance = line[len("@provenance") :].strip()
