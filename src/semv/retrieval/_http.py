@@ -19,12 +19,13 @@ import socket
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
-import httpx
-
 from semv.errors import SemvError
+
+if TYPE_CHECKING:
+    import httpx
 
 __all__ = ["FetchRefused", "HttpClient", "HttpLimits", "HttpResponse", "RetrievalError"]
 
@@ -112,6 +113,8 @@ class HttpClient:
         transport: httpx.BaseTransport | None = None,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
+        import httpx  # here, not at import: an offline run that opens no source never loads it
+
         self.limits = limits
         self._sleep = sleep
         self._client = httpx.Client(
@@ -137,6 +140,8 @@ class HttpClient:
     ) -> HttpResponse:
         """Send with retries; raise ``RetrievalError`` when every attempt failed. ``files``
         (field → (file name, content, media type)) sends a multipart upload."""
+        import httpx
+
         delay = self.limits.backoff_s
         last: str = "no attempt"
         for attempt in range(self.limits.retries + 1):

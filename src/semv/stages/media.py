@@ -17,9 +17,13 @@ the extractors that need them, so an image-only case never loads the video or sp
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
+import ctypes
 import logging
+import sys
 import tempfile
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
@@ -28,6 +32,7 @@ from pathlib import Path
 from semv.config import Settings
 from semv.graph import StageContext, StageDef
 from semv.model import Asset, MediaEvidence, MediaKind, UncertaintyCode
+from semv.nlp import parsing
 from semv.perception import container, integrity, metadata, ocr, speech, video, visual
 from semv.perception._context import ExtractContext, Extractor, merge, nothing
 from semv.perception.artifacts import current_artifacts
@@ -129,22 +134,64 @@ def _run(fn: Extractor, asset: Asset, path: Path, context: ExtractContext) -> Me
 async def perceive(ctx: StageContext, *, asset: Asset) -> MediaEvidence:
     """Integrity, metadata, container, keyframes, speech, OCR, visual features, forensics,
     content credentials and local reverse search."""
-    return await asyncio.to_thread(extract_media, asset, ctx.settings)
+    _warm_up(asset)
+    try:
+        return await asyncio.to_thread(extract_media, asset, ctx.settings)
+    finally:
+        _release_freed_memory()
+
+
+_WARMED = threading.Event()
+
+
+def _warm_up(asset: Asset) -> None:
+    """Load, in a background thread, what this node and the next ones will need: RapidOCR's
+    engine (an image's or a keyframe's OCR), then the spaCy pipeline (the claims stage parses
+    the case's text as soon as this node is done). Once per process. Loading Python modules
+    holds the GIL: the engine comes first because it is on this node's critical path (the
+    OCR extractor waits for the same load), spaCy after it, while ONNX inference and the
+    forensic maps (which release the GIL) run. Nothing computed changes, only when it loads."""
+    if _WARMED.is_set():
+        return
+    _WARMED.set()
+    reads_images = asset.loaded and asset.kind in (MediaKind.IMAGE, MediaKind.VIDEO)
+
+    def load() -> None:
+        try:
+            if reads_images:
+                ocr.load_engine()
+            parsing.load()
+        except Exception:  # the stage that needs it loads it again and reports the failure
+            logger.debug("background warm-up failed", exc_info=True)
+
+    threading.Thread(target=load, name="semv-warm-up", daemon=True).start()
+
+
+def _release_freed_memory() -> None:
+    """Hand the heap the extractors freed (decoded images, OCR's activations, forensic maps)
+    back to the system (glibc keeps freed blocks for reuse), so that the models the later
+    stages load do not stack on top of it in the process's peak RSS."""
+    if not sys.platform.startswith("linux"):
+        return
+    with contextlib.suppress(OSError, AttributeError):  # not glibc (musl): nothing to trim
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
 
 
 def tool_versions() -> str:
     """Versions of every external tool and model the extractors run (the fingerprint's
-    ``tools``): installing, upgrading or removing one recomputes the media nodes."""
-    return " | ".join(
-        (
-            metadata.tool_versions(),
-            container.ffprobe_version(),
-            container.ffmpeg_version(),
-            video.scenedetect_version(),
-            ocr.ocr_versions(),
-            speech.speech_versions(),
-        )
+    ``tools``): installing, upgrading or removing one recomputes the media nodes. The probes
+    start programs (exiftool, ffprobe, ffmpeg, tesseract): they run at once, not one after
+    another (each result is cached for the process)."""
+    probes: tuple[Callable[[], str], ...] = (
+        metadata.tool_versions,
+        container.ffprobe_version,
+        container.ffmpeg_version,
+        video.scenedetect_version,
+        ocr.ocr_versions,
+        speech.speech_versions,
     )
+    with ThreadPoolExecutor(max_workers=len(probes)) as pool:
+        return " | ".join(pool.map(lambda probe: probe(), probes))
 
 
 STAGE = StageDef(
