@@ -80,7 +80,7 @@ fit-forensics: venv
 	$(PY) scripts/fit_forensics.py
 
 # The caption-context model of the why rule (src/semv/dimensions/data/context_model.json), then
-# the verdict calibration (src/semv/eval/data/calibration.json), both on OOKPIK dev.
+# the verdict calibration (src/semv/calibration/data/calibration.json), both on OOKPIK dev.
 fit-context: venv
 	$(PY) scripts/fit_context.py
 	$(PY) scripts/fit_calibration.py

@@ -7,7 +7,7 @@ each verdict's decision (OOC or not) and ψ̄ (Eq. 20: p(OOC) = ψ̄ for a false
 reports p_cal beside the Eq. 20 value (ECE, Brier, a second reliability diagram).
 
     python scripts/fit_calibration.py [--train ../shared/data/ookpik-dev/dev_data.json]
-        [--out src/semv/eval/data/calibration.json]
+        [--out src/semv/calibration/data/calibration.json]
 
 The training set is OOKPIK dev, the same as the caption-context model's: numbers on it are
 in-sample; ``benchmarks/ookpik_cv.py`` refits both in every outer fold for the out-of-sample
@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 from fit_context import DEFAULT_TRAIN, labels_of  # noqa: E402
 
-DEFAULT_OUT = ROOT / "src" / "semv" / "eval" / "data" / "calibration.json"
+DEFAULT_OUT = ROOT / "src" / "semv" / "calibration" / "data" / "calibration.json"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -191,7 +191,9 @@ async def test_what_similarity() -> None:
         Dimension.WHAT, (text_ev("A girl dives into a lake from a long wooden pier."),), c
     )
     assert stances(sup) == [Stance.SUPPORT]
-    unrelated = (text_ev("Hot dog on a stick with corndog batter."),)
+    # A news text, not a caption of the media (issue 16: this used to be a prior caption).
+    caption = text_ev("Hot dog on a stick with corndog batter.")
+    unrelated = (caption.model_copy(update={"source_type": SourceType.NEWS}),)
     # with the default attack threshold (0.0) only a total mismatch attacks; the rule itself
     # attacks whatever falls at or below the configured threshold
     strict = OfflineAgents(Settings(offline={"overlap_attack": 0.08}))  # type: ignore[arg-type]
@@ -200,6 +202,12 @@ async def test_what_similarity() -> None:
         ArgueInput(case=c, subclaim=sub, evidence=unrelated, memory=MemoryView(subclaim=sub.id))
     )
     assert stances(att) == [Stance.ATTACK]
+    # The same words as a caption of the same media: two captions of the same pixels differ
+    # in the event they attach them to (the caption context, `why`), not in what they show.
+    kept = await strict.argue(
+        ArgueInput(case=c, subclaim=sub, evidence=(caption,), memory=MemoryView(subclaim=sub.id))
+    )
+    assert stances(kept) == []
 
 
 async def test_why_markers() -> None:

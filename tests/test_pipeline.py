@@ -142,6 +142,41 @@ def test_result_is_exactly_the_json_contract(data_dir: Path) -> None:
         assert Path(path).is_file()
 
 
+def test_cosmos_result_carries_the_calibrated_probability_beside_eq_20(
+    data_dir: Path,
+) -> None:
+    from semv.calibration import calibrated_ooc, calibration_id
+
+    outcome = asyncio.run(
+        run_case(
+            CASE,
+            store=Store(data_dir),
+            settings=Settings(),
+            agents=ScriptedAgents(SCRIPT),
+            contract="cosmos",
+        )
+    )
+    payload = json.loads(outcome.result.model_dump_json())
+    cal = payload["calibrated_probability"]  # additive key: only for a calibrated contract
+    assert cal["label"] == "OOC" and cal["calibration"] == calibration_id("cosmos")
+    assert cal["calibration"].startswith("cosmos@") and len(cal["calibration"]) == 19
+    # the calibration's own formula on the verdict's decision and ψ̄; the label is untouched
+    verdict = outcome.verdict
+    expected = calibrated_ooc(
+        verdict.internal_label is InternalLabel.FALSE_CONTEXT, verdict.mean_score
+    )
+    assert cal["probability"] == pytest.approx(expected)
+    assert payload["label"] == (
+        "OOC" if verdict.internal_label is InternalLabel.FALSE_CONTEXT else "NOOC"
+    )
+    # Eq. 20 stays what `probabilities` reports; the report shows both
+    markdown = Path(payload["report_paths"]["markdown"]).read_text()
+    shown = f"(Eq. 20); calibrated {cal['probability']:.3f} ({cal['calibration']})"
+    assert shown in markdown
+    html = Path(payload["report_paths"]["html"]).read_text()
+    assert f"<code>{cal['calibration']}</code>" in html
+
+
 def test_committed_run_has_a_verifiable_trace(data_dir: Path) -> None:
     store = Store(data_dir)
     outcome = verify(store, ScriptedAgents(SCRIPT))

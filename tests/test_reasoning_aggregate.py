@@ -70,9 +70,18 @@ def test_rule_2_supported_content_with_refuted_context_is_false_context(
     assert context.value in out.rule
 
 
-def test_rule_2_needs_supported_content_and_a_context_dimension() -> None:
-    # uncertain content: not false context
-    assert aggregate(decisions(what=0.5, where=0.1)).label is not L.FALSE_CONTEXT
+def test_rule_2_needs_unrefuted_content_and_a_context_dimension() -> None:
+    # Refuted content: not false context (a false content is not a false context).
+    assert aggregate(decisions(what=0.4, where=0.1)).label is not L.FALSE_CONTEXT
+    assert aggregate(decisions(what=0.1, why=0.1)).label is not L.FALSE_CONTEXT
+    # Changed in issue 16: content that no evidence speaks about (uncertain) no longer blocks
+    # rule 2 — "supported event content" is read as "content not refuted" (see the rule's
+    # docstring and docs/architecture.md); this expectation used to be "not false context".
+    out = aggregate(decisions(what=0.5, where=0.1))
+    assert (out.label, out.rule_number) == (L.FALSE_CONTEXT, 2)
+    assert "what) is not refuted" in out.rule
+    # no refuted context dimension: not false context, whatever the content
+    assert aggregate(decisions(what=0.5)).label is not L.FALSE_CONTEXT
     # refuted authenticity (weakly) is not a context dimension
     assert aggregate(decisions(what=0.9, authenticity=0.4)).label is not L.FALSE_CONTEXT
     # rule 2 outranks rule 3: all core supported but the caption context (why) refuted
@@ -127,17 +136,19 @@ def test_rule_4_weakly_supported_subclaim_is_partially_verified() -> None:
 
 
 def test_rule_5_enough_uncertain_subclaims() -> None:
+    # Issue 16: rule 2 now fires on uncertain content with a refuted context, so these cases
+    # keep rule 2 out by a refuted `what` (they used uncertain content before).
     # K = 6: ⌊6/2⌋ = 3 uncertain needed
-    six = decisions(what=0.5, where=0.5, when=0.5, who=0.2, why=0.2, authenticity=0.8)
+    six = decisions(what=0.2, where=0.5, when=0.5, who=0.5, why=0.2, authenticity=0.8)
     out = aggregate(six)
     assert (out.label, out.rule_number) == (L.UNCERTAIN, 5)
     # two of six is not enough; mean = 2.4/6 = 0.4 < 0.45 → rule 6
-    out = aggregate(decisions(what=0.5, where=0.5, when=0.2, who=0.2, why=0.2, authenticity=0.8))
+    out = aggregate(decisions(what=0.2, where=0.5, when=0.5, who=0.2, why=0.2, authenticity=0.8))
     assert out.rule_number == 6
     # K = 1: max(1, 0) = 1
     assert aggregate(decisions(what=0.5)).rule_number == 5
     # rule 5 outranks rule 6 (mean here is 0.3625 < 0.45)
-    out = aggregate(decisions(what=0.45, where=0.45, when=0.25, who=0.3))
+    out = aggregate(decisions(what=0.25, where=0.45, when=0.45, who=0.3))
     assert (out.label, out.rule_number) == (L.UNCERTAIN, 5)
 
 
@@ -152,8 +163,9 @@ def test_rule_7_otherwise_uncertain() -> None:
     # nothing refuted or weakly supported, one uncertain of six, high mean
     out = aggregate(decisions(what=0.8, where=0.8, when=0.5, who=0.8, why=0.8, authenticity=0.8))
     assert (out.label, out.rule_number) == (L.UNCERTAIN, 7)
-    # a refuted context with uncertain content and a high enough mean
-    out = aggregate(decisions(what=0.5, where=0.25, when=0.9, who=0.9, why=0.9, authenticity=0.9))
+    # a refuted context with refuted content and a high enough mean (issue 16: with uncertain
+    # content this case is now false context by rule 2; it used to be the example here)
+    out = aggregate(decisions(what=0.4, where=0.25, when=0.9, who=0.9, why=0.9, authenticity=0.9))
     assert (out.label, out.rule_number) == (L.UNCERTAIN, 7)
 
 

@@ -56,7 +56,9 @@ def test_three_weakly_supported_subclaims_join_with_commas_and_and() -> None:
 
 
 def test_deciding_dimensions_follow_the_rule_that_fired() -> None:
-    decided = _decisions(what=0.5, where=0.5, when=0.5, who=0.4)
+    # Issue 16: a weakly refuted `who` with uncertain content is now rule 2, so the fourth
+    # subclaim is a weakly refuted authenticity (rule 1 needs it refuted) instead.
+    decided = _decisions(what=0.5, where=0.5, when=0.5, authenticity=0.4)
     out = aggregate(decided)
     assert out.rule_number == 5
     assert deciding_dimensions(5, decided) == (Dimension.WHAT, Dimension.WHERE, Dimension.WHEN)

@@ -160,6 +160,13 @@ GLOSSARY: Final[tuple[Term, ...]] = (
     ),
     Term("ψ̄ (mean score)", _NUMBERS, "The average of all subclaim scores."),
     Term(
+        "calibrated probability",
+        _NUMBERS,
+        "The probability of the positive class (COSMOS: OOC) from a calibration fitted on a "
+        "declared training set, shown beside the paper's Eq. 20 value; it never changes the "
+        "label. Its id names the calibration file it came from.",
+    ),
+    Term(
         "strength (w)",
         _NUMBERS,
         "How much an argument counts, from 0 to 1 (Eq. 14): the reliability of its sources, "

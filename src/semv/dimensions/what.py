@@ -8,7 +8,8 @@
   at or above ``overlap_support`` supports (unless the claim–evidence stance model,
   ``_stance.py``, finds that the text refutes the claim: a debunking fact-check does not vouch
   for the event content, and the why rule argues its refutation), at or below
-  ``overlap_attack`` attacks; text read in
+  ``overlap_attack`` attacks (unless the text is a caption of the same media: their difference
+  is one of context); text read in
   the media (OCR, speech) supports when it states a number the claim states.
 - **Facts**: the numbers an argument rests on.
 - **Report**: listed under "Other evidence" with the evidence no argument cites; MV2026 field
@@ -25,6 +26,7 @@ from semv.dimensions._common import (
     ClaimView,
     Finding,
     capitalized,
+    describes_same_media,
     is_media_text,
     is_metadata,
     is_observation,
@@ -146,7 +148,12 @@ def what_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[Fi
             f"{sim.value:.2f}: lexical {sim.lexical:.2f}{emb}): “{snippet(ev.content)}”."
         )
         return [Finding(Stance.SUPPORT, text, (ev.id,), facts)]
-    if sim.value <= cfg.overlap_attack:
+    if sim.value <= cfg.overlap_attack and not describes_same_media(ev):
+        # A caption of the *same* media that describes another scene does not attack what
+        # the media shows: two captions of the same pixels can only disagree about the event
+        # they attach them to, which is the caption context (COSMOS's definition of an
+        # out-of-context pair), judged by the ``why`` rule's caption-context model, whose
+        # signals include this similarity (docs/architecture.md, "Aggregation").
         own = _surface_words(content_words(ev_scene) - shared, ev_scene, 3)
         text = (
             f"{src} ({ev.id}) describes a different scene ({', '.join(own)}; similarity "

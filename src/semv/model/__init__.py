@@ -92,6 +92,7 @@ from semv.model._reasoning import (
 from semv.model._result import (
     Accept,
     Add,
+    CalibratedProbability,
     Edit,
     Reject,
     Result,
@@ -124,6 +125,7 @@ __all__ = [
     "Band",
     "BorderCues",
     "Bundle",
+    "CalibratedProbability",
     "Case",
     "ClaimFacts",
     "Claims",

@@ -14,6 +14,17 @@ from semv.model._reasoning import Relation, SubclaimDecision
 from semv.model._usage import Usage
 
 
+class CalibratedProbability(Frozen):
+    """A probability fitted on a declared training split (``semv.calibration``), reported
+    beside the paper's Eq. 20 value; it never changes the label."""
+
+    label: str = Field(description="The class it is the probability of (COSMOS: OOC).")
+    probability: float = Field(ge=0.0, le=1.0)
+    calibration: str = Field(
+        description="The calibration's identity: contract@sha256 prefix of the shipped file."
+    )
+
+
 class Verdict(Frozen):
     """F(x) = ⟨ŷ, p, γ, J, T, Ξ⟩ (Eq. 2) before rendering: the aggregate stage's output."""
 
@@ -30,6 +41,11 @@ class Verdict(Frozen):
     )
     distortions: tuple[str, ...] = Field((), description="L2 labels (full names), after L1.")
     rationale: str | None = Field(None, description="L3: the rationale, in the post's language.")
+    calibrated: CalibratedProbability | None = Field(
+        None,
+        description="The calibrated probability of the contract's positive class, when the "
+        "contract has a shipped calibration (COSMOS); None otherwise.",
+    )
 
 
 # ---- the machine-readable result contract (DESIGN §4, `semv verify --json`) -------------
@@ -129,15 +145,23 @@ class Result(Frozen):
     veracity: str | None = Field(None, description="L1 of a 5-way procedure (absent for semv).")
     distortions: tuple[str, ...] = Field((), description="L2 labels of a 5-way procedure.")
     rationale: str | None = Field(None, description="L3 rationale of a 5-way procedure.")
+    calibrated_probability: CalibratedProbability | None = Field(
+        None,
+        description="The calibrated probability beside Eq. 20's (COSMOS contract: p_cal(OOC) "
+        "with the calibration's id; the key is absent for contracts without one).",
+    )
 
     @model_serializer(mode="wrap")
     def _optional_keys_only_when_set(self, handler: SerializerFunctionWrapHandler) -> Any:
-        """``usage`` only when measured; the procedure and the hierarchical labels only for a
-        procedure other than semv: the semv offline contract is unchanged."""
+        """``usage`` only when measured; ``calibrated_probability`` only when the contract has
+        a calibration; the procedure and the hierarchical labels only for a procedure other
+        than semv: the semv offline contract is otherwise unchanged."""
         data = handler(self)
         if isinstance(data, dict):
             if data.get("usage") is None:
                 data.pop("usage", None)
+            if data.get("calibrated_probability") is None:
+                data.pop("calibrated_probability", None)
             if data.get("procedure") == "semv" and data.get("veracity") is None:
                 for key in ("procedure", "veracity", "distortions", "rationale"):
                     data.pop(key, None)

@@ -91,6 +91,7 @@ def build_result(
         uncertainty=tuple(result_uncertainty(u) for u in verdict.uncertainty),
         report_paths=report_paths,
         trace_head=trace_head,
+        calibrated_probability=verdict.calibrated,
     )
 
 

@@ -53,7 +53,7 @@ _NEUTRAL: Final[float] = 0.5
 """The midpoint ½ of the score range in Eq. 19 (fixed by the equation, not a tunable)."""
 
 _SUPPORTED_CONTENT: Final[frozenset[Band]] = frozenset({Band.SUPPORTED, Band.WEAKLY_SUPPORTED})
-_REFUTED_CONTEXT: Final[frozenset[Band]] = frozenset({Band.REFUTED, Band.WEAKLY_REFUTED})
+_REFUTED: Final[frozenset[Band]] = frozenset({Band.REFUTED, Band.WEAKLY_REFUTED})
 
 
 class AggregateOutcome(BaseModel):
@@ -112,11 +112,16 @@ def aggregate(
     SEMV §4.4 ("Final Decision Aggregation"). The first rule that applies wins:
 
     1. ``authenticity`` is ``refuted`` → ``manipulated-or-synthetic``.
-    2. ``what`` (the event content) is supported and one of ``where``, ``when``, ``who``,
+    2. ``what`` (the event content) is not refuted and one of ``where``, ``when``, ``who``,
        ``why`` (``CONTEXT_DIMENSIONS``; ``why`` is the caption-context claim) is refuted
-       → ``false-context``. *Interpretation*: "supported event content" is read as a ``what``
-       band of at least ``weakly-supported``, and "refuted" as a band of at most
-       ``weakly-refuted``.
+       → ``false-context``. *Interpretation*: the paper's "supported event content" is read
+       as a ``what`` band of at least ``uncertain`` — the content is not contradicted (rule 1
+       has already excluded manipulated media) — and "refuted" as a band of at most
+       ``weakly-refuted``. The precondition separates a false *context* from a false
+       *content*: a refuted ``what`` never yields false context, but a ``what`` that no
+       evidence speaks about (a text-only caption pair: two captions of the same media
+       cannot disagree about its pixels, only about the event they attach them to) does not
+       make a refuted context any less refuted (docs/architecture.md, "Aggregation").
     3. Every *present* core dimension (``CORE_DIMENSIONS``) is ``supported`` → ``verified``
        when their mean score is ≥ ``config.verified_mean`` (0.70), else ``mostly-verified``.
        A core dimension is present when it has a decision and, if ``asserted`` is given,
@@ -168,11 +173,12 @@ def aggregate(
 
     what = by_dim.get(Dimension.WHAT)
     refuted_context = [d for d in names(2) if d != Dimension.WHAT.value]
-    if what is not None and what.band in _SUPPORTED_CONTENT and refuted_context:
+    if what is not None and what.band not in _REFUTED and refuted_context:
+        content = what.band.value if what.band in _SUPPORTED_CONTENT else "not refuted"
         return outcome(
             InternalLabel.FALSE_CONTEXT,
             2,
-            f"Rule 2: the event content (what) is {what.band.value} but "
+            f"Rule 2: the event content (what) is {content} but "
             f"{join_words(refuted_context)} {is_are(refuted_context)} refuted, so the media is "
             "used in a false context.",
         )
@@ -252,9 +258,7 @@ def deciding_dimensions(
         return tuple(d for d in (Dimension.AUTHENTICITY,) if d in by_dim)
     if rule_number == 2:
         context = [
-            dim
-            for dim in CONTEXT_DIMENSIONS
-            if dim in by_dim and by_dim[dim].band in _REFUTED_CONTEXT
+            dim for dim in CONTEXT_DIMENSIONS if dim in by_dim and by_dim[dim].band in _REFUTED
         ]
         return tuple(d for d in (Dimension.WHAT,) if d in by_dim) + tuple(context)
     if rule_number == 3:

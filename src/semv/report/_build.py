@@ -27,6 +27,7 @@ from semv.model import (
     SubclaimDecision,
     SuppliedEvidence,
     UncertaintyItem,
+    Verdict,
 )
 from semv.reasoning import deciding_dimensions, rule_number_of
 from semv.report._context import ReportContext
@@ -266,11 +267,12 @@ class _Builder:
             rule=verdict.rule,
             mean_score=verdict.mean_score,
             probabilities=tuple(
-                ProbabilityView(label=label, probability=p)
+                ProbabilityView(label=label, probability=p, calibrated=_calibrated(verdict, label))
                 for label, p in sorted(verdict.probabilities.items(), key=lambda i: (-i[1], i[0]))
             ),
             decisions=tuple(self.decision(d) for d in verdict.decisions),
             notes=tuple(_note(note) for note in notes),
+            calibration=verdict.calibrated.calibration if verdict.calibrated else None,
         )
 
     def summary(self) -> VerdictSummary:
@@ -460,6 +462,17 @@ def _excerpt(text: str) -> str:
     if len(flat) <= _EXCERPT_CHARS:
         return flat
     return flat[: _EXCERPT_CHARS - 1].rstrip() + "…"
+
+
+def _calibrated(verdict: Verdict, label: str) -> float | None:
+    """The calibrated probability of ``label`` (the calibrated class, or its complement in a
+    binary contract); None without a calibration."""
+    cal = verdict.calibrated
+    if cal is None:
+        return None
+    if label == cal.label:
+        return cal.probability
+    return 1.0 - cal.probability if len(verdict.probabilities) == 2 else None
 
 
 def _note(item: UncertaintyItem) -> NoteView:

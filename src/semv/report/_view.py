@@ -190,6 +190,8 @@ class SourceSection(_View):
 class ProbabilityView(_View):
     label: str
     probability: float
+    calibrated: float | None = None
+    """The calibrated probability of this label beside Eq. 20's (``FinalStatus.calibration``)."""
 
 
 class DecisionView(_View):
@@ -212,6 +214,8 @@ class FinalStatus(_View):
     probabilities: tuple[ProbabilityView, ...]
     decisions: tuple[DecisionView, ...]
     notes: tuple[NoteView, ...]
+    calibration: str | None = None
+    """The id of the calibration behind ``ProbabilityView.calibrated`` (None: no calibration)."""
 
 
 class TopArgument(_View):

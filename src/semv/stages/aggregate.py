@@ -1,14 +1,19 @@
 """``aggregate`` (F): priority-ordered aggregation, confidence (Eq. 19), class probabilities
-(Eq. 20) and the mapping into the adapter's label contract."""
+(Eq. 20), the calibrated probability beside them (``semv.calibration``) and the mapping into
+the adapter's label contract."""
 
 from __future__ import annotations
 
 from statistics import fmean
 
+from semv.calibration import calibrated, calibration_id
 from semv.graph import StageContext, StageDef
 from semv.model import (
     Arguments,
+    CalibratedProbability,
+    CosmosLabel,
     Dimension,
+    InternalLabel,
     MediaEvidence,
     SolvedQbaf,
     Stage,
@@ -62,15 +67,28 @@ async def decide(
         mean_score=mean,
         decisions=decisions,
         uncertainty=case_uncertainty(media, arguments, qbafs),
+        calibrated=calibrated_probability(active.name, outcome.label, mean),
     )
+
+
+def calibrated_probability(
+    contract_name: str, label: InternalLabel, mean_score: float
+) -> CalibratedProbability | None:
+    """The shipped calibration's probability of the contract's positive class (COSMOS: OOC)
+    from the decision and ψ̄, the inputs of Eq. 20; None for a contract without one."""
+    ident = calibration_id(contract_name)
+    p = calibrated(contract_name, label is InternalLabel.FALSE_CONTEXT, mean_score)
+    if ident is None or p is None:
+        return None
+    return CalibratedProbability(label=CosmosLabel.OOC.value, probability=p, calibration=ident)
 
 
 STAGE = StageDef(
     name="aggregate",
-    version="1",
+    version="2",
     fn=decide,
     output=Verdict,
     reads=("aggregation", "decision", "confidence"),
     symbol=Stage.AGGREGATE,
-    code=("semv.reasoning",),
+    code=("semv.reasoning", "semv.calibration"),
 )
