@@ -109,7 +109,7 @@ def test_unlabelled_row_has_no_gold(tmp_path: Path) -> None:
 
 
 def test_article_url_only_when_it_is_a_url(tmp_path: Path) -> None:
-    rows = [_row(1, article_url="PolitiFact | Vibration therapy is real"), _row(2, article_url="")]
+    rows = [_row(1, article_url="FactCheck | The bridge photo is real"), _row(2, article_url="")]
     assert [lc.case.context.source_url for lc in _load(_write(tmp_path, rows))] == [None, None]
 
 
@@ -210,7 +210,7 @@ def test_ookpik_dev_text_only() -> None:
         lc.case.context.source_url is None or lc.case.context.source_url.startswith("http")
         for lc in loaded
     )
-    assert loaded[0].case.context.source_url is None  # "PolitiFact | Vibration therapy ..."
+    assert loaded[0].case.context.source_url is None  # an article title, not a URL
 
 
 @pytest.mark.shared_data

@@ -1,4 +1,6 @@
-"""Argue rules on hand-made evidence, the grounding verifier, plans, determinism."""
+"""Argue rules on hand-made evidence, the grounding verifier, plans, determinism.
+
+Every sentence here is hand-written (issue 16: none is taken from an evaluation row)."""
 
 from __future__ import annotations
 
@@ -179,10 +181,10 @@ async def test_who_rules() -> None:
     assert stances(sup) == [Stance.SUPPORT]
     att = await argue(
         Dimension.WHO,
-        (text_ev("Benjy Stacy, a descendant of the Fugate family."),),
-        case("Paul Karason's skin turned blue."),
+        (text_ev("Lena Hartmann, a granddaughter of the Okafor family."),),
+        case("Marco Bellini's hair turned white overnight."),
     )
-    assert stances(att) == [Stance.ATTACK] and "Benjy Stacy" in att.drafts[0].key_facts
+    assert stances(att) == [Stance.ATTACK] and "Lena Hartmann" in att.drafts[0].key_facts
 
 
 async def test_what_similarity() -> None:
@@ -192,7 +194,7 @@ async def test_what_similarity() -> None:
     )
     assert stances(sup) == [Stance.SUPPORT]
     # A news text, not a caption of the media (issue 16: this used to be a prior caption).
-    caption = text_ev("Hot dog on a stick with corndog batter.")
+    caption = text_ev("A plate of noodles with chopsticks on a kitchen counter.")
     unrelated = (caption.model_copy(update={"source_type": SourceType.NEWS}),)
     # with the default attack threshold (0.0) only a total mismatch attacks; the rule itself
     # attacks whatever falls at or below the configured threshold
@@ -375,13 +377,15 @@ async def test_every_draft_cites_known_evidence(dim: Dimension) -> None:
 
 
 async def test_who_compares_the_groups_the_people_are_said_to_belong_to() -> None:
-    c = case("This pic of a Ukrainian soldier breaks my heart")
+    c = case("This photo of a Chilean firefighter is so moving")
     assert (await claims(c)).subclaims["who"].asserted
     att = await argue(
-        Dimension.WHO, (text_ev("American soldiers deployed in Kuwait rest by a mural."),), c
+        Dimension.WHO,
+        (text_ev("Canadian firefighters stationed in Alberta rest beside a truck."),),
+        c,
     )
-    assert stances(att) == [Stance.ATTACK] and att.drafts[0].key_facts == ("American",)
-    sup = await argue(Dimension.WHO, (text_ev("Ukrainian soldiers enter Kyiv."),), c)
+    assert stances(att) == [Stance.ATTACK] and att.drafts[0].key_facts == ("Canadian",)
+    sup = await argue(Dimension.WHO, (text_ev("Chilean firefighters arrive in Valparaiso."),), c)
     assert stances(sup) == [Stance.SUPPORT]
 
 

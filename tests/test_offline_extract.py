@@ -1,4 +1,5 @@
-"""Extraction on real sentences: dates, places (containment), people, the Marseille fix."""
+"""Extraction on hand-written sentences (issue 16: none is taken from an evaluation row):
+dates, places (containment), people, the Marseille fix."""
 
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ def test_content_words_and_overlap() -> None:
         ("リヨンの洪水、2024年3月12日撮影", "ja", "2024-03-12"),
         ("Protesters in Kyiv on January 25, 2014.", None, "2014-01-25"),
         ("The photo is from Mar. 2022.", None, "2022-03"),
-        ("Inge Deutschkron on 30.01.2013 at the Bundestag.", None, "2013-01-30"),
+        ("Delegates met on 17.05.2016 at the town hall.", None, "2016-05-17"),
         ("A call with Putin on Feb. 9.", None, "--02-09"),
     ],
 )
@@ -38,12 +39,9 @@ def test_dates(text: str, language: str | None, iso: str) -> None:
 
 def test_relative_negated_and_background_dates_are_dropped() -> None:
     assert extract_facts("Protesters gathered on Saturday last week.").dates == ()
-    assert extract_facts("Hey look this happened in 2015 not 2022").dates == ("2015",)
-    facts = extract(
-        "People search the remains of homes in New Orleans, in suburbs that were devastated "
-        "by Hurricane Katrina in 2005."
-    )
-    assert facts.dates == () and [d.iso for d in facts.background_dates] == ["2005"]
+    assert extract_facts("wow this is from 2009 not 2020").dates == ("2009",)
+    facts = extract("Residents rebuild houses in a town that was destroyed by floods in 2013.")
+    assert facts.dates == () and [d.iso for d in facts.background_dates] == ["2013"]
     assert [d.iso for d in find_dates("about 2,000 people in the 1890s")] == []
 
 
@@ -81,8 +79,8 @@ def test_marseille_tagged_as_person_or_org_becomes_a_place() -> None:
         facts = extract_facts(sentence)
         assert "Marseille" in facts.places
         assert "Marseille" not in facts.people + facts.organizations
-    kolkata = extract_facts("A boy jumps into the river under Kolkata's Howrah Bridge")
-    assert "Kolkata" in kolkata.places and "Kolkata" not in kolkata.people
+    chennai = extract_facts("Children play near Chennai's Marina Beach")
+    assert "Chennai" in chennai.places and "Chennai" not in chennai.people
 
 
 def test_people_and_surname_matching() -> None:
@@ -95,8 +93,8 @@ def test_people_and_surname_matching() -> None:
 
 
 def test_photo_credits_are_not_people() -> None:
-    facts = extract_facts("Cars in line in Nairobi. (Photo by SIMON MAINA/AFP via Getty Images)")
-    assert facts.people == () and "Nairobi" in facts.places
+    facts = extract_facts("Buses queue in Accra. (Photo by MARTA KOWALSKI/AFP via Getty Images)")
+    assert facts.people == () and "Accra" in facts.places
 
 
 def test_haversine() -> None:
@@ -114,5 +112,23 @@ def test_a_definite_one_word_name_is_not_a_person() -> None:
 def test_a_possessive_country_is_an_affiliation_not_a_location() -> None:
     from semv.agents.offline import extract_facts
 
-    assert extract_facts("Arif Khan was India's flag bearer at the ceremony.").places == ()
+    assert extract_facts("Tom Becker was Germany's flag bearer at the parade.").places == ()
     assert "Paris" in extract_facts("Supporters celebrate in Paris.").places
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="known gap (found when the dev-row sentences were replaced, issue 16): a negated "
+    "year after a comma drops the asserted year too",
+)
+def test_a_negated_year_after_a_comma_keeps_the_asserted_one() -> None:
+    assert extract_facts("This picture was taken in 2011, not 2019").dates == ("2011",)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="known gap (found when the dev-row sentences were replaced, issue 16): a possessive "
+    "city before a landmark is read as an affiliation and dropped",
+)
+def test_a_possessive_city_before_a_landmark_is_where_the_scene_is() -> None:
+    assert "Mumbai" in extract_facts("Commuters walk across Mumbai's Bandra-Worli Sea Link").places

@@ -5,7 +5,7 @@ English model tags some cities as PERSON or ORG ("Marseille", "Lagos"): a PERSON
 whose text resolves to a country, a US state or a city of at least
 ``PERSON_AS_PLACE_MIN_POPULATION`` inhabitants is moved to the places. Dates come from
 ``_dates.find_dates``; a date negated in the text ("in 2015, not 2022") is dropped, and a date
-inside a relative clause ("suburbs that were devastated by Katrina in 2005") is kept apart as
+inside a relative clause ("a town that was destroyed by floods in 2013") is kept apart as
 background, not as the time of the depicted event. Photo credits ("(Photo by X/AFP)",
 "AFP PHOTO / X") are removed first: they name the photographer, not the people shown.
 """
