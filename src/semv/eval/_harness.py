@@ -41,6 +41,7 @@ from semv.eval._predictions import RESULTS_FILE, read_results_log
 from semv.eval._summary import summary_markdown
 from semv.eval._tasks import Record, Task, get_task
 from semv.model import RunStatus
+from semv.nlp.entities import hint_texts
 from semv.pipeline import run_case
 from semv.procedures import DEFAULT_PROCEDURE, get_procedure
 from semv.store import Store, sha256_file, sha256_text
@@ -373,6 +374,10 @@ async def run_plan(
             )
         # in this thread: nothing else uses the event loop, and Ctrl-C reaches the pool
         return run_plan_processes(cases, spec, append=append, done=done, workers=workers)
+    pending = [loaded.case for loaded in cases if loaded.case.id not in done]
+    # the claims and supplied texts are parsed (the offline extractor runs on every backend):
+    # hinted in case order, spaCy parses them in batches (same parses, ~3x faster a text)
+    hint_texts(text for case in pending for text in (case.claim, *(e.text for e in case.evidence)))
     semaphore = asyncio.Semaphore(max(1, workers))
     records: list[Record] = []
 

