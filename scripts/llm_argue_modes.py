@@ -11,6 +11,12 @@ Usage (after ``make test-llm`` installed llama-cpp-python and assembled the mode
 It starts llama-cpp-python's server on 127.0.0.1 (Qwen2.5-Coder-0.5B-Instruct Q4_K_M, n_ctx
 8192, the configuration of ``tests/test_llm_real.py``) and stops it at the end. CPU heavy: one
 run of the example takes minutes on two cores.
+
+The modes of one case and variant share a store: the second mode's decompose and plan calls
+(the same prompts) are answered from the response cache, so both modes argue about the same
+subclaims and plans and differ only in how they argue (and the slowest call, decompose, runs
+once). ``argue tok.`` is what the argue stage asked of the model (argue, verify, judge_clash),
+the part the modes share no answers of; ``--fresh`` gives each mode its own store.
 """
 
 from __future__ import annotations
@@ -49,6 +55,7 @@ CONFIG = (
 )
 DIMENSIONS = ("what", "where", "when", "who", "why", "authenticity")
 ARGUE_ROLES = ("proponent", "opponent", "debaters")
+STAGE_ROLES = (*ARGUE_ROLES, "verify", "judge_clash")
 
 
 def _free_port() -> int:
@@ -104,10 +111,9 @@ def admissibility(data: Path, run_id: str) -> tuple[int, int]:
         store.close()
 
 
-def run(case: Path, variant: str, batch: bool, url: str, work: Path) -> dict[str, Any]:
+def run(case: Path, variant: str, batch: bool, url: str, work: Path, data: Path) -> dict[str, Any]:
     config = work / f"semv-{variant}-{batch}.toml"
     config.write_text(CONFIG.replace("{batch}", "true" if batch else "false"), encoding="utf-8")
-    data = Path(tempfile.mkdtemp(dir=work))
     flags = ["--text-only"] if variant == "text-only" else []
     started = time.perf_counter()
     done = subprocess.run(
@@ -134,8 +140,19 @@ def run(case: Path, variant: str, batch: bool, url: str, work: Path) -> dict[str
         "label": result["label"],
         "decisions": {s["dimension"]: s["decision"] for s in result["subclaims"]},
         "calls": usage["calls"],
+        "cached": usage.get("cached", 0),
         "prompt_tokens": usage["prompt_tokens"],
         "completion_tokens": usage["completion_tokens"],
+        "stage_calls": sum(roles.get(r, {}).get("calls", 0) for r in STAGE_ROLES),
+        "stage_prompt_tokens": sum(roles.get(r, {}).get("prompt_tokens", 0) for r in STAGE_ROLES),
+        "stage_completion_tokens": sum(
+            roles.get(r, {}).get("completion_tokens", 0) for r in STAGE_ROLES
+        ),
+        "roles": {
+            r: {k: u.get(k, 0) for k in ("calls", "cached", "prompt_tokens", "fallbacks")}
+            for r, u in roles.items()
+        },
+        "wall_s": usage.get("wall_s"),
         "argue_calls": sum(roles.get(r, {}).get("calls", 0) for r in ARGUE_ROLES),
         "argue_fallbacks": sum(roles.get(r, {}).get("fallbacks", 0) for r in ARGUE_ROLES),
         "fallbacks": sum(r.get("fallbacks", 0) for r in roles.values()),
@@ -148,16 +165,19 @@ def run(case: Path, variant: str, batch: bool, url: str, work: Path) -> dict[str
 
 def table(rows: list[dict[str, Any]]) -> str:
     lines = [
-        "| case | variant | mode | calls | prompt tok. | completion tok. | argue calls | "
-        "argue fallbacks | admissible | label |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| case | variant | mode | calls (cached) | prompt tok. | completion tok. | "
+        "argue-stage calls | argue-stage tok. in/out | argue fallbacks | all fallbacks | "
+        "admissible | label | wall s |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         rate = f"{r['admissible']}/{r['arguments']}"
         lines.append(
-            f"| {r['case']} | {r['variant']} | {r['mode']} | {r['calls']} | "
-            f"{r['prompt_tokens']:,} | {r['completion_tokens']:,} | {r['argue_calls']} | "
-            f"{r['argue_fallbacks']} | {rate} | {r['label']} |"
+            f"| {r['case']} | {r['variant']} | {r['mode']} | {r['calls']} ({r['cached']}) | "
+            f"{r['prompt_tokens']:,} | {r['completion_tokens']:,} | {r['stage_calls']} | "
+            f"{r['stage_prompt_tokens']:,}/{r['stage_completion_tokens']:,} | "
+            f"{r['argue_fallbacks']} | {r['fallbacks']} | {rate} | {r['label']} | "
+            f"{r['seconds']} |"
         )
     pairs: dict[tuple[str, str], dict[str, dict[str, Any]]] = {}
     for r in rows:
@@ -181,6 +201,9 @@ def main() -> None:
     parser.add_argument("--variant", action="append", choices=("media", "text-only"))
     parser.add_argument("--mode", action="append", choices=("separate", "batch"))
     parser.add_argument("--json", type=Path, help="Write the rows here too.")
+    parser.add_argument(
+        "--fresh", action="store_true", help="Each mode its own store (no shared answers)."
+    )
     args = parser.parse_args()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # stop the server on kill too
     if not GGUF.is_file():
@@ -195,8 +218,10 @@ def main() -> None:
         try:
             for case in cases:
                 for variant in variants:
+                    shared = Path(tempfile.mkdtemp(dir=work))
                     for mode in modes:
-                        row = run(case, variant, mode == "batch", url, work)
+                        data = Path(tempfile.mkdtemp(dir=work)) if args.fresh else shared
+                        row = run(case, variant, mode == "batch", url, work, data)
                         print(json.dumps(row), flush=True)
                         rows.append(row)
         finally:

@@ -32,10 +32,9 @@ from semv.model import (
     Provenance,
     SourceType,
 )
-from tests.llm_server import ScriptedServer, scripted_tokens, user_text
+from tests.llm_server import ScriptedServer, evidence_items, scripted_tokens, user_text
 from tests.test_llm_backend import llm_settings, run
 
-_BLOCK = re.compile(r'<untrusted kind="evidence" id="([^"]+)">\n(.*?)\n</untrusted>', re.S)
 _CUT = re.compile(r"\(excerpt, chars (\d+)-(\d+) of (\d+)\) (.*)$", re.S)
 
 
@@ -227,10 +226,10 @@ def test_prompts_shrink_to_the_call_budget_and_the_report_says_what_was_left_out
             about = t.role == "decompose" or f'id="{t.subject}"' in text  # subclaim or case
             if about and f"You are the {t.role} agent" in system:
                 checked += 1
-                assert not {m.group(1) for m in _BLOCK.finditer(text)} & set(t.dropped)
+                assert not {ident for ident, _ in evidence_items(text)} & set(t.dropped)
     assert checked
     for body in sent:  # every evidence block is a whole item; excerpts match their offsets
-        for _ident, text in _BLOCK.findall(user_text(body)):
+        for _ident, text in evidence_items(user_text(body)):
             assert text.startswith("[")
     report = Path(outcome.result.report_paths["markdown"]).read_text(encoding="utf-8")
     assert "### Left out of the prompts" in report and trimmed[0].subject in report
@@ -270,6 +269,22 @@ def test_the_case_budget_is_enforced_before_sending(data_dir: Path) -> None:
     assert 0 < spent <= budget
     notes = [u.detail for u in outcome.result.uncertainty if u.code == "model-fallback"]
     assert any("case prompt budget exhausted" in n for n in notes)
+
+
+def test_no_argue_call_when_no_evidence_fits_the_subclaim(data_dir: Path) -> None:
+    """Nothing to argue about: an argument must cite evidence (Eq. 6), so a subclaim with no
+    fitting evidence costs no argue call, and its node says why it has no argument."""
+    from tests.test_llm_backend import argue_notes, example_case
+
+    _contract, case = example_case()
+    bare = case.model_copy(update={"evidence": ()})
+    with ScriptedServer() as server:
+        outcome = run(llm_settings(server.url), data_dir, case=bare)
+        roles = list(server.roles)
+    assert "decompose" in roles and roles.count("plan") == 6  # the model still ran the rest
+    assert not {"proponent", "opponent", "debaters", "verify"} & set(roles)
+    notes = argue_notes(outcome)
+    assert sum(n.startswith(("no-evidence|", "not-asserted|")) for n in notes) == 6, notes
 
 
 def test_the_schema_sent_bounds_lists_and_the_prompt_shows_a_one_line_shape() -> None:

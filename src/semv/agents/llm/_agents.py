@@ -131,16 +131,16 @@ class _Outcome:
     problem: str | None
 
 
-_DUTIES = {
-    "decompose": "You split a claim about shared media into scoped subclaims.",
+_DUTIES = {  # a role whose prompt opens with its task needs no duty line besides (issue 20)
+    "decompose": "",
     "plan": "You plan how to verify one subclaim.",
-    "proponent": "You argue FOR the subclaim from the given evidence only.",
-    "opponent": "You argue AGAINST the subclaim from the given evidence only.",
-    "debaters": "You write arguments for and against the subclaim from the evidence only.",
-    "verify": "You check whether arguments are grounded in the evidence they cite.",
+    "proponent": "",
+    "opponent": "",
+    "debaters": "",
+    "verify": "",
     "escalate": "You are the senior verifier: give the final judgment on whether arguments "
     "about an undecided subclaim are grounded in the evidence they cite.",
-    "judge_clash": "You judge which of two conflicting arguments is stronger.",
+    "judge_clash": "",
     "describe": "You describe images for fact-checkers, factually and without speculation.",
     "reflect": "You extract reusable verification lessons from a finished run.",
 }
@@ -626,19 +626,12 @@ class LlmAgents:
             for k, v in (("date", case.context.date), ("location", case.context.location))
             if v
         )
-        k = self.config.evidence_per_role
-        user = self._evidence_prompt(
-            lambda items: render(
-                "decompose",
-                dimensions=[d.value for d in Dimension],
-                claim=case.claim,
-                context=context,
-                evidence=items,
-            ),
-            request.evidence[:k],
-            subject=case.id,
-            query=case.claim,
-            beyond_k=request.evidence[k:],
+        # the claim alone: what it asserts per dimension is the claim's, not the evidence's
+        user = render(
+            "decompose",
+            dimensions=[d.value for d in Dimension],
+            claim=case.claim,
+            context=context,
         )
         # the extractors (CPU) run in a thread while the model answers
         (answer, problem), base = await asyncio.gather(
@@ -710,18 +703,21 @@ class LlmAgents:
 
     async def argue(self, request: ArgueInput) -> ArgueOutput:
         """Proponent and opponent as two concurrent calls (``batch_argue``: one call). A side
-        whose answer is unusable is argued by the offline rules instead."""
+        whose answer is unusable is argued by the offline rules instead. No call when no
+        evidence fits the subclaim: an argument must cite evidence to be admissible (Eq. 6),
+        so there is nothing to argue about (the argue stage records ``no-evidence``)."""
         sub = request.subclaim
         shown, beyond = select_for_dimension(
             request.evidence, sub.dimension, self.config.evidence_per_role
         )
+        if not shown:
+            return ArgueOutput(drafts=(), uncertainty=())
         common: dict[str, Any] = {
             "dimension": sub.dimension.value,
             "subclaim_id": sub.id,
             "statement": sub.statement,
             "claim": request.case.claim,
             "max_arguments": self.config.max_arguments,
-            "example_id": shown[0].id if shown else "ev:1",
         }
 
         def argue_prompt(side: str) -> EvidencePrompt:
@@ -855,27 +851,27 @@ class LlmAgents:
         """The model's verdicts; None when the server gave no answer at all. An answer that
         is unusable fails closed (never "verified" by default)."""
         sub = request.subclaim
-        drafts = [
+        drafts = [request.drafts[n] for n in indices]
+        arguments = [
             {
-                "stance": request.drafts[n].stance.value,
-                "evidence": request.drafts[n].evidence,
-                "text": request.drafts[n].text,
+                "id": str(position),
+                "text": f"stance={d.stance.value} cites={','.join(d.evidence)}: {d.text}",
             }
-            for n in indices
+            for position, d in enumerate(drafts)
         ]
-        cited = {i for n in indices for i in request.drafts[n].evidence}
+        cited = {i for d in drafts for i in d.evidence}
         user = self._evidence_prompt(
             lambda items: render(
                 "verify",
                 dimension=sub.dimension.value,
                 subclaim_id=sub.id,
                 statement=sub.statement,
-                drafts=drafts,
+                arguments=arguments,
                 evidence=items,
             ),
             [e for e in request.evidence if e.id in cited],
             subject=sub.id,
-            query=" ".join(d["text"] for d in drafts if isinstance(d["text"], str)),
+            query=" ".join(d.text for d in drafts),
             pinned=frozenset(cited),
         )
         answer, problem = await self._ask(
