@@ -75,7 +75,9 @@ def _text(message: dict[str, Any]) -> str:
     return str(content)
 
 
-def measure(text_only: bool, batch: bool, count: Callable[[str], int]) -> tuple[int, Counter[str]]:
+def measure(
+    text_only: bool, batch: bool, count: Callable[[str], int]
+) -> tuple[int, Counter[str], Counter[str]]:
     contract, cases = load_cases(EXAMPLE, text_only=text_only)
     with ScriptedServer() as server, tempfile.TemporaryDirectory() as tmp:
         llm = LlmConfig(url=server.url, model="scripted", batch_argue=batch, max_arguments=2)
@@ -98,6 +100,7 @@ def measure(text_only: bool, batch: bool, count: Callable[[str], int]) -> tuple[
         finally:
             store.close()
         per_role: Counter[str] = Counter()
+        calls: Counter[str] = Counter(server.roles)
         for role, body in zip(server.roles, server.requests, strict=True):
             messages = body["messages"]
             per_role[role] += (
@@ -105,7 +108,10 @@ def measure(text_only: bool, batch: bool, count: Callable[[str], int]) -> tuple[
                 + len(messages) * MESSAGE_OVERHEAD
                 + REPLY_OVERHEAD
             )
-        return len(server.requests), per_role
+        return len(server.requests), per_role, calls
+
+
+ROLES = ("decompose", "plan", "proponent", "opponent", "debaters", "verify", "judge_clash")
 
 
 def bench_llm_tokens() -> None:
@@ -113,19 +119,39 @@ def bench_llm_tokens() -> None:
     table = Table(title=f"LLM prompt tokens per case, scripted server ({how})")
     for column in ("case", "argue", "requests", "prompt tokens", "target", "largest roles"):
         table.add_column(column)
+    roles = Table(title="Per role: calls / prompt tokens (lyon-flood, same runs)")
+    roles.add_column("role")
+    runs = []
     for variant, text_only in (("media", False), ("text-only", True)):
         for batch in (False, True):
-            requests, per_role = measure(text_only, batch, count)
+            requests, per_role, calls = measure(text_only, batch, count)
+            mode = "batched" if batch else "separate"
+            runs.append((per_role, calls))
+            roles.add_column(f"{variant} {mode}", justify="right")
             top = ", ".join(f"{r} {n:,}" for r, n in per_role.most_common(3))
+            total = sum(per_role.values())
             table.add_row(
                 f"lyon-flood {variant}",
-                "batched" if batch else "separate",
+                mode,
                 str(requests),
-                f"{sum(per_role.values()):,}",
-                f"≤ {TARGETS[variant]:,}",
+                f"{total:,}",
+                f"≤ {TARGETS[variant]:,} {'✔' if total <= TARGETS[variant] else '✘'}",
                 top,
             )
+    for role in ROLES:
+        roles.add_row(
+            role,
+            *(
+                f"{calls[role]} / {per_role[role]:,}" if calls[role] else "–"
+                for per_role, calls in runs
+            ),
+        )
+    roles.add_row(
+        "total",
+        *(f"{sum(calls.values())} / {sum(per_role.values()):,}" for per_role, calls in runs),
+    )
     console.print(table)
+    console.print(roles)
 
 
 if __name__ == "__main__":
