@@ -74,8 +74,9 @@ bench-forensics: venv
 # Fitted parameters shipped as versioned data files; `fit` runs every fit-* target.
 fit: fit-forensics fit-context fit-relevance fit-stance
 
-# The forensic manipulation model (src/semv/perception/data/forensic_model.json), fitted on the
-# declared training split of ../shared/data (semv.eval.forensic_corpus); ~10 min on 2 cores.
+# The forensic manipulation model (src/semv/perception/data/forensic_model.json): feature set and
+# penalty chosen by grouped CV inside the declared training split of ../shared/data
+# (semv.eval.forensic_corpus v2), then fitted there; ~25 min on 2 cores.
 fit-forensics: venv
 	$(PY) scripts/fit_forensics.py
 

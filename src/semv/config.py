@@ -287,7 +287,7 @@ class ForensicsConfig(_Section):
     manipulation_attacks: bool = Field(
         False,
         description="Let a manipulation probability at or above the fitted threshold attack "
-        "authenticity. Off by default: the final check flags 96% of the COSMOS news photos "
+        "authenticity. Off by default: the final check flags 93% of the COSMOS news photos "
         "(docs/evaluation.md), so the probability is a review item until a model transfers.",
     )
     maps_dir: str | None = Field(

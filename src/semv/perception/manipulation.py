@@ -176,7 +176,7 @@ def forensic_signals(
         values["resampling_local"] = math.log(max(rs.contrast, 1.0))
         out["resampling_region"] = rs.region
     if {"noise_wavelet", "noise_kurtosis"} & set(features):
-        noise = _noise_local.noise_inconsistency(img)
+        noise = _noise_local.noise_inconsistency(img, kurtosis="noise_kurtosis" in features)
         values["noise_wavelet"], values["noise_kurtosis"] = noise.wavelet, noise.kurtosis
         out["noise_region"] = noise.region
     if "bag" in features:
