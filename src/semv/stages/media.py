@@ -20,6 +20,7 @@ import asyncio
 import contextlib
 import contextvars
 import ctypes
+import functools
 import logging
 import sys
 import tempfile
@@ -177,11 +178,13 @@ def _release_freed_memory() -> None:
         ctypes.CDLL("libc.so.6").malloc_trim(0)
 
 
+@functools.cache
 def tool_versions() -> str:
     """Versions of every external tool and model the extractors run (the fingerprint's
     ``tools``): installing, upgrading or removing one recomputes the media nodes. The probes
     start programs (exiftool, ffprobe, ffmpeg, tesseract): they run at once, not one after
-    another (each result is cached for the process)."""
+    another. Cached for the process, like each probe's result (so a run's media node does not
+    start a pool of six threads to read six cached strings)."""
     probes: tuple[Callable[[], str], ...] = (
         metadata.tool_versions,
         container.ffprobe_version,

@@ -68,6 +68,11 @@ _CACHED_BLOB = (
     "SELECT n.output_hash, b.content FROM node_cache n JOIN blobs b ON b.hash = n.output_hash "
     "WHERE n.fingerprint = ?"
 )
+_FINISH_RUN = (
+    "UPDATE runs SET status = ?, finished_at = ?, label = ?, confidence = ?, result_json = ?, "
+    "error = ?, trace_head = (SELECT hash FROM trace WHERE run_id = ? ORDER BY seq DESC LIMIT 1) "
+    "WHERE run_id = ? AND status = 'running'"
+)
 _REMEMBER_BLOB = "INSERT OR IGNORE INTO blobs (hash, content) VALUES (?, ?)"
 _REMEMBER_FINGERPRINT = (
     "INSERT OR IGNORE INTO node_cache (fingerprint, stage, output_hash, created_at) "
@@ -460,6 +465,55 @@ class Store:
         The recorded head is read by the UPDATE itself, so an event appended by another
         process up to that moment is covered (SQLite: the statement holds the write lock;
         PostgreSQL: the run row is locked first, which waits for appends in flight)."""
+        finished = utc_now()
+        if not self._locking:
+            recorded = self._finish_sqlite(
+                run_id, status, finished, label, confidence, result_json, error
+            )
+        else:
+            recorded = self._finish_locked(
+                run_id, status, finished, label, confidence, result_json, error
+            )
+        if self.head_log is not None:
+            try:
+                self.head_log.append(run_id, status.value, recorded, finished)
+            except OSError as exc:  # the run is committed; the anchor is best effort
+                logger.warning("cannot append to the head log %s: %s", self.head_log.path, exc)
+
+    def _finish_sqlite(
+        self,
+        run_id: str,
+        status: RunStatus,
+        finished: str,
+        label: str | None,
+        confidence: float | None,
+        result_json: str | None,
+        error: str | None,
+    ) -> str | None:
+        """``finish_run`` on SQLite: the same UPDATE (the head read by the statement that
+        holds the write lock), in plain ``sqlite3``; the recorded head."""
+        with self._raw() as cur:
+            cur.execute(
+                _FINISH_RUN,
+                (status.value, finished, label, confidence, result_json, error, run_id, run_id),
+            )
+            if cur.rowcount != 1:
+                cur.connection.rollback()
+                raise StoreError(f"run {run_id} is not running; a finished run is never modified")
+            row = cur.execute("SELECT trace_head FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+            cur.connection.commit()
+        return None if row is None or row[0] is None else str(row[0])
+
+    def _finish_locked(
+        self,
+        run_id: str,
+        status: RunStatus,
+        finished: str,
+        label: str | None,
+        confidence: float | None,
+        result_json: str | None,
+        error: str | None,
+    ) -> str | None:
         head = (
             select(t.trace.c.hash)
             .where(t.trace.c.run_id == run_id)
@@ -467,7 +521,6 @@ class Store:
             .limit(1)
             .scalar_subquery()
         )
-        finished = utc_now()
         with self._tx() as conn:
             if self._locking:
                 conn.execute(
@@ -491,11 +544,7 @@ class Store:
             recorded = conn.execute(
                 select(t.runs.c.trace_head).where(t.runs.c.run_id == run_id)
             ).scalar()
-        if self.head_log is not None:
-            try:
-                self.head_log.append(run_id, status.value, recorded, finished)
-            except OSError as exc:  # the run is committed; the anchor is best effort
-                logger.warning("cannot append to the head log %s: %s", self.head_log.path, exc)
+        return None if recorded is None else str(recorded)
 
     def get_run(self, run_ref: str) -> RunRecord:
         """A run by id or unique id prefix."""
