@@ -48,6 +48,7 @@ from semv.procedures import (
 )
 from semv.report._usage import with_usage
 from semv.stages import CASE_SOURCE, MEMORY_SOURCE
+from semv.stages import media as media_stage
 from semv.store import Store, content_hash, result_hash, sha256_file, sha256_text, utc_now
 from semv.usage import Ledger, bind_ledger
 
@@ -123,6 +124,8 @@ async def run_case(
     settings = resolve_data_paths(settings, store.data_dir)
     settings_hash = sha256_text(settings.model_dump_json())
     specs = chosen.graph(case, contract=contract, memory=memory is not None, retrieval=retrieval)
+    # tool probes, OCR's engine and spaCy start loading while the graph is set up
+    media_stage.start_early(case.media, nothing_cached=store.count_runs() == 0)
     run_id = store.create_run(
         case_id=case.id,
         adapter=case.adapter,
