@@ -79,3 +79,41 @@ def test_embed_is_identical_warm_and_cold(tmp_path: Path, monkeypatch: pytest.Mo
     finally:
         embeddings._cache.cache_clear()
         embeddings._embed.cache_clear()
+
+
+_INHERITED_CACHE: VectorCache | None = None
+
+
+def _forked_child(out: multiprocessing.queues.Queue[tuple[bool, bool]]) -> None:
+    cache = _INHERITED_CACHE
+    assert cache is not None
+    inherited_none = cache._conn is None  # the parent's connection was dropped at fork
+    cache.put("passage", "from the child", np.full(4, 7, np.float32))
+    got = cache.get("passage", "from the child")
+    out.put((inherited_none, got is not None and float(got[0]) == 7.0))
+
+
+def test_a_forked_child_opens_its_own_connection(tmp_path: Path) -> None:
+    """``semv eval --workers``: workers fork from a forkserver whose warm-up embedding opened
+    the cache. SQLite forbids using a connection across fork(): the child must not reuse the
+    parent's, and the parent's must still work after the child is gone."""
+    global _INHERITED_CACHE
+    cache = VectorCache(tmp_path / "e.sqlite3", dim=4)
+    cache.put("passage", "from the parent", np.ones(4, np.float32))
+    parent_conn = cache._conn
+    assert parent_conn is not None
+    _INHERITED_CACHE = cache
+    try:
+        ctx = multiprocessing.get_context("fork")
+        out: multiprocessing.queues.Queue[tuple[bool, bool]] = ctx.Queue()
+        child = ctx.Process(target=_forked_child, args=(out,))
+        child.start()
+        result = out.get(timeout=60)
+        child.join(60)
+    finally:
+        _INHERITED_CACHE = None
+    assert child.exitcode == 0
+    assert result == (True, True)
+    assert cache._conn is parent_conn  # the parent keeps its own connection, still usable
+    again = cache.get("passage", "from the child")
+    assert again is not None and float(again[0]) == 7.0

@@ -11,6 +11,7 @@ fingerprint does not already determine, so it never enters a fingerprint. Concur
 share the file safely: WAL journal, a busy timeout, ``INSERT OR IGNORE`` (the first writer of a
 key wins; every writer of a key writes the same bytes). A cache that cannot be opened or written
 (read-only home, corrupt file) is skipped with one warning; embeddings are then only computed.
+A forked child never uses the connection its parent opened: it opens its own.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import logging
 import os
 import sqlite3
 import threading
+import weakref
 from pathlib import Path
 
 import numpy as np
@@ -36,6 +38,28 @@ def _key(side: str, text: str) -> bytes:
     return hashlib.sha256(side.encode() + b"\0" + text.encode("utf-8")).digest()
 
 
+_CACHES: weakref.WeakSet[VectorCache] = weakref.WeakSet()
+_INHERITED: list[sqlite3.Connection] = []
+"""Connections a forked child inherited: kept referenced, never used nor closed, because they
+belong to the parent (closing one in the child would run SQLite's close on the parent's file
+and WAL state)."""
+
+
+def _after_fork_in_child() -> None:
+    """A forked process (``semv eval --workers``: every worker forks from a forkserver that
+    embedded a warm-up text, so the cache was open in it) opens its own connection. SQLite
+    forbids carrying an open connection across ``fork()``: two workers writing through copies
+    of one connection share its WAL lock bookkeeping without sharing the locks."""
+    for cache in list(_CACHES):
+        if cache._conn is not None:
+            _INHERITED.append(cache._conn)
+        cache._conn = None
+        cache._lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
 class VectorCache:
     """Float32 vectors keyed by (side, text) for one model id, in one SQLite file."""
 
@@ -45,6 +69,7 @@ class VectorCache:
         self._lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
         self._broken = os.environ.get("SEMV_EMBED_CACHE", "1") == "0"
+        _CACHES.add(self)
 
     def _connect(self) -> sqlite3.Connection | None:
         if self._conn is None and not self._broken:
