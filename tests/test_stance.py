@@ -14,6 +14,18 @@ import pytest
 
 from semv import verify
 from semv.config import Settings
+from semv.dimensions import ClaimView, decompose_case, key_fact_found
+from semv.dimensions.what import what_rule
+from semv.dimensions.why import why_rule
+from semv.model import (
+    Case,
+    Dimension,
+    Evidence,
+    Modality,
+    ProducerKind,
+    Provenance,
+    SourceType,
+)
 from semv.model import Stance as ArgStance
 from semv.nlp.markers import parse_marker_file
 from semv.nlp.stance import (
@@ -194,3 +206,73 @@ def test_the_example_fact_check_attacks_the_why_subclaim(tmp_path: Path) -> None
     assert "refutes the claim" in on_fact_check[0].text
     on_news = [a for a in why.arguments if "ev:sup:news-seine-rises" in a.evidence]
     assert on_news and all(a.stance is ArgStance.SUPPORT for a in on_news)
+
+
+def _claim_view(dimension: Dimension) -> ClaimView:
+    case = Case(id="case:1", claim=CLAIM)
+    return ClaimView(subclaim=decompose_case(case).subclaims[dimension.value], claim_text=CLAIM)
+
+
+HEADLINE = "No, this picture does not show Rome under water"
+BODY = (
+    'The picture shared as "Rome flooded on 12 May 2023" was taken in Hamburg in 2013; it '
+    "shows the Elbe at its usual level."
+)
+"""A fact-check whose verdict is in its headline; its body names no rating (so the marker rule,
+which reads the body, does not fire, and only the stance model can tell it from a report)."""
+
+
+def _document(source_type: SourceType, text: str, title: str | None = None) -> Evidence:
+    return Evidence(
+        id="ev:sup:1",
+        source="test",
+        source_type=source_type,
+        modality=Modality.TEXT,
+        title=title,
+        content=text,
+        reliability=0.8,
+        provenance=Provenance(producer=ProducerKind.DATASET, agent="test"),
+    )
+
+
+def test_the_why_rule_attacks_with_a_debunk_and_supports_with_a_report() -> None:
+    cfg = Settings().offline
+    view = _claim_view(Dimension.WHY)
+    fact_check = _document(SourceType.FACT_CHECK, BODY, HEADLINE)
+    debunk = why_rule(view, fact_check, cfg)
+    assert [f.stance for f in debunk] == [ArgStance.ATTACK]
+    assert "refutes the claim" in debunk[0].text
+    assert debunk[0].key_facts and all(key_fact_found(k, fact_check) for k in debunk[0].key_facts)
+    # the body alone, as the marker rule reads it, names no rating: without the stance model
+    # the same document would support
+    assert "disputes" not in debunk[0].text
+    report = why_rule(view, _document(SourceType.NEWS, CONFIRM), cfg)
+    assert [f.stance for f in report] == [ArgStance.SUPPORT]
+
+
+def test_the_stance_setting_off_restores_the_support() -> None:
+    cfg = Settings().offline.model_copy(update={"stance": False})
+    fact_check = _document(SourceType.FACT_CHECK, BODY, HEADLINE)
+    found = why_rule(_claim_view(Dimension.WHY), fact_check, cfg)
+    assert [f.stance for f in found] == [ArgStance.SUPPORT]
+
+
+def test_a_caption_of_the_same_media_is_left_to_the_caption_context_model() -> None:
+    cfg = Settings().offline
+    caption = _document(SourceType.PRIOR_CAPTION, BODY, HEADLINE)
+    found = why_rule(_claim_view(Dimension.WHY), caption, cfg)
+    assert all("stance model" not in f.text for f in found)
+
+
+def test_the_what_rule_does_not_let_a_debunk_support_the_event_content() -> None:
+    cfg = Settings().offline
+    view = _claim_view(Dimension.WHAT)
+    assert not [
+        f
+        for f in what_rule(view, _document(SourceType.FACT_CHECK, BODY, HEADLINE), cfg)
+        if f.stance is ArgStance.SUPPORT
+    ]
+    off = cfg.model_copy(update={"stance": False})
+    report = what_rule(view, _document(SourceType.NEWS, CONFIRM), cfg)
+    assert [f.stance for f in report] == [ArgStance.SUPPORT]
+    assert what_rule(view, _document(SourceType.NEWS, CONFIRM), off) == report

@@ -246,6 +246,13 @@ class OfflineAgentConfig(_Section):
         description="A caption-context model file (scripts/fit_context.py) instead of the "
         "shipped semv/dimensions/data/context_model.json (cross-validation fits its own).",
     )
+    stance: bool = Field(
+        True,
+        description="Read the claim-evidence stance of a document that names the claimed event "
+        "(semv.nlp.stance, fitted on AVeriTeC dev): a refuting document attacks the why "
+        "subclaim instead of supporting it and does not support what. Off: the rules before "
+        "the stance model (for measuring its effect).",
+    )
 
 
 class ForensicsConfig(_Section):

@@ -10,6 +10,10 @@ the rule makes an attack instead. Only the sign changes: the argument's strength
 (reliability, relevance, confidence), and retrieved items reach the rules only through the
 claim-relevance gate, as before.
 
+Captions of the same media (prior captions, texts tied to one of the case's assets) are not
+asked: a caption describes the media rather than arguing about the claim, and the ``why``
+rule's caption-context model (fitted on caption pairs) judges it.
+
 Decision: the rules call ``refutation`` only for a text they already found to be about the
 claimed event (it shares named entities with the claim, or describes the claimed scene; a
 retrieved item has passed the claim-relevance gate), so only the sign is asked of the model:
@@ -40,7 +44,10 @@ def document_text(ev: Evidence) -> str:
 
 
 def refutation(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> StanceJudgment | None:
-    """The stance model's judgment when it finds that ``ev`` refutes the claim, else None."""
+    """The stance model's judgment when it finds that ``ev`` refutes the claim, else None
+    (always None when ``cfg.stance`` is off)."""
+    if not cfg.stance:
+        return None
     key = f"stance:{ev.id}:{hash(ev.content)}:{hash(ev.title)}"
     cached = view._cache.get(key)
     if cached is None:

@@ -136,7 +136,7 @@ def what_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[Fi
     src = capitalized(source_phrase(ev))
     emb = f", embedding {sim.embedding:.2f}" if sim.embedding is not None else ""
     if sim.value >= cfg.overlap_support:
-        if refutation(view, ev, cfg) is not None:
+        if not describes_same_media(ev) and refutation(view, ev, cfg) is not None:
             # A text that refutes the claim (a debunking fact-check quoting it) does not vouch
             # for the event content; its refutation concerns the media's context, which the
             # why rule argues (Rule 2 of the aggregation reads what as the event content).

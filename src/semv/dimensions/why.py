@@ -123,7 +123,9 @@ def why_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[Fin
         )
         return [Finding(Stance.ATTACK, text, (ev.id,), ())]
     if shared:
-        refuted = refutation(view, ev, cfg)
+        # A caption of the same media is judged by the caption-context model above; the stance
+        # model reads documents that argue about the claim (fact-checks, reports).
+        refuted = None if same_media else refutation(view, ev, cfg)
         if refuted is not None:
             # It names the claimed event to debunk it (a fact-check): an attack, not a support.
             text = (
