@@ -163,6 +163,96 @@ def run(case: Path, variant: str, batch: bool, url: str, work: Path, data: Path)
     }
 
 
+def argue_only(
+    case: Path, variant: str, batch: bool, url: str, work: Path, dims: list[str]
+) -> dict[str, Any]:
+    """The argue stage alone on a loaded machine: the subclaims and their ranked evidence
+    from an offline run of the case (the same for both modes), then the model argues and
+    verifies ``dims`` only. One request at a time, no retry, no client timeout that a slow
+    server could turn into a second generation of the same prompt."""
+    import asyncio
+
+    from semv import verify
+    from semv.agents import ArgueInput, VerifyInput
+    from semv.agents.llm import LlmAgents
+    from semv.config import BackendConfig, LlmConfig, Settings
+    from semv.model import Claims, MemoryView
+
+    data = work / f"offline-{variant}"
+    offline = verify(case, data_dir=data, text_only=variant == "text-only")
+    store = Store(data)
+    try:
+        claims = Claims.model_validate_json(store.node_value_json(offline.run_id, "claims"))
+        ranked = {
+            d: RankedEvidence.model_validate_json(
+                store.node_value_json(offline.run_id, f"validate:{d}")
+            )
+            for d in dims
+        }
+    finally:
+        store.close()
+    from semv._api import load_cases
+
+    _contract, loaded = load_cases(case, text_only=variant == "text-only", limit=1)
+    llm = LlmConfig(
+        url=url, model=MODEL, concurrency=1, timeout_s=7200, retries=0, max_tokens=384,
+        max_arguments=2, context_tokens=N_CTX, batch_argue=batch,
+    )  # fmt: skip
+    settings = Settings().model_copy(update={"agents": BackendConfig(backend="llm"), "llm": llm})
+    agents = LlmAgents(settings)
+    good = total = 0
+    kept: dict[str, list[str]] = {}
+    started = time.perf_counter()
+
+    async def go() -> None:
+        nonlocal good, total
+        try:
+            for d in dims:
+                sub = claims.subclaims[d]
+                evidence = {e.id: e for e in ranked[d].evidence}
+                out = await agents.argue(
+                    ArgueInput(
+                        case=loaded[0].case, subclaim=sub, evidence=ranked[d].evidence,
+                        memory=MemoryView(subclaim=sub.id),
+                    )
+                )  # fmt: skip
+                drafts = [
+                    x.model_copy(update={"evidence": tuple(i for i in x.evidence if i in evidence)})
+                    for x in out.drafts
+                ]
+                checks = (
+                    await agents.verify(
+                        VerifyInput(subclaim=sub, drafts=tuple(drafts), evidence=ranked[d].evidence)
+                    )
+                ).results
+                kept[d] = []
+                for x, c in zip(drafts, checks, strict=True):
+                    total += 1
+                    if admissible(x.evidence, c.verified, evidence):
+                        good += 1
+                        kept[d].append(f"{x.stance.value}:{','.join(x.evidence)}")
+        finally:
+            await agents.aclose()
+
+    asyncio.run(go())
+    roles = agents.ledger.roles()
+    return {
+        "case": case.name,
+        "variant": variant,
+        "mode": "batch" if batch else "separate",
+        "dimensions": dims,
+        "calls": sum(r.calls for r in roles.values()),
+        "prompt_tokens": sum(r.prompt_tokens for r in roles.values()),
+        "completion_tokens": sum(r.completion_tokens for r in roles.values()),
+        "fallbacks": sum(r.fallbacks for r in roles.values()),
+        "roles": {k: r.model_dump() for k, r in roles.items()},
+        "arguments": total,
+        "admissible": good,
+        "admissible_arguments": kept,
+        "seconds": round(time.perf_counter() - started, 1),
+    }
+
+
 def table(rows: list[dict[str, Any]]) -> str:
     lines = [
         "| case | variant | mode | calls (cached) | prompt tok. | completion tok. | "
@@ -204,6 +294,13 @@ def main() -> None:
     parser.add_argument(
         "--fresh", action="store_true", help="Each mode its own store (no shared answers)."
     )
+    parser.add_argument(
+        "--argue-only",
+        action="append",
+        metavar="DIMENSION",
+        help="Only the argue stage (argue + verify) of these subclaims, on an offline run's "
+        "subclaims and ranked evidence (a loaded machine: minutes per request).",
+    )
     args = parser.parse_args()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # stop the server on kill too
     if not GGUF.is_file():
@@ -216,7 +313,13 @@ def main() -> None:
         work = Path(tmp)
         proc, url = start_server(work / "server.log")
         try:
-            for case in cases:
+            for case in cases if args.argue_only else ():
+                for variant in variants:
+                    for mode in modes:
+                        row = argue_only(case, variant, mode == "batch", url, work, args.argue_only)
+                        print(json.dumps(row), flush=True)
+                        rows.append(row)
+            for case in cases if not args.argue_only else ():
                 for variant in variants:
                     shared = Path(tempfile.mkdtemp(dir=work))
                     for mode in modes:
@@ -230,7 +333,7 @@ def main() -> None:
                 proc.wait(timeout=20)
             except subprocess.TimeoutExpired:
                 proc.kill()
-    print(table(rows))
+    print(table(rows) if not args.argue_only else "\n".join(json.dumps(r) for r in rows))
     if args.json:
         args.json.write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
 
