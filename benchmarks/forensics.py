@@ -15,11 +15,13 @@
 5. Localisation on CASIA: mean score inside / outside the gold mask, per image and map.
 
     python benchmarks/forensics.py --auroc-only     # tables 3 and 4 (make bench-forensics)
+    python benchmarks/forensics.py --compare-model OLD.json   # also time OLD's verify signals
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import sys
 import tempfile
@@ -40,7 +42,13 @@ from semv.perception import _forensic_maps as fm
 from semv.perception._jpeg import read_structure
 from semv.perception._rsindex import IndexStore
 from semv.perception.forensics import compute_maps
-from semv.perception.manipulation import FEATURES, forensic_signals, jpeg_params, load_model
+from semv.perception.manipulation import (
+    FEATURES,
+    ManipulationModel,
+    forensic_signals,
+    jpeg_params,
+    load_model,
+)
 from semv.perception.reverse_search import build_index, find_matches, orb_features, phash_hex
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -74,7 +82,7 @@ def _cosmos() -> list[Path]:
     return sorted(COSMOS.rglob("*.jpg"))
 
 
-def bench_extractors(images: list[Path], repeats: int) -> None:
+def bench_extractors(images: list[Path], repeats: int, compare: Path | None = None) -> None:
     cfg, rs = ForensicsConfig(), ReverseSearchConfig()
     loaded = [_rgb(p) for p in images]
     pixels = statistics.median(im.width * im.height for im in loaded) / 1e6
@@ -91,12 +99,19 @@ def bench_extractors(images: list[Path], repeats: int) -> None:
         ("  block artifact grid (BAG)", _bag.bag),
         ("  CFA trace", _cfa.cfa),
     ]
-    model = load_model()
-    if model is not None:
+    models = [("shipped", load_model())]
+    if compare is not None:
+        data = json.loads(compare.read_text(encoding="utf-8"))
+        models.append((compare.name, ManipulationModel.from_dict(data)))
+    for label, model in models:
+        if model is None:
+            continue
+        used = (*model.used, "combined")
         rows.append(
             (
-                f"maps + the model's {len(model.used)} weighted signals (verify)",
-                lambda im: forensic_signals(im, cfg, features=(*model.used, "combined")),
+                f"maps + the {label} model v{model.version}'s {len(model.used)} weighted "
+                "signals (verify)",
+                lambda im, used=used: forensic_signals(im, cfg, features=used),
             )
         )
     for name, fn in rows:
@@ -246,13 +261,19 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--auroc-only", action="store_true", help="Only tables 3 and 4.")
+    parser.add_argument(
+        "--compare-model",
+        type=Path,
+        default=None,
+        help="Also time the weighted signals of another model file (e.g. the previous version).",
+    )
     args = parser.parse_args(argv)
     images = _cosmos() + _casia()
     if not images:
         console.print(f"[yellow]skipped:[/] no images under {DATA} (../shared/data is absent)")
         return 0
     if not args.auroc_only:
-        bench_extractors(images, args.repeats)
+        bench_extractors(images, args.repeats, args.compare_model)
         bench_index(_cosmos() or images, args.repeats)
     if _casia():
         bench_auroc()
