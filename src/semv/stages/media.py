@@ -226,13 +226,22 @@ def _release_freed_memory() -> None:
         ctypes.CDLL("libc.so.6").malloc_trim(0)
 
 
-@functools.cache
+_TOOLS_LOCK = threading.Lock()
+
+
 def tool_versions() -> str:
     """Versions of every external tool and model the extractors run (the fingerprint's
     ``tools``): installing, upgrading or removing one recomputes the media nodes. The probes
     start programs (exiftool, ffprobe, ffmpeg, tesseract): they run at once, not one after
     another. Cached for the process, like each probe's result (so a run's media node does not
-    start a pool of six threads to read six cached strings)."""
+    start a pool of six threads to read six cached strings); a caller that comes while the
+    probes run (``start_early``'s, in the background) waits for them instead of probing twice."""
+    with _TOOLS_LOCK:
+        return _tool_versions()
+
+
+@functools.cache
+def _tool_versions() -> str:
     probes: tuple[Callable[[], str], ...] = (
         metadata.tool_versions,
         container.ffprobe_version,
