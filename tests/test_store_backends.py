@@ -165,3 +165,28 @@ def test_postgres_runs_and_traces_survive_a_new_connection(pg_url: str) -> None:
     first.finish_run(run_id, RunStatus.COMMITTED)
     check = second.verify_trace(run_id)
     assert check.ok and check.events == 3
+
+
+def test_record_nodes_writes_the_cache_entries_it_is_given(store_url: str) -> None:
+    """The executor hands an executed node's cache entry to record_nodes (one transaction on
+    SQLite): afterwards the fingerprint is a cache hit with the same bytes, on both backends,
+    and writing the same entry again (another run computed the same output) is no error."""
+    store = Store(url=store_url)
+    try:
+        run_id = store.create_run(case_id="c", adapter="g", settings_hash="s", agents="a")
+        node = NodeRecord("n", "s", "e" * 64, "d" * 64, False, 0.1)
+        entry = ("e" * 64, "s", "d" * 64, b'{"x":1}')
+        assert store.cached_blob("e" * 64) is None
+        events = store.record_nodes(
+            run_id, [(node, TraceKind.NODE_EXECUTED, {}, "2026-01-01T00:00:00")], remember=[entry]
+        )
+        assert [e.node for e in events] == ["n"]
+        assert store.cached_blob("e" * 64) == ("d" * 64, b'{"x":1}')
+        other = store.create_run(case_id="c2", adapter="g", settings_hash="s", agents="a")
+        store.record_nodes(
+            other, [(node, TraceKind.NODE_EXECUTED, {}, "2026-01-01T00:00:01")], remember=[entry]
+        )
+        assert store.run_nodes(other)[0].output_hash == "d" * 64
+        assert store.verify_trace(run_id).ok and store.verify_trace(other).ok
+    finally:
+        store.close()

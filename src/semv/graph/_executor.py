@@ -205,6 +205,7 @@ class Executor:
         # node records + trace events not yet written: reused nodes are batched and written
         # in one transaction with the next executed node's, or when the run() ends
         self._pending: list[tuple[NodeRecord, TraceKind, dict[str, Any], str]] = []
+        self._remember: list[tuple[str, str, str, bytes]] = []  # cache entries not yet written
         self._blobs: dict[str, bytes] = {}  # the parent's outputs, read in one query
         self._hashes: dict[str, str] = {}  # node key -> content hash of its output
         self._part_hashes: dict[tuple[str, tuple[str | int, ...]], str] = {}  # projections'
@@ -351,7 +352,8 @@ class Executor:
             raise InvariantViolation(spec.key, invariant, detail)
         text = canonical_json(value)
         digest = sha256_text(text)
-        self.store.remember(fp, spec.stage.name, digest, text.encode("utf-8"))
+        # the cache entry is written with the node's record, in the same transaction (_flush)
+        self._remember.append((fp, spec.stage.name, digest, text.encode("utf-8")))
         outcome = NodeOutcome(
             spec.key, spec.stage.name, fp, digest, value, False,
             time.perf_counter() - started - waited,
@@ -405,4 +407,5 @@ class Executor:
     def _flush(self) -> None:
         """Write the queued node records and their hash-chained events (one transaction)."""
         pending, self._pending = self._pending, []
-        self.store.record_nodes(self.run_id, pending)
+        remember, self._remember = self._remember, []
+        self.store.record_nodes(self.run_id, pending, remember=remember)

@@ -616,9 +616,11 @@ class Store:
         self,
         run_id: str,
         build: Callable[[int, str], tuple[list[dict[str, Any]], list[TraceEvent]]],
+        remember: Sequence[tuple[str, str, str, bytes]] = (),
     ) -> list[TraceEvent]:
         """Insert the node rows and trace events ``build(head seq, head hash)`` returns, in one
-        transaction, on top of the run's current head.
+        transaction, on top of the run's current head; on SQLite the same transaction first
+        writes the cache entries ``remember`` lists (``Store.remember``'s arguments).
 
         PostgreSQL (several processes or machines may write one run): the run row is locked
         ``FOR UPDATE`` and the head read from the database inside the transaction, so appends
@@ -630,6 +632,9 @@ class Store:
             used: tuple[int, str] | None = None
             try:
                 if self._locking:
+                    for entry in remember:  # its own statements (ON CONFLICT DO NOTHING)
+                        self.remember(*entry)
+                    remember = ()
                     with self._engine.begin() as conn:
                         used = self._locked_head(conn, run_id)
                         node_rows, events = build(*used)
@@ -640,6 +645,13 @@ class Store:
                     used = self._heads.get(run_id) or self._load_head(run_id)
                     node_rows, events = build(*used)
                     with self._raw() as cur:
+                        if remember:
+                            now = utc_now()
+                            cur.executemany(_REMEMBER_BLOB, [(h, c) for _, _, h, c in remember])
+                            cur.executemany(
+                                _REMEMBER_FINGERPRINT,
+                                [(fp, stage, h, now) for fp, stage, h, _ in remember],
+                            )
                         if node_rows:
                             cur.executemany(_INSERT_NODE, node_rows)
                         cur.executemany(_INSERT_TRACE, [_trace_row(e) for e in events])
@@ -738,13 +750,19 @@ class Store:
         self,
         run_id: str,
         entries: Sequence[tuple[NodeRecord, TraceKind, dict[str, Any], str]],
+        *,
+        remember: Sequence[tuple[str, str, str, bytes]] = (),
     ) -> list[TraceEvent]:
         """Record several nodes and their trace events ``(record, kind, payload, at)`` in ONE
-        transaction: every row is written or none is. The events extend the hash chain in
-        the given order exactly as that many ``append_event`` calls would (same seq, prev_hash
-        and hash; ``at`` is when the node finished); the in-memory head moves only after the
-        transaction committed."""
+        transaction: every row is written or none is. ``remember`` lists cache entries
+        (``Store.remember``'s arguments: fingerprint, stage, output hash, content) written
+        with them (SQLite: in the same transaction; PostgreSQL: just before). The events
+        extend the hash chain in the given order exactly as that many ``append_event`` calls
+        would (same seq, prev_hash and hash; ``at`` is when the node finished); the in-memory
+        head moves only after the transaction committed."""
         if not entries:
+            for entry in remember:
+                self.remember(*entry)
             return []
 
         def build(seq: int, prev: str) -> tuple[list[dict[str, Any]], list[TraceEvent]]:
@@ -776,7 +794,7 @@ class Store:
                 prev = events[-1].hash
             return node_rows, events
 
-        return self._extend_chain(run_id, build)
+        return self._extend_chain(run_id, build, remember)
 
     def get_blobs(self, digests: Iterable[str]) -> dict[str, bytes]:
         """The blobs among ``digests`` that the store holds, in one query per 500 hashes."""
