@@ -122,6 +122,30 @@ def test_config_read_by_a_stage_enters_its_fingerprint(data_dir: Path) -> None:
     assert once(changed) is False
 
 
+def test_stages_sharing_a_name_keep_their_own_fingerprints(data_dir: Path) -> None:
+    # Two stage definitions may share a name (recall: with and without memory; one per
+    # procedure). Each node's fingerprint is built from its own definition's version,
+    # config and code, never from the first definition of that name seen in the run.
+    v1 = StageDef("double", "1", double, Num)
+    v2 = StageDef("double", "2", double, Num, reads=("decision",))
+    store = Store(data_dir)
+
+    def fingerprints(first: StageDef, second: StageDef) -> dict[str, str]:
+        run_id = store.create_run(case_id="t", adapter="t", settings_hash="s", agents="a")
+        ex = Executor(store, Settings(), ScriptedAgents(), run_id=run_id)
+        specs = [
+            NodeSpec("a", first, (Input("x", "seed"),)),
+            NodeSpec("b", second, (Input("x", "seed"),)),
+        ]
+        nodes = asyncio.run(ex.run(specs, {"seed": Num(value=1)}))
+        return {k: n.fingerprint for k, n in nodes.items()}
+
+    mixed = fingerprints(v1, v2)
+    assert mixed["a"] != mixed["b"]
+    assert fingerprints(v2, v2)["b"] == mixed["b"]
+    assert fingerprints(v1, v1)["a"] == mixed["a"]
+
+
 def test_graph_is_checked_before_it_runs() -> None:
     with pytest.raises(ValueError, match="undeclared inputs"):
         validate_graph([NodeSpec("d", DOUBLE, (Input("x", "missing"),))], {})

@@ -209,7 +209,9 @@ class Executor:
         self._blobs: dict[str, bytes] = {}  # the parent's outputs, read in one query
         self._hashes: dict[str, str] = {}  # node key -> content hash of its output
         self._part_hashes: dict[tuple[str, tuple[str | int, ...]], str] = {}  # projections'
-        self._parts: dict[str, dict[str, str]] = {}  # stage name -> stage_parts, this run
+        # stage -> stage_parts, this run; keyed by the whole StageDef, not its name: stages of
+        # one name differ in the code they hash (one per dimension module, per procedure)
+        self._parts: dict[StageDef, dict[str, str]] = {}
 
     async def run(
         self, specs: Sequence[NodeSpec], sources: Mapping[str, BaseModel]
@@ -272,10 +274,10 @@ class Executor:
                 part = project(values[inp.keys[0]], inp.path)
                 kwargs[inp.name] = part
                 hashes[inp.name] = self._input_hash(inp.keys[0], inp.path, part)
-        stage_body = self._parts.get(spec.stage.name)
+        stage_body = self._parts.get(spec.stage)
         if stage_body is None:
             stage_body = stage_parts(spec.stage, self.settings, self.agents)
-            self._parts[spec.stage.name] = stage_body
+            self._parts[spec.stage] = stage_body
         fp = fingerprint(spec, hashes, self.settings, self.agents, parts=stage_body)
         started = time.perf_counter()
         cached: tuple[str, bytes] | None = None
