@@ -20,7 +20,9 @@
    (in-sample) and on the held-out split (out-of-sample), a grouped 3-fold cross-validated
    AUROC over the whole corpus (folds = sha256(group) mod 3, so the held-out split is one fold;
    selection, standardisation and fit redone inside each fold: nested), the sha256 of the
-   source images (``data_sha256``) and this command.
+   source images (``data_sha256``) and this command. When ``--out`` already holds a model
+   file (the version being replaced), its AUROC on the same rows is reported as
+   ``previous_model`` (a before/after on identical images).
 
 The COSMOS sample is not read: it is kept for a final check (``benchmarks/forensics.py``).
 """
