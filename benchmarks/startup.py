@@ -19,6 +19,12 @@ ratio to its target.
   one-argument rejection (``semv contest --reject``).
 
     python benchmarks/startup.py [--repeats 3] [--latency 0.2] [--skip-ookpik]
+
+``--baseline SRC`` (with ``--only process``) also runs the cold verifies, with and without the
+photo, with another tree's sources (``PYTHONPATH=SRC``, e.g. ``git archive <commit> src``
+unpacked), alternating run by run with this tree so both see the same load, and prints wall,
+CPU (user + system) and peak RSS of each with the ratio and the load average: on a shared
+machine only such interleaved ratios compare.
 """
 
 from __future__ import annotations
@@ -57,6 +63,8 @@ class Proc:
     wall: float
     rss_mib: float
     stdout: str
+    cpu: float = 0.0
+    """User plus system CPU seconds of the process (all its threads)."""
 
 
 def run(args: Sequence[str], *, check: bool = True, env: dict[str, str] | None = None) -> Proc:
@@ -77,7 +85,7 @@ def run(args: Sequence[str], *, check: bool = True, env: dict[str, str] | None =
     child.returncode = os.waitstatus_to_exitcode(status)
     if check and child.returncode != 0:
         raise RuntimeError(f"semv {' '.join(args)} exited {child.returncode}")
-    return Proc(wall, usage.ru_maxrss * 1024 / MIB, stdout)
+    return Proc(wall, usage.ru_maxrss * 1024 / MIB, stdout, usage.ru_utime + usage.ru_stime)
 
 
 def median(values: Sequence[float]) -> float:
@@ -128,6 +136,41 @@ def bench_process(rows: Rows, repeats: int) -> None:
              "s", repeats, 3.0)  # fmt: skip
     rows.add("cold verify, SEMV_EMBED_CACHE=0: peak RSS",
              median([p.rss_mib for p in unembedded]), "MiB", repeats, 300)  # fmt: skip
+
+
+def bench_against(baseline: str, repeats: int) -> None:
+    """The cold verifies (with the photo, ``--text-only``) of the sources in ``baseline`` and
+    of this tree, alternated run by run: wall, CPU and peak RSS, medians, with the ratio."""
+    variants = {
+        "cold verify lyon-flood": ["verify", str(EXAMPLE)],
+        "cold verify --text-only": ["verify", str(EXAMPLE), "--text-only"],
+    }
+    trees = {"before": baseline, "after": str(ROOT / "src")}
+    runs: dict[tuple[str, str], list[Proc]] = {}
+    load = [os.getloadavg()[0]]
+    for _ in range(repeats):
+        for name, args in variants.items():
+            for which, src in trees.items():
+                with tempfile.TemporaryDirectory() as tmp:
+                    got = run([*args, "--data-dir", f"{tmp}/d"], env={"PYTHONPATH": src})
+                runs.setdefault((name, which), []).append(got)
+    load.append(os.getloadavg()[0])
+    table = Table(
+        title=f"before = {baseline}, after = this tree; alternated, median of {repeats}; "
+        f"load average {min(load):.1f}-{max(load):.1f}"
+    )
+    for col in ("figure", "before", "after", "after ÷ before"):
+        table.add_column(col, justify="left" if col == "figure" else "right")
+    for name in variants:
+        for figure, unit, field in (("wall", "s", "wall"), ("CPU", "s", "cpu"),
+                                    ("peak RSS", "MiB", "rss_mib")):  # fmt: skip
+            before = median([float(getattr(p, field)) for p in runs[(name, "before")]])
+            after = median([float(getattr(p, field)) for p in runs[(name, "after")]])
+            table.add_row(
+                f"{name}: {figure}", f"{before:.2f} {unit}", f"{after:.2f} {unit}",
+                f"{after / before:.2f}",
+            )  # fmt: skip
+    console.print(table)
 
 
 def bench_ookpik(rows: Rows, repeats: int) -> None:
@@ -265,10 +308,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--latency", type=float, default=0.2)
     parser.add_argument("--skip-ookpik", action="store_true")
     parser.add_argument("--only", choices=("process", "ookpik", "llm"))
+    parser.add_argument(
+        "--baseline",
+        metavar="SRC",
+        help="another tree's src folder: compare its cold verifies with this tree's, alternated",
+    )
     args = parser.parse_args(argv)
     rows = Rows("start-up, cold verify, throughput, memory (whole process, median of runs)")
     if args.only in (None, "process"):
         bench_process(rows, args.repeats)
+        if args.baseline:
+            bench_against(args.baseline, args.repeats)
     if args.only in (None, "ookpik") and not args.skip_ookpik:
         bench_ookpik(rows, args.ookpik_repeats)
     if args.only != "llm":
