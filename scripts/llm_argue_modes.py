@@ -64,14 +64,14 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def start_server(log: Path) -> tuple[subprocess.Popen[bytes], str]:
+def start_server(log: Path, threads: int) -> tuple[subprocess.Popen[bytes], str]:
     port = _free_port()
     out = log.open("w")
     proc = subprocess.Popen(
         [
             sys.executable, "-m", "llama_cpp.server", "--model", str(GGUF),
             "--model_alias", MODEL, "--host", "127.0.0.1", "--port", str(port),
-            "--n_ctx", str(N_CTX), "--n_threads", str(min(4, os.cpu_count() or 2)),
+            "--n_ctx", str(N_CTX), "--n_threads", str(threads),
         ],
         stdout=out,
         stderr=subprocess.STDOUT,
@@ -295,6 +295,13 @@ def main() -> None:
         "--fresh", action="store_true", help="Each mode its own store (no shared answers)."
     )
     parser.add_argument(
+        "--threads",
+        type=int,
+        default=min(4, os.cpu_count() or 2),
+        help="The server's threads; 1 on a loaded machine (two threads spin at every "
+        "barrier when one is descheduled: 5x the CPU per token at load 10-15).",
+    )
+    parser.add_argument(
         "--argue-only",
         action="append",
         metavar="DIMENSION",
@@ -311,7 +318,7 @@ def main() -> None:
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        proc, url = start_server(work / "server.log")
+        proc, url = start_server(work / "server.log", args.threads)
         try:
             for case in cases if args.argue_only else ():
                 for variant in variants:
