@@ -31,7 +31,7 @@ def test_flags_select_the_llm_backend_and_replay(data_dir: Path) -> None:
         n = len(server.requests)
     result = json.loads(out)
     assert result["usage"]["calls"] == n
-    assert set(result["usage"]["roles"]) >= {"decompose", "plan", "proponent", "opponent"}
+    assert set(result["usage"]["roles"]) >= {"decompose", "plan", "debaters"}  # batched
     report = json.loads(Path(result["report_paths"]["json"]).read_text(encoding="utf-8"))
     assert report["usage"]["calls"] == n
     # the same case again: every node is reused, no model call at all, same verdict

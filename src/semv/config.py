@@ -633,7 +633,9 @@ class LlmConfig(_Section):
         False, description="The model accepts images (a VLM): the describe role sends them."
     )
     batch_argue: bool = Field(
-        False, description="Proponent and opponent in one call (default: two concurrent calls)."
+        True,
+        description="Proponent and opponent in one call per subclaim (false: two concurrent "
+        "calls); chosen on the real test model, docs/evaluation.md.",
     )
     evidence_chars: int = Field(
         600,
