@@ -104,3 +104,18 @@ def test_a_bridge_query_retrieves_an_english_source(
     assert result.veracity == "True"
     assert result.rationale is not None and phrase in result.rationale
     assert any(e.url == SOURCE.url for e in result.evidence)
+
+
+def test_a_vietnamese_date_before_a_comma_is_read_whole() -> None:
+    # the shared finder reads the bare year of "... năm 2024," (a year may end a clause);
+    # the Vietnamese reading of the same span is more precise and replaces it, so the day
+    # and month are not left over as quantities ("12 tháng")
+    from semv.procedures.remmd._text import quantities, sentence_dates
+
+    text = "Ngày 12 tháng 3 năm 2024, một đám cháy đã xảy ra."
+    dates = sentence_dates(text, "vi")
+    assert [(d.year, d.month, d.day) for d in dates] == [(2024, 3, 12)]
+    assert quantities(text, dates) == ()
+    # a bare year elsewhere in the sentence is kept beside the full date
+    both = sentence_dates("Năm 2024, ngày 12 tháng 3 năm 2023 có cháy.", "vi")
+    assert [(d.year, d.month, d.day) for d in both] == [(2024, None, None), (2023, 3, 12)]

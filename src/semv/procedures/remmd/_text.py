@@ -296,6 +296,11 @@ def sentence_dates(text: str, language: str) -> list[DateMention]:
     2024" too, which the shared date finder does not read."""
     found = [d for d in find_dates(text, language) if not d.negated]
     for m in _VI_DATE.finditer(text):
+        # a bare year inside the match is the same date read less precisely ("... năm 2024,"):
+        # the full reading replaces it; any other overlap keeps the shared finder's reading
+        found = [
+            d for d in found if not (d.month is None and m.start() <= d.start and d.end <= m.end())
+        ]
         if any(d.start < m.end() and m.start() < d.end for d in found):
             continue
         day, month = int(m.group(1)), int(m.group(2))
