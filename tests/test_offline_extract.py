@@ -7,7 +7,7 @@ import pytest
 
 from semv.agents.offline import extract_facts, haversine_km
 from semv.nlp.dates import Agreement, compare, find_dates, from_iso
-from semv.nlp.entities import extract, person_matches
+from semv.nlp.entities import extract, person_matches, same_name
 from semv.nlp.places import PlaceKind, Relation, relation, resolve, specific
 from semv.nlp.text import content_words, lexical_overlap
 
@@ -90,6 +90,16 @@ def test_people_and_surname_matching() -> None:
     assert person_matches("Rand Paul", "Paul")
     assert person_matches("Ahed Tamimi", "Tamimi")
     assert not person_matches("Paul Gosar", "Bob Agnew")
+
+
+def test_same_name_for_people_organisations_and_events() -> None:
+    assert same_name("Rand Paul", "Paul")  # a person's surname
+    assert same_name("UNICEF", "unicef")  # equal once folded
+    assert same_name("European Union", "the European Union summit")  # two words, whole
+    assert same_name("the Red Cross appeal", "Red Cross")  # either way round
+    assert not same_name("World Bank", "World Health Organization")  # a shared word is not enough
+    assert not same_name("Red Crossing", "Red Cross appeal")  # whole words only
+    assert not same_name("", "Paris") and not same_name("NATO", "  ")
 
 
 def test_photo_credits_are_not_people() -> None:

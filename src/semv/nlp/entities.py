@@ -35,6 +35,7 @@ __all__ = [
     "extract_facts",
     "hint_texts",
     "person_matches",
+    "same_name",
     "strip_credits",
 ]
 
@@ -509,3 +510,17 @@ def person_matches(a: str, b: str) -> bool:
         return False
     ta, tb = set(fa.split()), set(fb.split())
     return sa == sb or (len(ta) == 1 and sa in tb) or (len(tb) == 1 and sb in ta)
+
+
+def same_name(a: str, b: str) -> bool:
+    """Two names of people, organisations or events refer to the same one: equal once folded,
+    the same person (:func:`person_matches`), or a name of two words or more found whole inside
+    the other ("European Union" in "the European Union summit")."""
+    fa, fb = fold(a), fold(b)
+    if not fa or not fb:
+        return False
+    if fa == fb or person_matches(a, b):
+        return True
+    return (len(fa.split()) >= 2 and f" {fa} " in f" {fb} ") or (
+        len(fb.split()) >= 2 and f" {fb} " in f" {fa} "
+    )

@@ -54,12 +54,11 @@ from typing import Any
 from semv.config import OfflineAgentConfig
 from semv.nlp import places as _places
 from semv.nlp.dates import Agreement, DateMention, compare
-from semv.nlp.entities import TextFacts, extract, person_matches, place_key
+from semv.nlp.entities import TextFacts, extract, place_key, same_name
 from semv.nlp.markers import MarkerList, parse_marker_file, recontext_marker
 from semv.nlp.quantities import numbers
 from semv.nlp.quotes import QUOTATION, quotes_claim
 from semv.nlp.similarity import similarity
-from semv.nlp.text import fold
 
 __all__ = [
     "CUE_FILE",
@@ -128,17 +127,6 @@ def _cap(n: int, cap: int) -> float:
     return min(n, cap) / cap
 
 
-def _same_name(a: str, b: str) -> bool:
-    fa, fb = fold(a), fold(b)
-    if not fa or not fb:
-        return False
-    if fa == fb or person_matches(a, b):
-        return True
-    return (len(fa.split()) >= 2 and f" {fa} " in f" {fb} ") or (
-        len(fb.split()) >= 2 and f" {fb} " in f" {fa} "
-    )
-
-
 def _shared(claim: TextFacts, text: TextFacts, tolerance_km: float) -> tuple[list[str], int]:
     """Names of ``text`` the claim names too, and how many of the claim's names are matched."""
     shared: list[str] = []
@@ -154,7 +142,7 @@ def _shared(claim: TextFacts, text: TextFacts, tolerance_km: float) -> tuple[lis
     names = (*claim.people, *claim.organizations, *claim.events)
     others = (*text.people, *text.organizations, *text.events)
     for name in names:
-        hits = [n for n in others if _same_name(name, n)]
+        hits = [n for n in others if same_name(name, n)]
         if hits:
             matched.add(name)
             shared.extend(hits)

@@ -53,10 +53,9 @@ from semv.model import Evidence, EvidenceKind, NotRelevant
 from semv.nlp import places as _places
 from semv.nlp.dates import Agreement, compare
 from semv.nlp.embeddings import cosine
-from semv.nlp.entities import TextFacts, extract, person_matches, place_key
+from semv.nlp.entities import TextFacts, extract, place_key, same_name
 from semv.nlp.quotes import quotes_claim
 from semv.nlp.similarity import similarity
-from semv.nlp.text import fold
 
 __all__ = [
     "FEATURES",
@@ -175,17 +174,6 @@ def load_relevance_model(embeddings: bool) -> RelevanceModel:
 # ---- features ---------------------------------------------------------------------------------
 
 
-def _same_name(a: str, b: str) -> bool:
-    fa, fb = fold(a), fold(b)
-    if not fa or not fb:
-        return False
-    if fa == fb or person_matches(a, b):
-        return True
-    return (len(fa.split()) >= 2 and f" {fa} " in f" {fb} ") or (
-        len(fb.split()) >= 2 and f" {fb} " in f" {fa} "
-    )
-
-
 def shared_names(claim: TextFacts, item: TextFacts, tolerance_km: float) -> tuple[str, ...]:
     """The item's places, people, organisations and events that the claim names too (places:
     the same name, or the same or a nearby gazetteer place)."""
@@ -195,17 +183,17 @@ def shared_names(claim: TextFacts, item: TextFacts, tolerance_km: float) -> tupl
     }
     claim_places = [m.place for m in claim.places if m.place is not None]
     for m in item.places:
-        same_name = place_key(m.text) in claim_keys or place_key(m.name) in claim_keys
+        named = place_key(m.text) in claim_keys or place_key(m.name) in claim_keys
         near = m.place is not None and any(
             _places.relation(c, m.place, tolerance_km)
             in (_places.Relation.SAME, _places.Relation.NEAR)
             for c in claim_places
         )
-        if same_name or near:
+        if named or near:
             shared.append(m.text)
     names = (*claim.people, *claim.organizations, *claim.events)
     for n in (*item.people, *item.organizations, *item.events):
-        if any(_same_name(c, n) for c in names):
+        if any(same_name(c, n) for c in names):
             shared.append(n)
     return tuple(dict.fromkeys(shared))
 
