@@ -23,7 +23,6 @@ comparison only; semv never reads it.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import statistics
 import sys
@@ -34,12 +33,11 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from semv.adapters import COSMOS_CONTRACT, get_adapter
-from semv.agents.offline import OfflineAgents
 from semv.config import Settings
 from semv.dimensions._context import FEATURES
-from semv.eval import balanced_accuracy, counts, evaluate, expected_calibration_error
+from semv.eval import balanced_accuracy, counts, expected_calibration_error
 from semv.eval._logistic import Logistic, fit_logistic
+from semv.fitting import CosmosVerdict, cosmos_verdicts
 from semv.store import Store
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -58,21 +56,8 @@ class Run:
 
 
 def pipeline(settings: Settings, store: Store, tmp: Path) -> Run:
-    loaded = list(get_adapter("cosmos").load(OOKPIK, text_only=True))
-    outcomes = asyncio.run(
-        evaluate(
-            loaded,
-            store=store,
-            settings=settings,
-            agents=OfflineAgents(settings),
-            contract=COSMOS_CONTRACT,
-            reports_dir=tmp / "reports",
-        )
-    )
-    ooc = [o.predicted == "OOC" for o in outcomes]
-    p = [float(o.probabilities.get("OOC", 0.5)) for o in outcomes]
-    psi = [pi if flag else 1.0 - pi for pi, flag in zip(p, ooc, strict=True)]  # Eq. 20
-    return Run(ooc, psi)
+    verdicts = cosmos_verdicts(OOKPIK, settings, store=store, reports_dir=tmp / "reports")
+    return Run([v.ooc for v in verdicts], [v.psi for v in verdicts])
 
 
 def constant_model(path: Path, attack: bool) -> Path:
@@ -129,17 +114,12 @@ class Design:
         model = fit_logistic([self.x[i] for i in train], [self.gold[i] for i in train], l2=best)
         seen = self.verdicts(model, train)
         calib = fit_logistic(
-            [calibration_input(*seen[i]) for i in train],
+            [CosmosVerdict(*seen[i]).calibration_input() for i in train],
             [self.gold[i] for i in train],
             l2=1e-3,
             balanced=False,
         )
         return model, best, calib
-
-
-def calibration_input(ooc: bool, psi: float) -> tuple[float, float]:
-    """The verdict as the calibration reads it: the decision and ψ̄ (Eq. 20's inputs)."""
-    return (1.0 if ooc else 0.0, psi)
 
 
 def two_passes(default: Settings) -> list[Run]:
@@ -213,7 +193,7 @@ def main(argv: list[str] | None = None) -> int:
             for i, (ooc, psi) in out.items():
                 pred[i] = ooc
                 p_eq20[i] = psi if ooc else 1.0 - psi
-                p_cal[i] = calib.predict([calibration_input(ooc, psi)])[0]
+                p_cal[i] = calib.predict([CosmosVerdict(ooc, psi).calibration_input()])[0]
                 pooled_pred.append(ooc)
                 pooled_gold.append(gold[i])
                 pooled_cal.append(p_cal[i])

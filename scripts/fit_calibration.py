@@ -17,20 +17,13 @@ estimate.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import datetime as dt
-import hashlib
-import json
 import sys
-import tempfile
 from pathlib import Path
 
-from semv.adapters import COSMOS_CONTRACT, get_adapter
-from semv.agents.offline import OfflineAgents
 from semv.config import Settings
-from semv.eval import evaluate
 from semv.eval._logistic import fit_logistic
-from semv.store import Store
+from semv.fitting import cosmos_verdicts, sha256_of, write_parameters
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -47,28 +40,9 @@ def main(argv: list[str] | None = None) -> int:
     if not args.train.is_file():
         print(f"{args.train}: training file not found", file=sys.stderr)
         return 2
-    settings = Settings()
-    loaded = list(get_adapter("cosmos").load(args.train, text_only=True))
-    with tempfile.TemporaryDirectory() as tmp_name:
-        tmp = Path(tmp_name)
-        store = Store(tmp / "store")
-        outcomes = asyncio.run(
-            evaluate(
-                loaded,
-                store=store,
-                settings=settings,
-                agents=OfflineAgents(settings),
-                contract=COSMOS_CONTRACT,
-                reports_dir=tmp / "reports",
-            )
-        )
-        store.close()
+    verdicts = cosmos_verdicts(args.train, Settings())
     gold = labels_of(args.train)
-    inputs: list[tuple[float, float]] = []
-    for o in outcomes:
-        ooc = o.predicted == "OOC"
-        p = float(o.probabilities.get("OOC", 0.5))
-        inputs.append((1.0 if ooc else 0.0, p if ooc else 1.0 - p))
+    inputs = [v.calibration_input() for v in verdicts]
     model = fit_logistic(inputs, gold, l2=1e-3, balanced=False)
     data = {
         "version": 1,
@@ -77,12 +51,12 @@ def main(argv: list[str] | None = None) -> int:
             "coef": [round(c, 6) for c in model.coef],
             "intercept": round(model.intercept, 6),
             "training_set": f"OOKPIK dev ({args.train.name}, {len(gold)} caption pairs)",
-            "training_sha256": hashlib.sha256(args.train.read_bytes()).hexdigest(),
+            "training_sha256": sha256_of(args.train),
             "command": "make fit  (python scripts/fit_calibration.py)",
             "fitted": dt.date.today().isoformat(),
         },
     }
-    args.out.write_text(json.dumps(data, indent=2) + "\n", "utf-8")
+    write_parameters(args.out, data)
     print(f"wrote {args.out}: coef {data['cosmos']['coef']}, intercept {model.intercept:+.3f}")
     return 0
 

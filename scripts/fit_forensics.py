@@ -43,6 +43,7 @@ from scipy.optimize import minimize
 from semv.config import ForensicsConfig
 from semv.eval import auroc
 from semv.eval.forensic_corpus import CorpusImage, corpus, real_sources
+from semv.fitting import write_parameters
 from semv.perception.manipulation import FEATURES, ManipulationModel, forensic_signals
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -300,8 +301,7 @@ def main(argv: list[str] | None = None) -> int:
         "command": "make fit-forensics  (python scripts/fit_forensics.py)",
         "fitted": dt.date.today().isoformat(),
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
+    write_parameters(args.out, payload, indent=1)
     print(
         json.dumps({k: payload[k] for k in ("counts", "threshold", "feature_set", "l2")}, indent=1)
     )

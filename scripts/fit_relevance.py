@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from semv.config import Settings
+from semv.fitting import finish_fit
 from semv.retrieval._fit import (
     build_pairs,
     fit_logistic,
@@ -125,12 +126,7 @@ def main() -> int:
         "models": models,
         "metrics": metrics,
     }
-    print(json.dumps(metrics, indent=2))
-    if args.metrics is not None:
-        args.metrics.write_text(json.dumps(metrics, indent=2) + "\n", encoding="utf-8")
-    if not args.check:
-        args.out.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
-        print(f"wrote {args.out}", file=sys.stderr)
+    finish_fit(payload, args.out, metrics=metrics, metrics_out=args.metrics, check=args.check)
     return 0
 
 

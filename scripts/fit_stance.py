@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import hashlib
 import json
 import sys
 import time
@@ -42,6 +41,7 @@ from typing import Any
 
 from semv.config import OfflineAgentConfig, Settings
 from semv.eval._logistic import Logistic, fit_logistic
+from semv.fitting import finish_fit, sha256_of
 from semv.nlp.stance import FEATURES, Stance, StanceModel, stance_features
 from semv.nlp.text import lexical_overlap
 
@@ -296,7 +296,7 @@ def main() -> int:
         "answers) labelled Supported->supports, Refuted->refutes, Not Enough Evidence->neither "
         "(Conflicting left out); other pairs (claim, answers of the lexically nearest other "
         "claim of the split) labelled neither. Odd indices held out.",
-        "training_sha256": hashlib.sha256(args.data.read_bytes()).hexdigest(),
+        "training_sha256": sha256_of(args.data),
         "fitted": dt.date.today().isoformat(),
         "l2": args.l2,
         "class_weight": "balanced",
@@ -306,12 +306,7 @@ def main() -> int:
         "models": models,
         "metrics": metrics,
     }
-    print(json.dumps(metrics, indent=2))
-    if args.metrics is not None:
-        args.metrics.write_text(json.dumps(metrics, indent=2) + "\n", encoding="utf-8")
-    if not args.check:
-        args.out.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
-        print(f"wrote {args.out}", file=sys.stderr)
+    finish_fit(payload, args.out, metrics=metrics, metrics_out=args.metrics, check=args.check)
     return 0
 
 
