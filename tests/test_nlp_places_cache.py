@@ -65,6 +65,23 @@ def test_unwritable_cache_falls_back_to_memory(
     assert blocker.read_text() == "not a directory"
 
 
+def test_a_failed_build_leaves_no_file_and_falls_back_to_memory(
+    tiny: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[int] = []
+
+    def ranked() -> tuple[list[Place], dict[str, list[Place]]]:
+        calls.append(1)
+        if len(calls) == 1:
+            raise OSError(28, "No space left on device")
+        return _tiny()
+
+    monkeypatch.setattr(places, "_ranked", ranked)
+    assert places.resolve("Paris") == PARIS
+    assert len(calls) == 2  # the cached build failed, the in-memory one served
+    assert list(tiny.iterdir()) == []  # neither the index nor its temporary file is left
+
+
 def test_fold_ascii_fast_path_matches_unicode_path() -> None:
     """ASCII text skips normalization; appending "é" forces the Unicode path for comparison."""
     for text in ("Lyon", "PARIS, Texas", "New-York 2024", "U.S.A.", "KIEV"):

