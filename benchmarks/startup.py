@@ -1,7 +1,11 @@
 """Whole-process start-up, cold verify, throughput, memory and the LLM critical path (issue 15).
 
 Every figure is one ``semv`` process as a user starts it (``python -m semv`` from the sources
-on PYTHONPATH), timed from outside; peak RSS is the child's own ``ru_maxrss`` (``os.wait4``).
+on PYTHONPATH), timed from outside; peak RSS is the child's own ``ru_maxrss`` (``os.wait4``),
+and the process tree's is that plus the peak RSS (``VmHWM``) of every process it started
+(OCR's worker, exiftool, tesseract), read from ``/proc`` every 10 ms and summed: an upper
+bound on the tree's memory at any one moment (pages shared between processes count in each;
+a tool process shorter than 10 ms may be missed).
 Medians over ``--repeats`` runs; the machines are shared and busy, so each row also gives the
 ratio to its target.
 
@@ -20,11 +24,12 @@ ratio to its target.
 
     python benchmarks/startup.py [--repeats 3] [--latency 0.2] [--skip-ookpik]
 
-``--baseline SRC`` (with ``--only process``) also runs the cold verifies, with and without the
-photo, with another tree's sources (``PYTHONPATH=SRC``, e.g. ``git archive <commit> src``
-unpacked), alternating run by run with this tree so both see the same load, and prints wall,
-CPU (user + system) and peak RSS of each with the ratio and the load average: on a shared
-machine only such interleaved ratios compare.
+``--baseline SRC`` (with ``--only process``, or alone with ``--only baseline``) also runs the
+cold verifies, with and without the photo, with another tree's sources (``PYTHONPATH=SRC``,
+e.g. ``git archive <commit> src`` unpacked), alternating run by run with this tree so both see
+the same load, and prints wall, CPU (user + system, with the processes it waited for) and peak
+RSS of each with the ratio and the load average: on a shared machine only such interleaved
+ratios compare.
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -65,6 +71,45 @@ class Proc:
     stdout: str
     cpu: float = 0.0
     """User plus system CPU seconds of the process (all its threads)."""
+    tree_mib: float = 0.0
+    """Peak RSS of the process plus the peak RSS of each process it started (summed)."""
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    with contextlib.suppress(OSError):
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children") as f:
+                found += [int(c) for c in f.read().split()]
+    return found
+
+
+def _hwm_kib(pid: int) -> int:
+    with contextlib.suppress(OSError), open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    return 0
+
+
+def _cmdline(pid: int) -> bytes:
+    with contextlib.suppress(OSError), open(f"/proc/{pid}/cmdline", "rb") as f:
+        return f.read()
+    return b""
+
+
+def _watch_tree(root: int, peaks: dict[int, int], stop: threading.Event) -> None:
+    """Every 10 ms, the peak RSS so far of each descendant of ``root`` (by pid). A child
+    still running its parent's command line is a fork that has not exec'd its program yet:
+    its peak is the parent's (shared pages), so it is read again once it has exec'd."""
+    while not stop.wait(0.01):
+        todo = [(pid, _cmdline(root)) for pid in _children(root)]
+        while todo:
+            pid, parent_cmd = todo.pop()
+            cmd = _cmdline(pid)
+            if cmd and cmd != parent_cmd:
+                peaks[pid] = max(peaks.get(pid, 0), _hwm_kib(pid))
+            todo += [(child, cmd) for child in _children(pid)]
 
 
 def run(args: Sequence[str], *, check: bool = True, env: dict[str, str] | None = None) -> Proc:
@@ -78,14 +123,22 @@ def run(args: Sequence[str], *, check: bool = True, env: dict[str, str] | None =
         text=True,
         env={**os.environ, **(env or {})},
     )
+    peaks: dict[int, int] = {}
+    stop = threading.Event()
+    watcher = threading.Thread(target=_watch_tree, args=(child.pid, peaks, stop), daemon=True)
+    watcher.start()
     assert child.stdout is not None
     stdout = child.stdout.read()
     _pid, status, usage = os.wait4(child.pid, 0)
     wall = time.perf_counter() - started
+    stop.set()
+    watcher.join()
     child.returncode = os.waitstatus_to_exitcode(status)
     if check and child.returncode != 0:
         raise RuntimeError(f"semv {' '.join(args)} exited {child.returncode}")
-    return Proc(wall, usage.ru_maxrss * 1024 / MIB, stdout, usage.ru_utime + usage.ru_stime)
+    rss = usage.ru_maxrss * 1024 / MIB
+    tree = rss + sum(peaks.values()) * 1024 / MIB
+    return Proc(wall, rss, stdout, usage.ru_utime + usage.ru_stime, tree)
 
 
 def median(values: Sequence[float]) -> float:
@@ -130,8 +183,12 @@ def bench_process(rows: Rows, repeats: int) -> None:
              repeats, 3.0)  # fmt: skip
     rows.add("cold verify lyon-flood: peak RSS", median([p.rss_mib for p in cold]), "MiB",
              repeats, 300)  # fmt: skip
+    rows.add("cold verify lyon-flood: peak RSS, process tree (sum)",
+             median([p.tree_mib for p in cold]), "MiB", repeats, 300)  # fmt: skip
     rows.add("cold verify --text-only: peak RSS", median([p.rss_mib for p in text]), "MiB",
              repeats, 300)  # fmt: skip
+    rows.add("cold verify --text-only: peak RSS, process tree (sum)",
+             median([p.tree_mib for p in text]), "MiB", repeats, 300)  # fmt: skip
     rows.add("cold verify, SEMV_EMBED_CACHE=0: wall", median([p.wall for p in unembedded]),
              "s", repeats, 3.0)  # fmt: skip
     rows.add("cold verify, SEMV_EMBED_CACHE=0: peak RSS",
@@ -163,7 +220,8 @@ def bench_against(baseline: str, repeats: int) -> None:
         table.add_column(col, justify="left" if col == "figure" else "right")
     for name in variants:
         for figure, unit, field in (("wall", "s", "wall"), ("CPU", "s", "cpu"),
-                                    ("peak RSS", "MiB", "rss_mib")):  # fmt: skip
+                                    ("peak RSS", "MiB", "rss_mib"),
+                                    ("peak RSS, tree (sum)", "MiB", "tree_mib")):  # fmt: skip
             before = median([float(getattr(p, field)) for p in runs[(name, "before")]])
             after = median([float(getattr(p, field)) for p in runs[(name, "after")]])
             table.add_row(
@@ -307,13 +365,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ookpik-repeats", type=int, default=1)
     parser.add_argument("--latency", type=float, default=0.2)
     parser.add_argument("--skip-ookpik", action="store_true")
-    parser.add_argument("--only", choices=("process", "ookpik", "llm"))
+    parser.add_argument("--only", choices=("process", "ookpik", "llm", "baseline"))
     parser.add_argument(
         "--baseline",
         metavar="SRC",
         help="another tree's src folder: compare its cold verifies with this tree's, alternated",
     )
     args = parser.parse_args(argv)
+    if args.only == "baseline":
+        if not args.baseline:
+            parser.error("--only baseline needs --baseline SRC")
+        bench_against(args.baseline, args.repeats)
+        return 0
     rows = Rows("start-up, cold verify, throughput, memory (whole process, median of runs)")
     if args.only in (None, "process"):
         bench_process(rows, args.repeats)

@@ -1,5 +1,5 @@
 """``python -m semv`` is the same as ``semv``."""
 
-from semv.cli import main
+from semv.cli import entry
 
-main()
+entry()
