@@ -29,7 +29,9 @@ cold verifies, with and without the photo, with another tree's sources (``PYTHON
 e.g. ``git archive <commit> src`` unpacked), alternating run by run with this tree so both see
 the same load, and prints wall, CPU (user + system, with the processes it waited for) and peak
 RSS of each with the ratio and the load average: on a shared machine only such interleaved
-ratios compare.
+ratios compare. With ``--only ookpik`` it runs the OOKPIK passes the same way instead (cold
+``--ookpik-repeats`` times, warm ``--repeats`` times, each tree on its own data dir) and
+prints cases/s, wall and CPU.
 """
 
 from __future__ import annotations
@@ -248,6 +250,56 @@ def bench_ookpik(rows: Rows, repeats: int) -> None:
              lower=False)  # fmt: skip
 
 
+def bench_ookpik_against(baseline: str, repeats: int, warm_repeats: int) -> None:
+    """OOKPIK dev text-only with the sources in ``baseline`` and with this tree, alternated run
+    by run: per tree ``repeats`` cold passes (a fresh data dir each), and after the first of
+    them ``warm_repeats`` identical reruns on its data dir; cases/s, wall and CPU, medians.
+    Each tree keeps its own data dir: a code change changes the fingerprints it hashes."""
+    if not OOKPIK.is_file():
+        console.print(f"[yellow]skipped OOKPIK comparison: {OOKPIK} not found[/]")
+        return
+    n = sum(1 for line in OOKPIK.read_text(encoding="utf-8").splitlines() if line.strip())
+    trees = {"before": baseline, "after": str(ROOT / "src")}
+    runs: dict[tuple[str, str], list[Proc]] = {}
+    load = [os.getloadavg()[0]]
+    with tempfile.TemporaryDirectory() as tmp:
+        for k in range(max(repeats, 1)):
+            for which, src in trees.items():
+                args = ["eval", "cosmos", str(OOKPIK), "--text-only", "--data-dir",
+                        f"{tmp}/{which}-{k}"]  # fmt: skip
+                got = run([*args, "--out", f"{tmp}/{which}-{k}-cold"], env={"PYTHONPATH": src})
+                runs.setdefault(("cold", which), []).append(got)
+        for k in range(warm_repeats):
+            for which, src in trees.items():
+                args = ["eval", "cosmos", str(OOKPIK), "--text-only", "--data-dir",
+                        f"{tmp}/{which}-0"]  # fmt: skip
+                got = run([*args, "--out", f"{tmp}/{which}-w{k}"], env={"PYTHONPATH": src})
+                runs.setdefault(("warm", which), []).append(got)
+    load.append(os.getloadavg()[0])
+    table = Table(
+        title=f"OOKPIK dev {n} rows --text-only: before = {baseline}, after = this tree; "
+        f"alternated, medians (cold {max(repeats, 1)}, warm {warm_repeats}); "
+        f"load average {min(load):.1f}-{max(load):.1f}"
+    )
+    for col in ("figure", "before", "after", "after ÷ before"):
+        table.add_column(col, justify="left" if col == "figure" else "right")
+    for phase in ("cold", "warm"):
+        if (phase, "after") not in runs:
+            continue
+        for figure, unit, get in (
+            ("cases/s", "", lambda p: n / p.wall),
+            ("wall", "s", lambda p: p.wall),
+            ("CPU", "s", lambda p: p.cpu),
+        ):
+            before = median([get(p) for p in runs[(phase, "before")]])
+            after = median([get(p) for p in runs[(phase, "after")]])
+            table.add_row(
+                f"{phase}: {figure}", f"{before:.2f} {unit}".strip(),
+                f"{after:.2f} {unit}".strip(), f"{after / before:.2f}",
+            )  # fmt: skip
+    console.print(table)
+
+
 # ---- the LLM backend against a fixed-latency server ------------------------------------------
 
 
@@ -369,7 +421,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--baseline",
         metavar="SRC",
-        help="another tree's src folder: compare its cold verifies with this tree's, alternated",
+        help="another tree's src folder: compare its cold verifies (with --only ookpik: the "
+        "OOKPIK passes, cold --ookpik-repeats, warm --repeats) with this tree's, alternated",
     )
     args = parser.parse_args(argv)
     if args.only == "baseline":
@@ -382,6 +435,9 @@ def main(argv: list[str] | None = None) -> int:
         bench_process(rows, args.repeats)
         if args.baseline:
             bench_against(args.baseline, args.repeats)
+    if args.baseline and args.only == "ookpik":
+        bench_ookpik_against(args.baseline, args.ookpik_repeats, args.repeats)
+        return 0
     if args.only in (None, "ookpik") and not args.skip_ookpik:
         bench_ookpik(rows, args.ookpik_repeats)
     if args.only != "llm":

@@ -86,6 +86,24 @@ def test_identical_second_run_executes_zero_stages(data_dir: Path) -> None:
     assert all(second.values()) and CALLS == []
 
 
+def test_a_rerun_reads_its_cached_outputs_in_one_query(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = Store(data_dir)
+    run(store, 34)
+    lookups: list[str] = []
+    single = store.cached_blob
+    monkeypatch.setattr(store, "cached_blob", lambda fp: lookups.append(fp) or single(fp))
+    assert all(run(store, 34).values())
+    assert lookups == []  # every node found among the previous run's fingerprints
+    # another case's run has no previous run: each node is looked up on its own
+    run_id = store.create_run(case_id="other", adapter="test", settings_hash="s", agents="a")
+    assert store.prefetch_cached(run_id) == {}
+    ex = Executor(store, Settings(), ScriptedAgents(), run_id=run_id)
+    nodes = asyncio.run(ex.run(graph(), {"seed": Num(value=34)}))
+    assert all(n.reused for n in nodes.values()) and len(lookups) == 4
+
+
 def test_change_recomputes_only_the_affected_projection(data_dir: Path) -> None:
     store = Store(data_dir)
     run(store, 34)

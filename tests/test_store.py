@@ -10,7 +10,7 @@ from sqlalchemy import create_engine, text
 
 from semv.errors import RunNotFound, StoreError
 from semv.model import RunStatus, TraceKind
-from semv.store import Store, genesis_hash
+from semv.store import NodeRecord, Store, canonical_json, genesis_hash
 
 
 def _run(store: Store) -> str:
@@ -133,3 +133,38 @@ def test_blobs_in_one_query_and_cache_hit_with_content(store_url: str) -> None:
     assert store.get_blobs(["h" * 64, "x" * 64]) == {"h" * 64: b'{"a":1}'}
     assert store.cached_blob("f" * 64) == ("h" * 64, b'{"a":1}')
     assert store.cached_blob("g" * 64) is None
+
+
+def test_run_status_has_runs_and_the_previous_runs_cache_entries(store_url: str) -> None:
+    store = Store(url=store_url)
+    assert not store.has_runs()
+    first = _run(store)
+    assert store.has_runs() and store.run_status(first) is RunStatus.RUNNING
+    store.remember("fp-a", "stage", "h-a", b'{"a":1}')
+    store.remember("fp-b", "stage", "h-b", b'{"b":2}')
+    store.record_nodes(
+        first,
+        [
+            (NodeRecord("a", "stage", "fp-a", "h-a", False, 0.0), TraceKind.NODE_EXECUTED, {},
+             "2026-01-01T00:00:00+00:00"),
+        ],
+    )  # fmt: skip
+    store.finish_run(first, RunStatus.FAILED, error="x")
+    assert store.run_status(first) is RunStatus.FAILED
+    second = _run(store)  # the same case: its previous run's fingerprints, in one query
+    assert store.prefetch_cached(second) == {"fp-a": ("h-a", b'{"a":1}')}
+    other = store.create_run(case_id="c2", adapter="generic", settings_hash="s", agents="a/1")
+    assert store.prefetch_cached(other) == {}
+    with pytest.raises(RunNotFound):
+        store.run_status("r-none")
+
+
+@pytest.mark.parametrize("node", [None, "argue:when", 'quo"te\\ é 東京 \u2028 \x01'])
+def test_chain_event_hash_is_the_canonical_json_hash_of_its_body(node: str | None) -> None:
+    from semv.store._store import chain_event, event_hash
+
+    payload = {"z": [1, 2.5, None], "a": {"é": "ü\n"}, "stage": 'x"y'}
+    event, row = chain_event("r1", 7, TraceKind.NODE_REUSED, node, payload, "2026-01-01T0", "p")
+    body = event.model_dump(mode="json", exclude={"hash"})
+    assert event.hash == event_hash(body) == row["hash"]
+    assert row["payload"] == canonical_json(payload) and row["kind"] == "node.reused"

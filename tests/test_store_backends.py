@@ -13,7 +13,7 @@ from sqlalchemy import create_engine, inspect, select, text
 from semv.model import RunStatus, TraceKind
 from semv.store import NodeRecord, Store
 from semv.store import _schema as t
-from semv.store._migrate import current_revision, head_revision
+from semv.store._migrate import alembic_head, current_revision, head_revision
 
 _PRE_MIGRATION_TABLES = [
     t.blobs,
@@ -40,6 +40,10 @@ def test_fresh_store_is_at_the_newest_revision(store_url: str) -> None:
     assert {table.name for table in t.metadata.sorted_tables} <= tables
     store.close()
     Store(url=store_url).close()  # a second open finds the head and changes nothing
+
+
+def test_head_read_from_the_migration_files_is_alembics_head() -> None:
+    assert head_revision() == alembic_head()
 
 
 def test_pre_migration_sqlite_store_is_adopted_without_losing_runs(tmp_path: Path) -> None:

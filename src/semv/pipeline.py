@@ -7,6 +7,7 @@ re-raises; bad input never reaches this point (adapters validate first), so it l
 
 from __future__ import annotations
 
+import hashlib
 import json
 import tempfile
 import time
@@ -19,7 +20,7 @@ from pydantic import BaseModel
 
 from semv import __version__
 from semv.agents import Agents
-from semv.atomic import write_text_atomic
+from semv.atomic import write_bytes_atomic
 from semv.config import Settings
 from semv.errors import SemvError
 from semv.export import publish_html, report_url
@@ -49,7 +50,7 @@ from semv.procedures import (
 from semv.report._usage import with_usage
 from semv.stages import CASE_SOURCE, MEMORY_SOURCE
 from semv.stages import media as media_stage
-from semv.store import Store, content_hash, result_hash, sha256_file, sha256_text, utc_now
+from semv.store import Store, content_hash, result_hash, sha256_text, utc_now
 from semv.usage import Ledger, bind_ledger
 
 if TYPE_CHECKING:
@@ -82,18 +83,25 @@ class RunOutcome:
 
 def write_reports(report: RenderedReport, out_dir: Path) -> dict[str, str]:
     """Write report.{md,html,json} atomically (temp file + rename): never half-written."""
+    return {fmt: path for fmt, (path, _digest) in _write_report_files(report, out_dir).items()}
+
+
+def _write_report_files(report: RenderedReport, out_dir: Path) -> dict[str, tuple[str, str]]:
+    """``write_reports``, with the sha256 of each file's bytes as written (format → (absolute
+    path, digest)): the trace records the digests without reading the files back."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    paths: dict[str, str] = {}
-    for fmt, text in (
-        ("markdown", report.markdown),
-        ("html", report.html),
-        ("json", report.json_report),
+    where = out_dir.resolve()
+    written: dict[str, tuple[str, str]] = {}
+    for fmt, suffix, text in (
+        ("markdown", "md", report.markdown),
+        ("html", "html", report.html),
+        ("json", "json", report.json_report),
     ):
-        suffix = {"markdown": "md", "html": "html", "json": "json"}[fmt]
-        target = out_dir / f"report.{suffix}"
-        write_text_atomic(target, text, prefix=".report-")
-        paths[fmt] = str(target.resolve())
-    return paths
+        data = text.encode("utf-8")
+        target = where / f"report.{suffix}"
+        write_bytes_atomic(target, data, prefix=".report-")
+        written[fmt] = (str(target), hashlib.sha256(data).hexdigest())
+    return written
 
 
 async def run_case(
@@ -125,7 +133,7 @@ async def run_case(
     settings_hash = sha256_text(settings.model_dump_json())
     specs = chosen.graph(case, contract=contract, memory=memory is not None, retrieval=retrieval)
     # tool probes, OCR's engine and spaCy start loading while the graph is set up
-    media_stage.start_early(case.media, nothing_cached=store.count_runs() == 0)
+    media_stage.start_early(case.media, nothing_cached=not store.has_runs())
     run_id = store.create_run(
         case_id=case.id,
         adapter=case.adapter,
@@ -312,14 +320,14 @@ def publish_reports(
         url=report_url(settings.export, run_id, None),  # relative: no machine path in a report
         date_published=utc_now(),
     )
-    paths = write_reports(report.model_copy(update={"html": html}), out_dir)
+    written = _write_report_files(report.model_copy(update={"html": html}), out_dir)
     store.append_event(
         run_id,
         TraceKind.REPORT_WRITTEN,
         node="render",
-        payload={fmt: {"path": p, "sha256": sha256_file(p)} for fmt, p in paths.items()},
+        payload={fmt: {"path": p, "sha256": digest} for fmt, (p, digest) in written.items()},
     )
-    return paths
+    return {fmt: p for fmt, (p, _digest) in written.items()}
 
 
 def append_commit(

@@ -307,15 +307,12 @@ async def verify_record(
         logger.warning("%s: %s", loaded.case.id, exc)
         record.update(status="failed", error=str(exc), prediction=None, gold=None)
     else:
-        committed = store.get_run(run.result.run_id)
+        status = store.run_status(run.result.run_id)
         gold = None
         if loaded.gold is not None:
-            gold = task.gold(
-                loaded.gold.reveal(committed.status),
-                loaded.gold.reveal_details(committed.status),
-            )
+            gold = task.gold(loaded.gold.reveal(status), loaded.gold.reveal_details(status))
         record.update(
-            status=committed.status.value if committed.status is RunStatus.COMMITTED else "failed",
+            status=status.value if status is RunStatus.COMMITTED else "failed",
             run_id=run.result.run_id,
             label=run.result.label,
             probabilities=dict(run.result.probabilities),

@@ -12,8 +12,10 @@ whole downstream cone reused.
 from __future__ import annotations
 
 import asyncio
+import functools
 import graphlib
 import inspect
+import json
 import logging
 import time
 from collections.abc import Callable, Collection, Mapping, Sequence
@@ -80,19 +82,26 @@ def validate_graph(specs: Sequence[NodeSpec], sources: Mapping[str, BaseModel]) 
         missing = [d for d in spec.dependencies if d not in known]
         if missing:
             raise ValueError(f"{spec.key}: undeclared inputs {missing}")
-        params = [
-            p.name
-            for p in inspect.signature(spec.stage.fn).parameters.values()
-            if p.kind is inspect.Parameter.KEYWORD_ONLY
-        ]
+        params = _keyword_params(spec.stage.fn)
         bound = [i.name for i in spec.inputs]
-        if sorted(params) != sorted(bound):
+        if params != sorted(bound):
             raise ValueError(f"{spec.key}: stage {spec.stage.name} takes {params}, bound {bound}")
         sorter.add(spec.key, *[d for d in spec.dependencies if d not in sources])
     try:
         return list(sorter.static_order())
     except graphlib.CycleError as exc:
         raise ValueError(f"stage graph has a cycle: {exc.args[1]}") from exc
+
+
+@functools.cache
+def _keyword_params(fn: Callable[..., Any]) -> list[str]:
+    """The sorted keyword-only parameter names of a stage function (read once a process:
+    ``inspect.signature`` cost a tenth of a warm run's graph check)."""
+    return sorted(
+        p.name
+        for p in inspect.signature(fn).parameters.values()
+        if p.kind is inspect.Parameter.KEYWORD_ONLY
+    )
 
 
 def source_inputs(specs: Sequence[NodeSpec], settings: Settings) -> dict[str, dict[str, Any]]:
@@ -151,12 +160,27 @@ def fingerprint(
         params["sources"] = pin["sources"]
     body = dict(parts if parts is not None else stage_parts(spec.stage, settings, agents))
     body["params"] = canonical_json(params)
-    body["inputs"] = canonical_json(dict(input_hashes))
+    body["inputs"] = _hashes_json(input_hashes)
     if pin and "external" in pin and "external" in body:
         body["external"] = canonical_json(pin["external"])
     # the canonical JSON of the body, from its values' canonical JSON: sorted keys, no spaces
-    text = "{" + ",".join(f"{canonical_json(k)}:{body[k]}" for k in sorted(body)) + "}"
+    text = "{" + ",".join(f"{_json_str(k)}:{body[k]}" for k in sorted(body)) + "}"
     return sha256_text(text)
+
+
+_json_str = json.JSONEncoder(ensure_ascii=False).encode
+"""A string's JSON as ``canonical_json`` writes it."""
+
+
+def _hashes_json(input_hashes: Mapping[str, Any]) -> str:
+    """``canonical_json`` of the input hashes (a name → a hash or a list of hashes): plain
+    strings, so ``json.dumps`` alone writes the same text without pydantic's walk first."""
+    try:
+        return json.dumps(
+            dict(input_hashes), sort_keys=True, separators=(",", ":"), ensure_ascii=False
+        )
+    except TypeError:  # not plain JSON values: the general path
+        return canonical_json(dict(input_hashes))
 
 
 class Executor:
@@ -207,6 +231,8 @@ class Executor:
         self._pending: list[tuple[NodeRecord, TraceKind, dict[str, Any], str]] = []
         self._remember: list[tuple[str, str, str, bytes]] = []  # cache entries not yet written
         self._blobs: dict[str, bytes] = {}  # the parent's outputs, read in one query
+        # cache entries under the fingerprints of this case's previous run, read in one query
+        self._prefetched: dict[str, tuple[str, bytes]] = {}
         self._hashes: dict[str, str] = {}  # node key -> content hash of its output
         self._part_hashes: dict[tuple[str, tuple[str | int, ...]], str] = {}  # projections'
         # stage -> stage_parts, this run; keyed by the whole StageDef, not its name: stages of
@@ -224,6 +250,7 @@ class Executor:
         self._blobs = self.store.get_blobs(
             h for k, (_, h) in self.reuse.items() if k in by_key and k not in self.force
         )
+        self._prefetched = self.store.prefetch_cached(self.run_id) if self.cache else {}
         values: dict[str, BaseModel] = dict(sources)
         done: dict[str, asyncio.Future[NodeOutcome]] = {}
         loop = asyncio.get_running_loop()
@@ -258,6 +285,7 @@ class Executor:
         finally:
             self._flush()  # a failed run's trace still holds every node that finished
             self._blobs = {}
+            self._prefetched = {}
         return {key: fut.result() for key, fut in done.items()}
 
     async def _evaluate(self, spec: NodeSpec, values: Mapping[str, BaseModel]) -> NodeOutcome:
@@ -295,7 +323,7 @@ class Executor:
                 blob = self._blobs.pop(parent[1], None)
                 cached = (parent[1], blob if blob is not None else self.store.get_blob(parent[1]))
             if cached is None and self.cache:
-                cached = self.store.cached_blob(fp)
+                cached = self._prefetched.get(fp) or self.store.cached_blob(fp)
         if cached is not None:
             digest, raw = cached
             value = spec.stage.output.model_validate_json(raw)

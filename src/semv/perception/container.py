@@ -30,6 +30,7 @@ from semv.model import (
     UncertaintyCode,
 )
 from semv.perception._context import ExtractContext, nothing, only
+from semv.perception._toolcache import remembered
 from semv.perception.integrity import STRUCTURAL_RELEVANCE
 
 __all__ = ["ffmpeg_version", "ffprobe_version", "probe", "probe_file", "streams"]
@@ -52,6 +53,12 @@ class ProbeFailed(Exception):
 
 @functools.cache
 def _version(tool: str) -> str:
+    """``<tool> <version>``, remembered by the program file's identity
+    (``semv.perception._toolcache``)."""
+    return remembered(tool, tool, lambda: _ask_version(tool))
+
+
+def _ask_version(tool: str) -> str:
     exe = shutil.which(tool)
     if exe is None:
         return f"{tool} missing"

@@ -39,6 +39,7 @@ from semv.perception._exiftool import (
     FileUnreadable,
     default_session,
 )
+from semv.perception._toolcache import remembered
 
 __all__ = [
     "METADATA_RELIABILITY",
@@ -63,7 +64,13 @@ def metadata_evidence_id(asset_id: str) -> str:
 
 
 def tool_versions() -> str:
-    """``exiftool <version>``, or ``exiftool missing``: part of the media stage's fingerprint."""
+    """``exiftool <version>``, or ``exiftool missing``: part of the media stage's fingerprint
+    (remembered by the program file's identity, ``semv.perception._toolcache``: asking
+    starts exiftool)."""
+    return remembered("exiftool", default_session().executable, _exiftool_version)
+
+
+def _exiftool_version() -> str:
     try:
         return f"exiftool {default_session().version()}"
     except ExifToolMissing:

@@ -41,6 +41,7 @@ from semv.model import (
     UncertaintyCode,
 )
 from semv.perception._context import ExtractContext, nothing, only
+from semv.perception._toolcache import remembered
 from semv.perception.video import keyframes_evidence_id
 
 if TYPE_CHECKING:
@@ -104,16 +105,29 @@ def language_of(text: str) -> str:
 @functools.cache
 def ocr_versions() -> str:
     """Versions of tesseract and RapidOCR (or that they are missing), for the fingerprint."""
-    parts = []
-    try:
-        import pytesseract
-
-        parts.append(f"tesseract {pytesseract.get_tesseract_version()}")
-    except Exception:  # ImportError, TesseractNotFoundError
-        parts.append("tesseract missing")
+    parts = [remembered("tesseract", _tesseract_cmd(), _tesseract_version)]
     rapid = dist_version("rapidocr")
     parts.append("rapidocr missing" if rapid is None else f"rapidocr {rapid}")
     return "; ".join(parts)
+
+
+def _tesseract_cmd() -> str:
+    try:
+        import pytesseract
+    except ImportError:
+        return "tesseract"
+    return str(pytesseract.pytesseract.tesseract_cmd)
+
+
+def _tesseract_version() -> str:
+    """``tesseract <version>`` (starts tesseract; ``ocr_versions`` remembers the answer by the
+    program file's identity, ``semv.perception._toolcache``)."""
+    try:
+        import pytesseract
+
+        return f"tesseract {pytesseract.get_tesseract_version()}"
+    except Exception:  # ImportError, TesseractNotFoundError
+        return "tesseract missing"
 
 
 _ENGINE: Any = None

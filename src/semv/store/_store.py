@@ -33,7 +33,6 @@ from sqlalchemy import (
     select,
     update,
 )
-from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.exc import IntegrityError, OperationalError, SQLAlchemyError
 
 from semv.errors import RunNotFound, StoreError
@@ -73,6 +72,19 @@ _FINISH_RUN = (
     "error = ?, trace_head = (SELECT hash FROM trace WHERE run_id = ? ORDER BY seq DESC LIMIT 1) "
     "WHERE run_id = ? AND status = 'running'"
 )
+_PREFETCH = (
+    "SELECT n.fingerprint, n.output_hash, b.content FROM node_cache n "
+    "JOIN blobs b ON b.hash = n.output_hash WHERE n.fingerprint IN ("
+    "SELECT fingerprint FROM nodes WHERE run_id = ("
+    "SELECT p.run_id FROM runs p JOIN runs r ON r.run_id = ? "
+    "WHERE p.case_id = r.case_id AND p.adapter = r.adapter AND p.run_id != r.run_id "
+    "ORDER BY p.created_at DESC LIMIT 1))"
+)
+_CREATE_RUN = (
+    "INSERT INTO runs (run_id, case_id, adapter, status, created_at, parent_run_id, "
+    "settings_hash, agents) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+)
+_CREATE_OWNER = "INSERT INTO run_owners (run_id, pid, host, heartbeat_at) VALUES (?, ?, ?, ?)"
 _REMEMBER_BLOB = "INSERT OR IGNORE INTO blobs (hash, content) VALUES (?, ?)"
 _REMEMBER_FINGERPRINT = (
     "INSERT OR IGNORE INTO node_cache (fingerprint, stage, output_hash, created_at) "
@@ -147,6 +159,19 @@ class NodeRecord:
     output_hash: str
     reused: bool
     seconds: float
+
+
+@dataclass(frozen=True)
+class FinishedRun:
+    """What ``Store.finish_run`` writes into a running run's row."""
+
+    run_id: str
+    status: RunStatus
+    finished_at: str
+    label: str | None = None
+    confidence: float | None = None
+    result_json: str | None = None
+    error: str | None = None
 
 
 @dataclass(frozen=True)
@@ -341,6 +366,24 @@ class Store:
         parent_run_id: str | None = None,
     ) -> str:
         run_id = new_run_id()
+        if not self._locking:  # SQLite: plain sqlite3, both rows in one transaction
+            now = utc_now()
+            try:
+                with self._raw() as cur:
+                    cur.execute(
+                        _CREATE_RUN,
+                        (run_id, case_id, adapter, RunStatus.RUNNING.value, now,
+                         parent_run_id, settings_hash, agents),
+                    )  # fmt: skip
+                    cur.execute(_CREATE_OWNER, (run_id, os.getpid(), self.host, utc_now()))
+                    cur.connection.commit()
+            except sqlite3.IntegrityError as exc:
+                raise StoreError(
+                    f"run id collision for {run_id}; a run is never overwritten"
+                ) from exc
+            self._heads[run_id] = (-1, genesis_hash(run_id))
+            self._beats[run_id] = time.monotonic()
+            return run_id
         try:
             with self._tx() as conn:
                 conn.execute(
@@ -465,38 +508,24 @@ class Store:
         The recorded head is read by the UPDATE itself, so an event appended by another
         process up to that moment is covered (SQLite: the statement holds the write lock;
         PostgreSQL: the run row is locked first, which waits for appends in flight)."""
-        finished = utc_now()
-        if not self._locking:
-            recorded = self._finish_sqlite(
-                run_id, status, finished, label, confidence, result_json, error
-            )
-        else:
-            recorded = self._finish_locked(
-                run_id, status, finished, label, confidence, result_json, error
-            )
+        done = FinishedRun(run_id, status, utc_now(), label, confidence, result_json, error)
+        recorded = self._finish_locked(done) if self._locking else self._finish_sqlite(done)
         if self.head_log is not None:
             try:
-                self.head_log.append(run_id, status.value, recorded, finished)
+                self.head_log.append(run_id, status.value, recorded, done.finished_at)
             except OSError as exc:  # the run is committed; the anchor is best effort
                 logger.warning("cannot append to the head log %s: %s", self.head_log.path, exc)
 
-    def _finish_sqlite(
-        self,
-        run_id: str,
-        status: RunStatus,
-        finished: str,
-        label: str | None,
-        confidence: float | None,
-        result_json: str | None,
-        error: str | None,
-    ) -> str | None:
+    def _finish_sqlite(self, done: FinishedRun) -> str | None:
         """``finish_run`` on SQLite: the same UPDATE (the head read by the statement that
         holds the write lock), in plain ``sqlite3``; the recorded head."""
+        run_id = done.run_id
         with self._raw() as cur:
             cur.execute(
                 _FINISH_RUN,
-                (status.value, finished, label, confidence, result_json, error, run_id, run_id),
-            )
+                (done.status.value, done.finished_at, done.label, done.confidence,
+                 done.result_json, done.error, run_id, run_id),
+            )  # fmt: skip
             if cur.rowcount != 1:
                 cur.connection.rollback()
                 raise StoreError(f"run {run_id} is not running; a finished run is never modified")
@@ -504,16 +533,10 @@ class Store:
             cur.connection.commit()
         return None if row is None or row[0] is None else str(row[0])
 
-    def _finish_locked(
-        self,
-        run_id: str,
-        status: RunStatus,
-        finished: str,
-        label: str | None,
-        confidence: float | None,
-        result_json: str | None,
-        error: str | None,
-    ) -> str | None:
+    def _finish_locked(self, done: FinishedRun) -> str | None:
+        """``finish_run`` on PostgreSQL: the run row locked, then the UPDATE; the recorded
+        head."""
+        run_id = done.run_id
         head = (
             select(t.trace.c.hash)
             .where(t.trace.c.run_id == run_id)
@@ -530,12 +553,12 @@ class Store:
                 update(t.runs)
                 .where(t.runs.c.run_id == run_id, t.runs.c.status == RunStatus.RUNNING.value)
                 .values(
-                    status=status.value,
-                    finished_at=finished,
-                    label=label,
-                    confidence=confidence,
-                    result_json=result_json,
-                    error=error,
+                    status=done.status.value,
+                    finished_at=done.finished_at,
+                    label=done.label,
+                    confidence=done.confidence,
+                    result_json=done.result_json,
+                    error=done.error,
                     trace_head=head,
                 )
             )
@@ -564,6 +587,26 @@ class Store:
                 select(t.runs).order_by(t.runs.c.created_at.desc()).limit(limit)
             ).all()
         return [_run_record(r._mapping) for r in rows]
+
+    def has_runs(self) -> bool:
+        """Whether the store holds any run (one indexed row read, not a count)."""
+        if not self._locking:
+            with self._raw() as cur:
+                return cur.execute("SELECT 1 FROM runs LIMIT 1").fetchone() is not None
+        with self._tx() as conn:
+            return conn.execute(select(t.runs.c.run_id).limit(1)).first() is not None
+
+    def run_status(self, run_id: str) -> RunStatus:
+        """The status of the run ``run_id`` (an exact id, not a prefix)."""
+        if not self._locking:
+            with self._raw() as cur:
+                row = cur.execute("SELECT status FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+        else:
+            with self._tx() as conn:
+                row = conn.execute(select(t.runs.c.status).where(t.runs.c.run_id == run_id)).first()
+        if row is None:
+            raise RunNotFound(f"no run {run_id}")
+        return RunStatus(row[0])
 
     def count_runs(self) -> int:
         with self._tx() as conn:
@@ -598,24 +641,18 @@ class Store:
     ) -> TraceEvent:
         """Append one hash-chained event to a run's trace (I_trace: extend, never rewrite)."""
 
-        def build(seq_prev: int, prev: str) -> tuple[list[dict[str, Any]], list[TraceEvent]]:
-            body: dict[str, Any] = {
-                "run_id": run_id,
-                "seq": seq_prev + 1,
-                "kind": kind.value,
-                "node": node,
-                "payload": payload or {},
-                "at": utc_now(),
-                "prev_hash": prev,
-            }
-            return [], [TraceEvent(hash=event_hash(body), **body)]
+        def build(seq_prev: int, prev: str) -> _Built:
+            event, row = chain_event(
+                run_id, seq_prev + 1, kind, node, payload or {}, utc_now(), prev
+            )
+            return [], [event], [row]
 
         return self._extend_chain(run_id, build)[0]
 
     def _extend_chain(
         self,
         run_id: str,
-        build: Callable[[int, str], tuple[list[dict[str, Any]], list[TraceEvent]]],
+        build: Callable[[int, str], _Built],
         remember: Sequence[tuple[str, str, str, bytes]] = (),
     ) -> list[TraceEvent]:
         """Insert the node rows and trace events ``build(head seq, head hash)`` returns, in one
@@ -637,13 +674,13 @@ class Store:
                     remember = ()
                     with self._engine.begin() as conn:
                         used = self._locked_head(conn, run_id)
-                        node_rows, events = build(*used)
+                        node_rows, events, trace_rows = build(*used)
                         if node_rows:
                             conn.execute(insert(t.nodes), node_rows)
-                        conn.execute(insert(t.trace), [_trace_row(e) for e in events])
+                        conn.execute(insert(t.trace), trace_rows)
                 else:
                     used = self._heads.get(run_id) or self._load_head(run_id)
-                    node_rows, events = build(*used)
+                    node_rows, events, trace_rows = build(*used)
                     with self._raw() as cur:
                         if remember:
                             now = utc_now()
@@ -654,7 +691,7 @@ class Store:
                             )
                         if node_rows:
                             cur.executemany(_INSERT_NODE, node_rows)
-                        cur.executemany(_INSERT_TRACE, [_trace_row(e) for e in events])
+                        cur.executemany(_INSERT_TRACE, trace_rows)
                         cur.connection.commit()
             except (IntegrityError, sqlite3.IntegrityError) as exc:
                 self._heads.pop(run_id, None)
@@ -765,20 +802,16 @@ class Store:
                 self.remember(*entry)
             return []
 
-        def build(seq: int, prev: str) -> tuple[list[dict[str, Any]], list[TraceEvent]]:
+        def build(seq: int, prev: str) -> _Built:
             events: list[TraceEvent] = []
             node_rows: list[dict[str, Any]] = []
+            trace_rows: list[dict[str, Any]] = []
             for node, kind, payload, at in entries:
                 seq += 1
-                body: dict[str, Any] = {
-                    "run_id": run_id,
-                    "seq": seq,
-                    "kind": kind.value,
-                    "node": node.key,
-                    "payload": payload,
-                    "at": at,
-                    "prev_hash": prev,
-                }
+                event, row = chain_event(run_id, seq, kind, node.key, payload, at, prev)
+                events.append(event)
+                trace_rows.append(row)
+                prev = event.hash
                 node_rows.append(
                     {
                         "run_id": run_id,
@@ -790,9 +823,7 @@ class Store:
                         "seconds": node.seconds,
                     }
                 )
-                events.append(TraceEvent(hash=event_hash(body), **body))
-                prev = events[-1].hash
-            return node_rows, events
+            return node_rows, events, trace_rows
 
         return self._extend_chain(run_id, build, remember)
 
@@ -808,6 +839,40 @@ class Store:
                 ).all()
                 found.update((str(r[0]), bytes(r[1])) for r in rows)
         return found
+
+    def prefetch_cached(self, run_id: str) -> dict[str, tuple[str, bytes]]:
+        """The fingerprint cache's entries (fingerprint → output hash, content) for the
+        fingerprints of the latest other run of ``run_id``'s case (same case id and
+        adapter), in one query: a rerun of a case mostly finds its nodes under the
+        fingerprints its previous run recorded, so the executor reads them all at once
+        instead of one query a node (``cached_blob`` answers the rest). The entries are
+        exactly the rows ``cached_blob`` would return: cache rows are only ever inserted."""
+        if not self._locking:
+            with self._raw() as cur:
+                rows = cur.execute(_PREFETCH, (run_id,)).fetchall()
+            return {str(fp): (str(h), bytes(c)) for fp, h, c in rows}
+        this = t.runs.alias("r")
+        other = t.runs.alias("p")
+        previous = (
+            select(other.c.run_id)
+            .join(this, this.c.run_id == run_id)
+            .where(
+                other.c.case_id == this.c.case_id,
+                other.c.adapter == this.c.adapter,
+                other.c.run_id != this.c.run_id,
+            )
+            .order_by(other.c.created_at.desc())
+            .limit(1)
+            .scalar_subquery()
+        )
+        fingerprints = select(t.nodes.c.fingerprint).where(t.nodes.c.run_id == previous)
+        with self._tx() as conn:
+            found = conn.execute(
+                select(t.node_cache.c.fingerprint, t.node_cache.c.output_hash, t.blobs.c.content)
+                .join(t.blobs, t.blobs.c.hash == t.node_cache.c.output_hash)
+                .where(t.node_cache.c.fingerprint.in_(fingerprints))
+            ).all()
+        return {str(r[0]): (str(r[1]), bytes(r[2])) for r in found}
 
     def cached_blob(self, fingerprint: str) -> tuple[str, bytes] | None:
         """``cached_output`` and ``get_blob`` in one query: (output hash, content) or None."""
@@ -875,17 +940,56 @@ class Store:
         return [RevisionRecord(**r._mapping) for r in rows]
 
 
-def _trace_row(event: TraceEvent) -> dict[str, Any]:
-    return {
-        "run_id": event.run_id,
-        "seq": event.seq,
-        "kind": event.kind.value,
-        "node": event.node,
-        "payload": canonical_json(event.payload),
-        "at": event.at,
-        "prev_hash": event.prev_hash,
-        "hash": event.hash,
+_Built = tuple[list[dict[str, Any]], list[TraceEvent], list[dict[str, Any]]]
+"""What an append builds on the chain's head: node rows, trace events, their trace rows."""
+
+_json_str = json.JSONEncoder(ensure_ascii=False).encode
+"""A string's JSON, as ``canonical_json`` writes it."""
+
+
+def chain_event(
+    run_id: str,
+    seq: int,
+    kind: TraceKind,
+    node: str | None,
+    payload: dict[str, Any],
+    at: str,
+    prev: str,
+) -> tuple[TraceEvent, dict[str, Any]]:
+    """The event ``seq`` after ``prev`` and its trace row. Its hash is ``event_hash`` of the
+    body: the body's canonical JSON is written here from the payload's (sorted keys, no
+    spaces; the other fields are strings, an int and maybe null), so the payload is
+    serialised once, for the hash and the row alike."""
+    payload_json = canonical_json(payload)
+    text = (
+        f'{{"at":{_json_str(at)},"kind":{_json_str(kind.value)},'
+        f'"node":{"null" if node is None else _json_str(node)},"payload":{payload_json},'
+        f'"prev_hash":{_json_str(prev)},"run_id":{_json_str(run_id)},"seq":{int(seq)}}}'
+    )
+    digest = sha256_text(text)
+    event = TraceEvent(
+        run_id=run_id, seq=seq, kind=kind, node=node, payload=payload, at=at, prev_hash=prev,
+        hash=digest,
+    )  # fmt: skip
+    row = {
+        "run_id": run_id,
+        "seq": seq,
+        "kind": kind.value,
+        "node": node,
+        "payload": payload_json,
+        "at": at,
+        "prev_hash": prev,
+        "hash": digest,
     }
+    return event, row
+
+
+def pg_insert(table: Table) -> Any:
+    """PostgreSQL's ``INSERT`` (``ON CONFLICT DO NOTHING``); its dialect is imported only by a
+    store on PostgreSQL (~30 ms of every SQLite process's start otherwise)."""
+    from sqlalchemy.dialects.postgresql import insert
+
+    return insert(table)
 
 
 def _trace_event(r: Any) -> TraceEvent:
