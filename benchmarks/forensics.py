@@ -4,7 +4,7 @@
 
 1. Time per image: pHash, ORB features, ELA map, all forensic maps (ELA + noise + ghost +
    combined), the signals (double JPEG, copy-move, resampling, noise inconsistency, block
-   artifact grid, CFA), what verify computes (the model's weighted signals), on the real images
+   artifact grid, CFA, block-grained double-JPEG maps), what verify computes (the model's weighted signals), on the real images
    of ../shared/data (COSMOS news photos, CASIA samples).
 2. Reverse-search index: build time for the collection and query time per image.
 3. Image-level AUROC of every forensic signal and of the calibrated manipulation model on the
@@ -37,7 +37,7 @@ from rich.table import Table
 from semv.config import ForensicsConfig, ReverseSearchConfig
 from semv.eval import auroc
 from semv.eval.forensic_corpus import corpus
-from semv.perception import _bag, _cfa, _noise_local
+from semv.perception import _bag, _bdjpg, _cfa, _noise_local
 from semv.perception import _forensic_maps as fm
 from semv.perception._jpeg import read_structure
 from semv.perception._rsindex import IndexStore
@@ -98,6 +98,7 @@ def bench_extractors(images: list[Path], repeats: int, compare: Path | None = No
         ("  noise inconsistency (wavelet + kurtosis)", _noise_local.noise_inconsistency),
         ("  block artifact grid (BAG)", _bag.bag),
         ("  CFA trace", _cfa.cfa),
+        ("  block-grained double JPEG (aligned + non-aligned maps)", _bdjpg.block_djpg),
     ]
     models = [("shipped", load_model())]
     if compare is not None:

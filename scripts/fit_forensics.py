@@ -57,23 +57,35 @@ GLOBAL = ("ghost_dip", "dq_aligned", "resampling")
 """Signals measured over the whole image: a global re-save or resize moves them as much as an
 edit does (what made v1 flag most news photos)."""
 NEW = ("noise_wavelet", "noise_kurtosis", "bag", "cfa")
+BDJPG = ("bdjpg_aligned", "bdjpg_nonaligned")
+"""The block-grained double-JPEG likelihood-map signals (Bianchi & Piva 2012), added in v3."""
+_V2 = tuple(f for f in FEATURES if f not in BDJPG)
 CANDIDATES: dict[str, tuple[str, ...]] = {
-    "v1 (all signals of model v1)": tuple(f for f in FEATURES if f not in NEW),
-    "all": tuple(FEATURES),
-    "local (no whole-image signal)": tuple(f for f in FEATURES if f not in GLOBAL),
+    "v1 (all signals of model v1)": tuple(f for f in _V2 if f not in NEW),
+    "all": _V2,
+    "local (no whole-image signal)": tuple(f for f in _V2 if f not in GLOBAL),
     "local inconsistency + copy-move": (*NEW, "copy_move"),
+    # v3: the same sets with the block-grained DJPG maps, declared before they were scored
+    "all + block-grained DJPG": tuple(FEATURES),
+    "local + block-grained DJPG": tuple(f for f in FEATURES if f not in GLOBAL),
+    "local inconsistency + copy-move + block-grained DJPG": (*NEW, "copy_move", *BDJPG),
 }
-"""The declared candidate feature sets (fixed before any fit; chosen by inner CV)."""
+"""The declared candidate feature sets (fixed before any fit; chosen by inner CV). The first
+four are model v2's; the last three add the block-grained double-JPEG maps (v3)."""
 INNER_FOLDS = 4
 MAX_FPR = 0.10
 
 
-def measure(items: list[CorpusImage]) -> list[dict[str, float]]:
-    """The feature values of every corpus image (progress on stderr)."""
+def measure(
+    items: list[CorpusImage], features: tuple[str, ...] = FEATURES
+) -> list[dict[str, float]]:
+    """The values of ``features`` for every corpus image (progress on stderr)."""
     cfg = ForensicsConfig()
     rows = []
     for i, item in enumerate(items, 1):
-        sig = forensic_signals(item.image, cfg, quality=item.quality, q_luma=item.q_luma)
+        sig = forensic_signals(
+            item.image, cfg, quality=item.quality, q_luma=item.q_luma, features=features
+        )
         rows.append(sig.values)
         print(f"\r{i}/{len(items)} {item.name[:60]:60s}", end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
@@ -204,7 +216,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--features", type=Path, default=None, help="Also write the table (CSV).")
     parser.add_argument(
-        "--from-features", type=Path, default=None, help="Fit from a table written by --features."
+        "--from-features",
+        type=Path,
+        default=None,
+        help="Fit from a table written by --features (signals missing from it are measured).",
     )
     args = parser.parse_args(argv)
     if not (args.data / "casia2-samples").is_dir():
@@ -213,8 +228,15 @@ def main(argv: list[str] | None = None) -> int:
     items = list(corpus(args.data))
     if args.from_features is not None:
         with args.from_features.open(newline="") as fh:
-            cached = {r["name"]: r for r in csv.DictReader(fh)}
-        rows = [{f: float(cached[it.name][f]) for f in FEATURES} for it in items]
+            reader = csv.DictReader(fh)
+            cached = {r["name"]: r for r in reader}
+            columns = set(reader.fieldnames or ())
+        have = tuple(f for f in FEATURES if f in columns)
+        rows = [{f: float(cached[it.name][f]) for f in have} for it in items]
+        missing = tuple(f for f in FEATURES if f not in columns)
+        if missing:  # a table from before a signal was added: measure only the new ones
+            for row, new in zip(rows, measure(items, missing), strict=True):
+                row.update({f: new[f] for f in missing})
     else:
         rows = measure(items)
     if args.features is not None:

@@ -74,11 +74,11 @@ _D: Final = _dct_matrix()
 def luma(img: Image.Image, side: int = _MAX_SIDE) -> npt.NDArray[np.float64]:
     """JPEG's Y channel (ITU-R BT.601, level-shifted by −128), central crop ≤ ``side`` px on a
     multiple-of-8 offset so the JPEG grid is kept."""
-    y = np.asarray(img.convert("RGB"), dtype=np.float64) @ np.array([0.299, 0.587, 0.114])
-    h, w = y.shape
-    top = max(0, (h - side) // 2) // 8 * 8
-    left = max(0, (w - side) // 2) // 8 * 8
-    return np.asarray(y[top : top + side, left : left + side] - 128.0)
+    top = max(0, (img.height - side) // 2) // 8 * 8
+    left = max(0, (img.width - side) // 2) // 8 * 8
+    crop = img.crop((left, top, min(img.width, left + side), min(img.height, top + side)))
+    y = np.asarray(crop.convert("RGB"), dtype=np.float64) @ np.array([0.299, 0.587, 0.114])
+    return np.asarray(y - 128.0)
 
 
 def block_dct(y: npt.NDArray[np.float64], dy: int = 0, dx: int = 0) -> npt.NDArray[np.float64]:

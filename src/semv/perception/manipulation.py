@@ -23,6 +23,10 @@
                       Yu 2009)
 ``cfa``               a region lacking the image's demosaicing trace (``_cfa``, Popescu & Farid
                       2005; Ferrara et al. 2012)
+``bdjpg_aligned``     region score of the aligned double-JPEG likelihood map (``_bdjpg``,
+                      Bianchi & Piva 2012): a window not following the background's first
+                      compression on the same grid
+``bdjpg_nonaligned``  the same for the non-aligned (grid-shifted) first compression
 ====================  ==========================================================================
 
 ``ManipulationModel`` is a logistic regression over standardised features (Platt 1999: the
@@ -49,7 +53,7 @@ import numpy as np
 from PIL import Image
 
 from semv.config import ForensicsConfig
-from semv.perception import _bag, _cfa, _copymove, _dq, _noise_local, _resampling
+from semv.perception import _bag, _bdjpg, _cfa, _copymove, _dq, _noise_local, _resampling
 from semv.perception import _forensic_maps as fm
 from semv.perception._jpeg import read_structure
 
@@ -79,6 +83,8 @@ FEATURES: Final = (
     "noise_kurtosis",
     "bag",
     "cfa",
+    "bdjpg_aligned",
+    "bdjpg_nonaligned",
 )
 MODEL_FILE: Final = "data/forensic_model.json"
 
@@ -96,6 +102,7 @@ class Signals:
     noise_region: tuple[int, int, int, int] | None = None
     bag_region: tuple[int, int, int, int] | None = None
     cfa_region: tuple[int, int, int, int] | None = None
+    bdjpg_region: tuple[int, int, int, int] | None = None
 
 
 def jpeg_params(img: Image.Image) -> tuple[int | None, tuple[int, ...] | None]:
@@ -164,7 +171,7 @@ def forensic_signals(
         dq = _dq.aligned_dq(img, q_luma)
         values["dq_aligned"] = dq.strength
         values["dq_region"], out["dq_region_box"] = _dq_region(dq.posterior, dq.strength)
-    if "dq_nonaligned" in features:
+    if "dq_nonaligned" in features or "bdjpg_nonaligned" in features:
         values["dq_nonaligned"], out["dq_shift"] = _dq.nonaligned_dq(img)
     if "copy_move" in features:
         cm = _copymove.copy_move(img)
@@ -185,6 +192,16 @@ def forensic_signals(
     if "cfa" in features:
         trace = _cfa.cfa(img)
         values["cfa"], out["cfa_region"] = trace.inconsistency, trace.region
+    if {"bdjpg_aligned", "bdjpg_nonaligned"} & set(features):
+        regions: dict[str, tuple[int, int, int, int] | None] = {}
+        if "bdjpg_aligned" in features:
+            a = _bdjpg.aligned_map(img, q_luma)
+            values["bdjpg_aligned"], regions["bdjpg_aligned"] = _bdjpg.region_score(a)
+        if "bdjpg_nonaligned" in features:
+            na = _bdjpg.nonaligned_map(img, q_luma, out["dq_shift"])
+            values["bdjpg_nonaligned"], regions["bdjpg_nonaligned"] = _bdjpg.region_score(na)
+        top = max(regions, key=lambda name: values[name])
+        out["bdjpg_region"] = regions[top]
     wanted = set(features)
     return Signals(
         values={k: round(float(v), 6) for k, v in values.items() if k in wanted},
