@@ -4,8 +4,8 @@
 
 1. Time per image: pHash, ORB features, ELA map, all forensic maps (ELA + noise + ghost +
    combined), the signals (double JPEG, copy-move, resampling, noise inconsistency, block
-   artifact grid, CFA, block-grained double-JPEG maps), what verify computes (the model's weighted signals), on the real images
-   of ../shared/data (COSMOS news photos, CASIA samples).
+   artifact grid, CFA, block-grained double-JPEG maps), what verify computes (the model's
+   weighted signals), on the real images of ../shared/data (COSMOS news photos, CASIA samples).
 2. Reverse-search index: build time for the collection and query time per image.
 3. Image-level AUROC of every forensic signal and of the calibrated manipulation model on the
    *held-out* split of the declared corpus (``semv.eval.forensic_corpus``; the model was
