@@ -11,13 +11,16 @@ from typing import Annotated, Any
 import typer
 
 from semv.cli._common import (
+    DEFAULT_DATA_DIR,
     BackendOpt,
     ConfigFile,
     DataDir,
+    InputAdapterOpt,
     JsonFlag,
     LlmModelOpt,
     LlmUrlOpt,
     StoreUrl,
+    TextOnlyFlag,
     err,
     fail,
     progress,
@@ -30,10 +33,8 @@ __all__ = ["verify_batch"]
 
 def verify_batch(
     folder: Annotated[Path, typer.Argument(help="A folder whose sub-folders are case folders.")],
-    adapter: Annotated[
-        str | None, typer.Option("--adapter", help="Input adapter (default: detected).")
-    ] = None,
-    text_only: Annotated[bool, typer.Option("--text-only", help="Do not read media.")] = False,
+    adapter: InputAdapterOpt = None,
+    text_only: TextOnlyFlag = False,
     workers: Annotated[
         int, typer.Option("--workers", min=1, help="Worker processes (or local Ray CPUs).")
     ] = 1,
@@ -48,7 +49,7 @@ def verify_batch(
         typer.Option("--ray-address", metavar="ADDRESS", help="Ray cluster; implies --ray."),
     ] = None,
     json_out: JsonFlag = False,
-    data_dir: DataDir = Path(".semv"),
+    data_dir: DataDir = DEFAULT_DATA_DIR,
     store_url: StoreUrl = None,
     config: ConfigFile = None,
     backend: BackendOpt = None,

@@ -18,15 +18,21 @@ if TYPE_CHECKING:
     from semv.store import Store
 
 __all__ = [
+    "DEFAULT_DATA_DIR",
     "BackendOpt",
     "ConfigFile",
     "CorpusDb",
     "DataDir",
+    "FirstN",
+    "InputAdapterOpt",
     "JsonFlag",
     "LlmModelOpt",
     "LlmUrlOpt",
     "ReplayFlag",
+    "ReportsOut",
+    "RunIdArg",
     "StoreUrl",
+    "TextOnlyFlag",
     "deprecated",
     "err",
     "fail",
@@ -42,6 +48,8 @@ out = Console()
 DataDir = Annotated[
     Path, typer.Option("--data-dir", help="Store directory (SQLite database, reports).")
 ]
+DEFAULT_DATA_DIR = Path(".semv")
+"""The default of ``DataDir``: ``.semv`` in the working directory (docs/cli.md)."""
 StoreUrl = Annotated[
     str | None,
     typer.Option(
@@ -74,6 +82,20 @@ LlmUrlOpt = Annotated[
     str | None, typer.Option("--llm-url", help="OpenAI-compatible base URL (…/v1).")
 ]
 LlmModelOpt = Annotated[str | None, typer.Option("--llm-model", help="Model name for all roles.")]
+InputAdapterOpt = Annotated[
+    str | None, typer.Option("--adapter", help="Input adapter (default: detected).")
+]
+TextOnlyFlag = Annotated[bool, typer.Option("--text-only", help="Do not read media.")]
+FirstN = Annotated[int | None, typer.Option("--limit", min=1, help="First N cases.")]
+RunIdArg = Annotated[str, typer.Argument(help="Run id (or a unique prefix).")]
+ReportsOut = Annotated[
+    Path | None,
+    typer.Option(
+        "--out",
+        help="Reports folder: write the reports under DIR/<run id>/ (default: "
+        "DATA_DIR/reports/<run id>/).",
+    ),
+]
 ReplayFlag = Annotated[
     bool,
     typer.Option(

@@ -11,13 +11,16 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from semv.cli._common import (
+    DEFAULT_DATA_DIR,
     BackendOpt,
     ConfigFile,
     DataDir,
+    FirstN,
     JsonFlag,
     LlmModelOpt,
     LlmUrlOpt,
     ReplayFlag,
+    ReportsOut,
     StoreUrl,
     deprecated,
     err,
@@ -210,15 +213,8 @@ def contest(
         bool, typer.Option("--schema", help="Print the review-batch JSON Schema and exit.")
     ] = False,
     json_out: JsonFlag = False,
-    out_dir: Annotated[
-        Path | None,
-        typer.Option(
-            "--out",
-            help="Reports folder: write the reports under DIR/<run id>/ (default: "
-            "DATA_DIR/reports/<run id>/).",
-        ),
-    ] = None,
-    data_dir: DataDir = Path(".semv"),
+    out_dir: ReportsOut = None,
+    data_dir: DataDir = DEFAULT_DATA_DIR,
     store_url: StoreUrl = None,
     config: ConfigFile = None,
     backend: BackendOpt = None,
@@ -321,7 +317,7 @@ def eval_ctr(
     replicates: Annotated[
         int | None, typer.Option("--replicates", min=100, help="Bootstrap replicates.")
     ] = None,
-    limit: Annotated[int | None, typer.Option("--limit", min=1, help="First N cases.")] = None,
+    limit: FirstN = None,
     json_out: JsonFlag = False,
     out_dir: Annotated[
         Path | None,

@@ -23,7 +23,18 @@ import typer
 from semv.adapters import LoadedCase, adapter_names
 from semv.adapters._remmd_runs import is_runs_folder
 from semv.agents.backends import build_agents
-from semv.cli._common import StoreUrl, err, fail, out, progress
+from semv.cli._common import (
+    DEFAULT_DATA_DIR,
+    ConfigFile,
+    DataDir,
+    FirstN,
+    StoreUrl,
+    TextOnlyFlag,
+    err,
+    fail,
+    out,
+    progress,
+)
 from semv.cli._contest import eval_ctr
 from semv.cli._retrieval import eval_retrieval
 from semv.config import Settings, load_settings
@@ -51,6 +62,9 @@ from semv.store import Store
 __all__ = ["eval_app"]
 
 eval_app = typer.Typer(help="Evaluate semv on a dataset.", no_args_is_help=True)
+
+EceBins = Annotated[int | None, typer.Option("--bins", min=1, help="ECE bins.")]
+MetricsJson = Annotated[bool, typer.Option("--json", help="Print metrics as JSON.")]
 
 
 def _with_bins(settings: Settings, bins: int | None) -> Settings:
@@ -162,7 +176,7 @@ def _make_command(adapter: str) -> Callable[..., None]:
             str | None,
             typer.Option("--split", help="Split inside a dataset folder (test, val...)."),
         ] = None,
-        limit: Annotated[int | None, typer.Option("--limit", min=1, help="First N cases.")] = None,
+        limit: FirstN = None,
         workers: Annotated[
             int,
             typer.Option(
@@ -176,7 +190,7 @@ def _make_command(adapter: str) -> Callable[..., None]:
         resume: Annotated[
             bool, typer.Option("--resume", help="Continue the evaluation in --out.")
         ] = False,
-        text_only: Annotated[bool, typer.Option("--text-only", help="Do not read media.")] = False,
+        text_only: TextOnlyFlag = False,
         memory: Annotated[
             Path | None,
             typer.Option("--memory", help="Memory snapshot to record (its hash is saved)."),
@@ -187,7 +201,7 @@ def _make_command(adapter: str) -> Callable[..., None]:
         sweep: Annotated[
             bool, typer.Option("--sweep", help="Vary one constant group at a time (Table S6).")
         ] = False,
-        bins: Annotated[int | None, typer.Option("--bins", min=1, help="ECE bins.")] = None,
+        bins: EceBins = None,
         procedures: Annotated[
             list[str] | None,
             typer.Option(
@@ -232,14 +246,10 @@ def _make_command(adapter: str) -> Callable[..., None]:
                 "'hours' or from the release time recorded by verify. Verifies nothing.",
             ),
         ] = None,
-        json_out: Annotated[bool, typer.Option("--json", help="Print metrics as JSON.")] = False,
-        data_dir: Annotated[
-            Path, typer.Option("--data-dir", help="Store directory (SQLite database, reports).")
-        ] = Path(".semv"),
+        json_out: MetricsJson = False,
+        data_dir: DataDir = DEFAULT_DATA_DIR,
         store_url: StoreUrl = None,
-        config: Annotated[
-            Path | None, typer.Option("--config", help="TOML file overriding constants.")
-        ] = None,
+        config: ConfigFile = None,
     ) -> None:
         if judge_scores is not None:
             _mv_scores(adapter, path, judge_scores, data_dir, store_url, out_dir, json_out)
@@ -531,11 +541,9 @@ def score(
             "with --data-dir: DATA_DIR/eval/score-<adapter>-<time>).",
         ),
     ] = None,
-    bins: Annotated[int | None, typer.Option("--bins", min=1, help="ECE bins.")] = None,
-    json_out: Annotated[bool, typer.Option("--json", help="Print metrics as JSON.")] = False,
-    config: Annotated[
-        Path | None, typer.Option("--config", help="TOML file overriding constants.")
-    ] = None,
+    bins: EceBins = None,
+    json_out: MetricsJson = False,
+    config: ConfigFile = None,
     data_dir: Annotated[
         Path | None,
         typer.Option(

@@ -11,7 +11,17 @@ from typing import Annotated
 import typer
 
 from semv.atomic import write_text_atomic
-from semv.cli._common import ConfigFile, DataDir, StoreUrl, err, fail, open_store, settings_from
+from semv.cli._common import (
+    DEFAULT_DATA_DIR,
+    ConfigFile,
+    DataDir,
+    RunIdArg,
+    StoreUrl,
+    err,
+    fail,
+    open_store,
+    settings_from,
+)
 
 __all__ = ["export"]
 
@@ -23,7 +33,7 @@ def _write_atomic(target: Path, text: str) -> None:
 
 
 def export(
-    run: Annotated[str, typer.Argument(help="Run id (or a unique prefix).")],
+    run: RunIdArg,
     format: Annotated[
         str, typer.Option("--format", "-f", help="claimreview (JSON-LD) or pdf.")
     ] = "claimreview",
@@ -31,7 +41,7 @@ def export(
         Path | None,
         typer.Option("--output", "-o", help="File to write (claimreview: stdout without it)."),
     ] = None,
-    data_dir: DataDir = Path(".semv"),
+    data_dir: DataDir = DEFAULT_DATA_DIR,
     store_url: StoreUrl = None,
     config: ConfigFile = None,
 ) -> None:

@@ -9,7 +9,14 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from semv.cli._common import ConfigFile, DataDir, JsonFlag, fail, out
+from semv.cli._common import (
+    DEFAULT_DATA_DIR,
+    ConfigFile,
+    DataDir,
+    JsonFlag,
+    fail,
+    out,
+)
 from semv.errors import InputError
 
 if TYPE_CHECKING:
@@ -98,7 +105,7 @@ def _print(report: dict[str, Any]) -> None:
 def forensics(
     images: Annotated[list[Path], typer.Argument(help="Image files to analyse.")],
     json_out: JsonFlag = False,
-    data_dir: DataDir = Path(".semv"),
+    data_dir: DataDir = DEFAULT_DATA_DIR,
     config: ConfigFile = None,
 ) -> None:
     """Print each image's calibrated manipulation probability, its forensic signals and the

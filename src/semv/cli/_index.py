@@ -9,7 +9,17 @@ from typing import Annotated
 
 import typer
 
-from semv.cli._common import ConfigFile, DataDir, JsonFlag, err, fail, out, progress, settings_from
+from semv.cli._common import (
+    DEFAULT_DATA_DIR,
+    ConfigFile,
+    DataDir,
+    JsonFlag,
+    err,
+    fail,
+    out,
+    progress,
+    settings_from,
+)
 from semv.cli._retrieval import index_corpus
 from semv.errors import InputError, SemvError
 
@@ -31,7 +41,7 @@ def index_images(
         ),
     ] = None,
     json_out: JsonFlag = False,
-    data_dir: DataDir = Path(".semv"),
+    data_dir: DataDir = DEFAULT_DATA_DIR,
     config: ConfigFile = None,
 ) -> None:
     """Index an image collection for local reverse-image search (pHash + ORB in FAISS)."""

@@ -11,10 +11,14 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from semv.cli._common import (
+    DEFAULT_DATA_DIR,
     ConfigFile,
     DataDir,
     JsonFlag,
+    LlmModelOpt,
+    LlmUrlOpt,
     StoreUrl,
+    TextOnlyFlag,
     deprecated,
     err,
     fail,
@@ -55,7 +59,6 @@ Fraction = Annotated[
     float, typer.Option("--learn-fraction", min=0.0, max=1.0, help="Share of cases to learn from.")
 ]
 Limit = Annotated[int | None, typer.Option("--limit", min=1, help="First N cases of the part.")]
-TextOnly = Annotated[bool, typer.Option("--text-only", help="Ignore media files.")]
 
 
 def _cases(
@@ -90,9 +93,9 @@ def learn_command(
         Policy, typer.Option("--policy", help="Memory policy (Table 8 ablations).")
     ] = Policy.FULL,
     bank: Bank = "default",
-    text_only: TextOnly = False,
+    text_only: TextOnlyFlag = False,
     json_out: JsonFlag = False,
-    data_dir: DataDir = Path(".semv"),
+    data_dir: DataDir = DEFAULT_DATA_DIR,
     store_url: StoreUrl = None,
     config: ConfigFile = None,
     backend: Annotated[
@@ -103,12 +106,8 @@ def learn_command(
             "the model reflects; the offline reflector stands in when it fails.",
         ),
     ] = None,
-    llm_url: Annotated[
-        str | None, typer.Option("--llm-url", help="OpenAI-compatible base URL (…/v1).")
-    ] = None,
-    llm_model: Annotated[
-        str | None, typer.Option("--llm-model", help="Model name for all roles.")
-    ] = None,
+    llm_url: LlmUrlOpt = None,
+    llm_model: LlmModelOpt = None,
 ) -> None:
     """Learning run: verify cases in a fixed order, commit, reveal gold, reflect, gate, stage,
     consolidate every 25 cases; print the consolidation metrics of Table 7."""
@@ -198,7 +197,7 @@ def _learning_agents(settings: Settings, store: Store) -> tuple[Agents, Reflecto
 
 @memory_app.command("freeze")
 def freeze(
-    bank: Bank = "default", data_dir: DataDir = Path(".semv"), store_url: StoreUrl = None
+    bank: Bank = "default", data_dir: DataDir = DEFAULT_DATA_DIR, store_url: StoreUrl = None
 ) -> None:
     """Freeze the bank: hash long-term memory; every later write is rejected (Remark 4.3)."""
     from semv.memory import MemoryStore
@@ -213,7 +212,7 @@ def freeze(
 
 @memory_app.command("thaw")
 def thaw(
-    bank: Bank = "default", data_dir: DataDir = Path(".semv"), store_url: StoreUrl = None
+    bank: Bank = "default", data_dir: DataDir = DEFAULT_DATA_DIR, store_url: StoreUrl = None
 ) -> None:
     """Leave frozen mode (for a new learning run)."""
     from semv.memory import MemoryStore
@@ -236,7 +235,7 @@ def thaw(
 
 @memory_app.command("hash")
 def hash_(
-    bank: Bank = "default", data_dir: DataDir = Path(".semv"), store_url: StoreUrl = None
+    bank: Bank = "default", data_dir: DataDir = DEFAULT_DATA_DIR, store_url: StoreUrl = None
 ) -> None:
     """Print the deterministic hash of long-term memory (and the frozen snapshot, if any)."""
     from semv.memory import MemoryStore
@@ -257,7 +256,7 @@ def show(
     all_records: Annotated[bool, typer.Option("--all", help="Include non-active records.")] = False,
     trace: Annotated[int, typer.Option("--trace", min=0, help="Last N memory-trace events.")] = 0,
     json_out: JsonFlag = False,
-    data_dir: DataDir = Path(".semv"),
+    data_dir: DataDir = DEFAULT_DATA_DIR,
     store_url: StoreUrl = None,
 ) -> None:
     """List memory records (active by default) and, optionally, the memory trace."""
@@ -324,7 +323,7 @@ def show(
 def export(
     file: Annotated[Path, typer.Argument(help="JSON file to write.")],
     bank: Bank = "default",
-    data_dir: DataDir = Path(".semv"),
+    data_dir: DataDir = DEFAULT_DATA_DIR,
     store_url: StoreUrl = None,
     config: ConfigFile = None,
 ) -> None:
@@ -358,7 +357,7 @@ def export(
 def import_(
     file: Annotated[Path, typer.Argument(help="A file written by `semv memory export`.")],
     bank: Bank = "default",
-    data_dir: DataDir = Path(".semv"),
+    data_dir: DataDir = DEFAULT_DATA_DIR,
     store_url: StoreUrl = None,
     config: ConfigFile = None,
 ) -> None:
@@ -438,9 +437,9 @@ def transfer_command(
         ),
     ] = False,
     bank: Bank = "default",
-    text_only: TextOnly = False,
+    text_only: TextOnlyFlag = False,
     json_out: JsonFlag = False,
-    data_dir: DataDir = Path(".semv"),
+    data_dir: DataDir = DEFAULT_DATA_DIR,
     store_url: StoreUrl = None,
     config: ConfigFile = None,
 ) -> None:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from semv.cli._common import (
+    DEFAULT_DATA_DIR,
     ConfigFile,
     CorpusDb,
     DataDir,
@@ -87,7 +88,7 @@ def index_corpus(
             help="A file or folder: HTML, Markdown, text, JSON/JSONL, AVeriTeC, ClaimReview."
         ),
     ],
-    data_dir: DataDir = Path(".semv"),
+    data_dir: DataDir = DEFAULT_DATA_DIR,
     store_url: StoreUrl = None,
     corpus_db: CorpusDb = None,
     include_hidden: Annotated[
@@ -182,7 +183,7 @@ def eval_retrieval(
         bool, typer.Option("--claim-date", help="Use each claim's date as the cut-off.")
     ] = False,
     json_out: JsonFlag = False,
-    data_dir: DataDir = Path(".semv"),
+    data_dir: DataDir = DEFAULT_DATA_DIR,
     store_url: StoreUrl = None,
     config: ConfigFile = None,
 ) -> None:

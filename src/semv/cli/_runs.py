@@ -10,15 +10,20 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from semv.cli._common import (
+    DEFAULT_DATA_DIR,
     BackendOpt,
     ConfigFile,
     CorpusDb,
     DataDir,
+    InputAdapterOpt,
     JsonFlag,
     LlmModelOpt,
     LlmUrlOpt,
     ReplayFlag,
+    ReportsOut,
+    RunIdArg,
     StoreUrl,
+    TextOnlyFlag,
     err,
     fail,
     open_store,
@@ -39,21 +44,12 @@ def verify(
     case: Annotated[
         Path | None, typer.Argument(help="A case folder (case.yaml/json) or dataset file.")
     ] = None,
-    adapter: Annotated[
-        str | None, typer.Option("--adapter", help="Input adapter (default: detected).")
-    ] = None,
+    adapter: InputAdapterOpt = None,
     json_out: JsonFlag = False,
-    out_dir: Annotated[
-        Path | None,
-        typer.Option(
-            "--out",
-            help="Reports folder: write the reports under DIR/<run id>/ (default: "
-            "DATA_DIR/reports/<run id>/).",
-        ),
-    ] = None,
-    text_only: Annotated[bool, typer.Option("--text-only", help="Do not read media.")] = False,
+    out_dir: ReportsOut = None,
+    text_only: TextOnlyFlag = False,
     limit: Annotated[int | None, typer.Option("--limit", min=1, help="At most N cases.")] = None,
-    data_dir: DataDir = Path(".semv"),
+    data_dir: DataDir = DEFAULT_DATA_DIR,
     store_url: StoreUrl = None,
     config: ConfigFile = None,
     source: Annotated[
@@ -231,12 +227,12 @@ def verify(
 
 
 def show(
-    run: Annotated[str, typer.Argument(help="Run id (or a unique prefix).")],
+    run: RunIdArg,
     json_out: JsonFlag = False,
     verify_trace: Annotated[
         bool, typer.Option("--verify-trace", help="Recompute the trace's hash chain.")
     ] = False,
-    data_dir: DataDir = Path(".semv"),
+    data_dir: DataDir = DEFAULT_DATA_DIR,
     store_url: StoreUrl = None,
 ) -> None:
     """Show a run: its verdict, nodes and trace; optionally verify the trace."""
@@ -323,7 +319,7 @@ def runs(
             "--ids", help="Print only run ids, one per line: RUN=$(semv runs --limit 1 --ids)."
         ),
     ] = False,
-    data_dir: DataDir = Path(".semv"),
+    data_dir: DataDir = DEFAULT_DATA_DIR,
     store_url: StoreUrl = None,
 ) -> None:
     """List the most recent runs, newest first (tab-separated with a header line when not

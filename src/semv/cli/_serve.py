@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from semv.cli._common import (
+    DEFAULT_DATA_DIR,
     BackendOpt,
     ConfigFile,
     CorpusDb,
@@ -35,7 +35,7 @@ def serve(
             "the variable named by web.auth_token_env).",
         ),
     ] = None,
-    data_dir: DataDir = Path(".semv"),
+    data_dir: DataDir = DEFAULT_DATA_DIR,
     store_url: StoreUrl = None,
     config: ConfigFile = None,
     source: Annotated[
