@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel
 
 from semv import __version__
-from semv.agents import Agents
+from semv.agents import Agents, EarlyCalls, EarlyStart, StartsEarly, bind_early
 from semv.atomic import write_bytes_atomic
 from semv.config import Settings
 from semv.errors import SemvError
@@ -49,7 +49,10 @@ from semv.procedures import (
 )
 from semv.report._usage import with_usage
 from semv.stages import CASE_SOURCE, MEMORY_SOURCE
+from semv.stages import claims as claims_stage
 from semv.stages import media as media_stage
+from semv.stages import plan as plan_stage
+from semv.stages import recall as recall_stage
 from semv.store import Store, content_hash, result_hash, sha256_text, utc_now
 from semv.usage import Ledger, bind_ledger
 
@@ -65,6 +68,7 @@ __all__ = [
     "record_failure",
     "run_case",
     "run_usage",
+    "start_early",
     "with_run_usage",
     "write_reports",
 ]
@@ -134,40 +138,18 @@ async def run_case(
     specs = chosen.graph(case, contract=contract, memory=memory is not None, retrieval=retrieval)
     # tool probes, OCR's engine and spaCy start loading while the graph is set up
     media_stage.start_early(case.media, nothing_cached=not store.has_runs())
-    run_id = store.create_run(
-        case_id=case.id,
-        adapter=case.adapter,
-        settings_hash=settings_hash,
-        agents=agents.identity,
-    )
-    store.append_event(
-        run_id,
-        TraceKind.RUN_STARTED,
-        payload={
-            "case_id": case.id,
-            "case_hash": content_hash(case),
-            "adapter": case.adapter,
-            "contract": contract,
-            "semv": __version__,
-            "agents": agents.identity,
-            "backend": {
-                "name": agents.name,
-                **({"llm_url": settings.llm.url} if agents.name == "llm" else {}),
-            },
-            "settings_hash": settings_hash,
-            **({"procedure": chosen.name} if chosen.name != DEFAULT_PROCEDURE else {}),
-            **(
-                {"memory": content_hash(memory), "memory_source": memory.model_dump(mode="json")}
-                if memory is not None
-                else {}
-            ),
-            **({"retrieval": retrieval.spec} if retrieval is not None else {}),
-            # the index and source state a revision evaluates against (Module E)
-            **({"inputs": inputs} if (inputs := source_inputs(specs, settings)) else {}),
-            **({"released": released} if released is not None else {}),
-            **({"resumes": resumes} if resumes is not None else {}),
-        },
-    )
+    # the model answers the first calls while the run is recorded and the media are read
+    ledger = Ledger()
+    started = time.perf_counter()
+    early = start_early(agents, case, specs, ledger)
+    try:
+        run_id = _record_start(
+            store, case, agents, chosen.name, settings, settings_hash, contract, specs,
+            memory=memory, retrieval=retrieval, released=released, resumes=resumes,
+        )  # fmt: skip
+    except BaseException:
+        await early.aclose()
+        raise
     try:
         executor = Executor(
             store,
@@ -181,10 +163,15 @@ async def run_case(
         sources: dict[str, BaseModel] = {CASE_SOURCE: case}
         if memory is not None:
             sources[MEMORY_SOURCE] = memory
-        ledger = Ledger()
-        started = time.perf_counter()
-        with bind_ledger(ledger), use_artifacts(artifacts_root(store, reports_dir)):
-            nodes = await executor.run(specs, sources)
+        with (
+            bind_ledger(ledger),
+            bind_early(early),
+            use_artifacts(artifacts_root(store, reports_dir)),
+        ):
+            try:
+                nodes = await executor.run(specs, sources)
+            finally:
+                await early.aclose()  # a call no node took (reused, or another prompt)
         wall = time.perf_counter() - started
         result = commit_run(
             store,
@@ -210,6 +197,84 @@ async def run_case(
         reused=len(nodes) - executed,
         nodes=nodes,
     )
+
+
+def start_early(
+    agents: Agents, case: Case, specs: Sequence[NodeSpec], ledger: Ledger
+) -> EarlyCalls:
+    """The calls a backend may start before the graph reaches their nodes (issue 15;
+    ``semv.agents.EarlyStart``): the decomposer's, when the graph decomposes with the
+    ``claims`` stage, and the plan calls when its ``plan`` nodes see no memory records (memory
+    off). Started now, in the running loop, accounted in ``ledger``; the run's executor binds
+    the returned calls so the nodes take them."""
+    calls = EarlyCalls()
+    if not isinstance(agents, StartsEarly):
+        return calls
+    decompose = next((s.key for s in specs if s.stage is claims_stage.STAGE), None)
+    memory_on = any(s.stage is recall_stage.MEMORY_STAGE for s in specs)
+    plans = {
+        str(i.path[1]): s.key
+        for s in specs
+        if s.stage is plan_stage.STAGE and not memory_on
+        for i in s.inputs
+        if i.name == "subclaim" and i.key == decompose and len(i.path) == 2
+    }
+    with bind_ledger(ledger), bind_early(calls):
+        agents.start_early(EarlyStart(case=case, decompose_node=decompose, plan_nodes=plans))
+    return calls
+
+
+def _record_start(
+    store: Store,
+    case: Case,
+    agents: Agents,
+    procedure: str,
+    settings: Settings,
+    settings_hash: str,
+    contract: str,
+    specs: Sequence[NodeSpec],
+    *,
+    memory: BaseModel | None,
+    retrieval: Retrieval | None,
+    released: str | None,
+    resumes: str | None,
+) -> str:
+    """Create the run and append its ``run.started`` event; returns the run id."""
+    run_id = store.create_run(
+        case_id=case.id,
+        adapter=case.adapter,
+        settings_hash=settings_hash,
+        agents=agents.identity,
+    )
+    store.append_event(
+        run_id,
+        TraceKind.RUN_STARTED,
+        payload={
+            "case_id": case.id,
+            "case_hash": content_hash(case),
+            "adapter": case.adapter,
+            "contract": contract,
+            "semv": __version__,
+            "agents": agents.identity,
+            "backend": {
+                "name": agents.name,
+                **({"llm_url": settings.llm.url} if agents.name == "llm" else {}),
+            },
+            "settings_hash": settings_hash,
+            **({"procedure": procedure} if procedure != DEFAULT_PROCEDURE else {}),
+            **(
+                {"memory": content_hash(memory), "memory_source": memory.model_dump(mode="json")}
+                if memory is not None
+                else {}
+            ),
+            **({"retrieval": retrieval.spec} if retrieval is not None else {}),
+            # the index and source state a revision evaluates against (Module E)
+            **({"inputs": inputs} if (inputs := source_inputs(specs, settings)) else {}),
+            **({"released": released} if released is not None else {}),
+            **({"resumes": resumes} if resumes is not None else {}),
+        },
+    )
+    return run_id
 
 
 def commit_run(

@@ -21,7 +21,7 @@ import mimetypes
 import os
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -29,6 +29,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from semv._code import code_fingerprint
+from semv.agents._early import EarlyStart, current_early
 from semv.agents._protocol import (
     ArgueInput,
     ArgueOutput,
@@ -77,6 +78,7 @@ from semv.config import LlmConfig, Settings
 from semv.dimensions import decompose_case
 from semv.errors import SemvError
 from semv.model import (
+    Case,
     Claims,
     Dimension,
     Evidence,
@@ -616,34 +618,102 @@ class LlmAgents:
 
     # ---- roles -------------------------------------------------------------------------------
 
-    async def decompose(self, request: DecomposeInput) -> Claims:
-        """The model words each dimension's subclaim (statement, type, asserted, queries); the
-        structured facts (dates, places, people) come from the offline extractors, which also
-        answer any dimension the model leaves out or the whole role when it fails."""
+    # ---- calls started ahead of their nodes (issue 15) -----------------------------------------
+
+    def start_early(self, request: EarlyStart) -> None:
+        """Start the decomposer's call (and the offline extractors beside it) now, in the
+        running loop: its prompt holds only the claim and its context, so it need not wait
+        for the media nodes the ``claims`` node waits for. With ``plan_nodes``, each plan call
+        starts as soon as the decomposer's answer gives its subclaim's statement. The nodes
+        take these calls when they run (``decompose``, ``plan``); see ``semv.agents._early``."""
+        early = current_early.get()
+        if early is None or request.decompose_node is None:
+            return
         case = request.case
+        user = self._decompose_user(case)
+        # the extractors load spaCy: beside loaded media they wait for the ``claims`` node
+        # (the media warm-up loads spaCy after OCR's first read, and the node runs after the
+        # media nodes anyway), so they never take the CPU the media extraction needs
+        extract = not any(a.loaded for a in case.media)
+        early.start(
+            ("decompose", user),
+            request.decompose_node,
+            self._decompose_parts(case, user, plans=request.plan_nodes, extract=extract),
+        )
+
+    def _start_plans(self, case: Case, answer: DecomposeAnswer, nodes: Mapping[str, str]) -> None:
+        """The plan calls of the subclaims whose statement ``answer`` gives, exactly as the
+        plan nodes will render them (``decompose`` keeps a stated dimension's statement, and
+        the subclaim's id is ``claim:<dimension>``; memory is off, so no records)."""
+        early = current_early.get()
+        if early is None:
+            return
+        stated = {s.dimension.value: s.statement.strip() for s in answer.subclaims}
+        for dim, statement in stated.items():
+            node = nodes.get(dim)
+            if node is None or not statement:
+                continue
+            user = self._plan_user(dim, case.claim, f"claim:{dim}", statement, ())
+            early.start(("plan", user), node, self._plan_answer(user))
+
+    @staticmethod
+    def _decompose_user(case: Case) -> str:
         context = "; ".join(
             f"{k}: {v}"
             for k, v in (("date", case.context.date), ("location", case.context.location))
             if v
         )
         # the claim alone: what it asserts per dimension is the claim's, not the evidence's
-        user = render(
+        return render(
             "decompose",
             dimensions=[d.value for d in Dimension],
             claim=case.claim,
             context=context,
         )
-        # the extractors (CPU) run in a thread while the model answers
-        (answer, problem), base = await asyncio.gather(
-            self._ask(
+
+    async def _decompose_parts(
+        self,
+        case: Case,
+        user: str,
+        *,
+        plans: Mapping[str, str] | None = None,
+        extract: bool = True,
+    ) -> tuple[tuple[DecomposeAnswer | None, str | None], Claims | None]:
+        """The model's answer and (``extract``) the offline extractors' claims; the
+        extractors (CPU) run in a thread while the model answers, and never hold the answer
+        (nor, with ``plans``, the plan calls it lets start) back."""
+        base = asyncio.ensure_future(asyncio.to_thread(decompose_case, case)) if extract else None
+        try:
+            answer, problem = await self._ask(
                 role="decompose",
                 prompt="decompose",
                 answer=DecomposeAnswer,
                 user=user,
                 invocation=self._invocation(),
-            ),
-            asyncio.to_thread(decompose_case, case),
+            )
+            if plans and answer is not None:
+                self._start_plans(case, answer, plans)
+            return (answer, problem), (await base if base is not None else None)
+        finally:
+            if base is not None and not base.done():
+                base.cancel()
+
+    async def decompose(self, request: DecomposeInput) -> Claims:
+        """The model words each dimension's subclaim (statement, type, asserted, queries); the
+        structured facts (dates, places, people) come from the offline extractors, which also
+        answer any dimension the model leaves out or the whole role when it fails."""
+        case = request.case
+        user = self._decompose_user(case)
+        early = current_early.get()
+        started = early.take(("decompose", user)) if early is not None else None
+        parts: tuple[tuple[DecomposeAnswer | None, str | None], Claims | None] = await (
+            started if started is not None else self._decompose_parts(case, user)
         )
+        (answer, problem), extracted = parts
+        if extracted is None:
+            base = await asyncio.to_thread(decompose_case, case)
+        else:
+            base = extracted
         if answer is None:
             self._warn_fallback("decompose", problem)
             self._note(self._fallback_note(case.id, "decompose", str(problem), Stage.CLAIMS))
@@ -666,23 +736,36 @@ class LlmAgents:
             )
         return base.model_copy(update={"subclaims": subclaims})
 
-    async def plan(self, request: PlanInput) -> ResearchPlan:
-        sub = request.subclaim
-        user = render(
+    @staticmethod
+    def _plan_user(
+        dimension: str, claim: str, subclaim_id: str, statement: str, memory: Sequence[str]
+    ) -> str:
+        return render(
             "plan",
-            dimension=sub.dimension.value,
-            claim=request.case.claim,
-            subclaim_id=sub.id,
-            statement=sub.statement,
-            memory=list(request.memory.records),
+            dimension=dimension,
+            claim=claim,
+            subclaim_id=subclaim_id,
+            statement=statement,
+            memory=list(memory),
         )
-        answer, problem = await self._ask(
+
+    async def _plan_answer(self, user: str) -> tuple[PlanAnswer | None, str | None]:
+        return await self._ask(
             role="plan",
             prompt="plan",
             answer=PlanAnswer,
             user=user,
             invocation=self._invocation(),
         )
+
+    async def plan(self, request: PlanInput) -> ResearchPlan:
+        sub = request.subclaim
+        user = self._plan_user(
+            sub.dimension.value, request.case.claim, sub.id, sub.statement, request.memory.records
+        )
+        early = current_early.get()
+        started = early.take(("plan", user)) if early is not None else None
+        answer, problem = await (started if started is not None else self._plan_answer(user))
         if answer is None:
             self._warn_fallback(f"plan {sub.id}", problem)
             self._note(self._fallback_note(sub.id, "plan", str(problem), Stage.RETRIEVE))
