@@ -24,7 +24,9 @@ ratio to its target.
 
     python benchmarks/startup.py [--repeats 3] [--latency 0.2] [--skip-ookpik]
 
-``--baseline SRC`` (with ``--only process``, or alone with ``--only baseline``) also runs the
+``--baseline SRC`` with ``--only llm`` alternates the LLM first passes of that tree and this
+one instead (with when the first request reached the server). ``--baseline SRC`` (with
+``--only process``, or alone with ``--only baseline``) also runs the
 cold verifies, with and without the photo, with another tree's sources (``PYTHONPATH=SRC``,
 e.g. ``git archive <commit> src`` unpacked), alternating run by run with this tree so both see
 the same load, and prints wall, CPU (user + system, with the processes it waited for) and peak
@@ -353,9 +355,11 @@ class LlmRun:
     wall: float
 
 
-def _llm_process(args: list[str], log: Path) -> tuple[LlmRun, dict[str, object]]:
+def _llm_process(
+    args: list[str], log: Path, env: dict[str, str] | None = None
+) -> tuple[LlmRun, dict[str, object]]:
     since = time.time()
-    proc = run([*args, "--json"])
+    proc = run([*args, "--json"], env=env)
     payload = json.loads(proc.stdout.strip().splitlines()[-1])
     result = payload.get("result", payload)
     assert isinstance(result, dict)
@@ -411,6 +415,56 @@ def bench_llm(latency: float, repeats: int) -> None:
     console.print(table)
 
 
+def first_request(log: Path, since: float) -> float:
+    """Seconds from ``since`` (the process's start) to the first request the server logged."""
+    starts = [r["start"] for r in map(json.loads, log.read_text().splitlines())]
+    return min((t for t in starts if t >= since), default=float("nan")) - since
+
+
+def bench_llm_against(baseline: str, latency: float, repeats: int) -> None:
+    """The LLM first passes (text only, with the photo) of the sources in ``baseline`` and of
+    this tree, alternated run by run against one scripted server: calls, round trips, when
+    the first request reached the server, the model's critical path and the process wall."""
+    trees = {"before": baseline, "after": str(ROOT / "src")}
+    passes = {"text only": ["--text-only"], "with photo": []}
+    runs: dict[tuple[str, str], list[tuple[LlmRun, float]]] = {}
+    load = [os.getloadavg()[0]]
+    with tempfile.TemporaryDirectory() as tmp, scripted_server(latency, Path(tmp) / "log") as url:
+        log = Path(tmp) / "log"
+        for k in range(repeats):
+            for name, extra in passes.items():
+                for which, src in trees.items():
+                    data = f"{tmp}/{k}-{which}-{len(extra)}"
+                    since = time.time()
+                    got, _ = _llm_process(
+                        ["verify", str(EXAMPLE), *extra, "--data-dir", data, "--backend", "llm",
+                         "--llm-url", url],
+                        log,
+                        env={"PYTHONPATH": src},
+                    )  # fmt: skip
+                    runs.setdefault((name, which), []).append((got, first_request(log, since)))
+    load.append(os.getloadavg()[0])
+    table = Table(
+        title=f"LLM first pass, {latency * 1000:.0f} ms server; before = {baseline}, after = "
+        f"this tree; alternated, median of {repeats}; load average {min(load):.1f}-{max(load):.1f}"
+    )
+    for col in ("pass", "tree", "calls", "round trips", "first request s", "critical path s",
+                "wall s", "wall ÷ critical"):  # fmt: skip
+        table.add_column(col, justify="left" if col in ("pass", "tree") else "right")
+    for (name, which), got in runs.items():
+        table.add_row(
+            name,
+            which,
+            f"{median([r.calls for r, _ in got]):.0f}",
+            f"{median([r.trips for r, _ in got]):.0f}",
+            f"{median([first for _, first in got]):.2f}",
+            f"{median([r.critical for r, _ in got]):.2f}",
+            f"{median([r.wall for r, _ in got]):.2f}",
+            f"{median([r.wall / r.critical for r, _ in got if r.critical]):.1f}",
+        )
+    console.print(table)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeats", type=int, default=3)
@@ -442,7 +496,9 @@ def main(argv: list[str] | None = None) -> int:
         bench_ookpik(rows, args.ookpik_repeats)
     if args.only != "llm":
         console.print(rows.table)
-    if args.only in (None, "llm"):
+    if args.only == "llm" and args.baseline:
+        bench_llm_against(args.baseline, args.latency, args.repeats)
+    elif args.only in (None, "llm"):
         bench_llm(args.latency, args.repeats)
     return 0
 

@@ -304,7 +304,12 @@ class Executor:
                 hashes[inp.name] = self._input_hash(inp.keys[0], inp.path, part)
         stage_body = self._parts.get(spec.stage)
         if stage_body is None:
-            stage_body = stage_parts(spec.stage, self.settings, self.agents)
+            if spec.stage.tools is None:
+                stage_body = stage_parts(spec.stage, self.settings, self.agents)
+            else:  # tool probes start programs: the loop serves the model calls meanwhile
+                stage_body = await asyncio.to_thread(
+                    stage_parts, spec.stage, self.settings, self.agents
+                )
             self._parts[spec.stage] = stage_body
         fp = fingerprint(spec, hashes, self.settings, self.agents, parts=stage_body)
         started = time.perf_counter()

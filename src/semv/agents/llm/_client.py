@@ -107,33 +107,40 @@ class LlmClient:
         self._format: dict[str, str] = {}  # per server URL: the format it accepted last
         self._default_format = response_format
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._pool: tuple[httpx.AsyncClient, asyncio.Semaphore] | None = None
+        self._limit: asyncio.Semaphore | None = None
+        self._pools: dict[bool, httpx.AsyncClient] = {}  # TLS or not → pool, this loop
         self.requests = 0  # HTTP requests sent (every attempt), for tests and accounting
         self._tokenizer: dict[str, str | None] = {}  # server root → the endpoint that counts
         self._counts: dict[tuple[str, str, str], int] = {}
         self._contexts: dict[tuple[str, str], int | None] = {}
 
-    def _client(self) -> tuple[httpx.AsyncClient, asyncio.Semaphore]:
-        """The pool of the running event loop (``asyncio.run`` per case makes a new loop; a
-        pool never crosses loops)."""
+    def _client(self, url: str) -> tuple[httpx.AsyncClient, asyncio.Semaphore]:
+        """The pool of the running event loop for ``url`` (``asyncio.run`` per case makes a
+        new loop; a pool never crosses loops), and the loop's concurrency limit. A plain-HTTP
+        server (a local one) gets a pool that loads no certificate store: building the TLS
+        context costs ~0.1 s of CPU on the first request's path; an https URL gets a
+        verifying pool of its own."""
         loop = asyncio.get_running_loop()
-        entry = self._pool if self._loop is loop else None
-        if entry is None or entry[0].is_closed:
+        if self._loop is not loop or self._limit is None:
+            self._loop, self._limit, self._pools = loop, asyncio.Semaphore(self.concurrency), {}
+        tls = not url.lower().startswith("http://")
+        client = self._pools.get(tls)
+        if client is None or client.is_closed:
             headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
             client = httpx.AsyncClient(
                 timeout=httpx.Timeout(self.timeout_s),
                 headers=headers,
                 transport=self._transport,
                 limits=httpx.Limits(max_connections=self.concurrency),
+                verify=tls,  # never used without TLS; redirects are not followed
             )
-            entry = (client, asyncio.Semaphore(self.concurrency))
-            self._loop, self._pool = loop, entry
-        return entry
+            self._pools[tls] = client
+        return client, self._limit
 
     async def aclose(self) -> None:
-        pool, self._pool, self._loop = self._pool, None, None
-        if pool is not None:
-            await pool[0].aclose()
+        pools, self._pools, self._loop, self._limit = self._pools, {}, None, None
+        for client in pools.values():
+            await client.aclose()
 
     def _backoff(self, attempt: int, retry_after: str | None) -> float:
         if retry_after:
@@ -167,7 +174,7 @@ class LlmClient:
 
     async def chat(self, req: ChatRequest) -> ChatReply:
         """POST one chat completion; raise ``LlmUnavailable`` when it cannot be had."""
-        client, limit = self._client()
+        client, limit = self._client(req.url)
         endpoint = req.url.rstrip("/") + "/chat/completions"
         queued = time.perf_counter()
         attempt = 0
@@ -225,7 +232,7 @@ class LlmClient:
         known = self._tokenizer.get(root, "?")
         if known is None:
             return None
-        client, _limit = self._client()
+        client, _limit = self._client(url)
         endpoints = _COUNT_ENDPOINTS if known == "?" else (known,)
         for endpoint in endpoints:
             body = (
@@ -263,7 +270,7 @@ class LlmClient:
         root = server_root(url)
         if (root, model) in self._contexts:
             return self._contexts[(root, model)]
-        client, _limit = self._client()
+        client, _limit = self._client(url)
         found: int | None = None
         for address, read in (
             (root + "/props", _context_from_props),
