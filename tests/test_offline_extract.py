@@ -7,7 +7,7 @@ import pytest
 
 from semv.agents.offline import extract_facts, haversine_km
 from semv.nlp.dates import Agreement, compare, find_dates, from_iso
-from semv.nlp.entities import extract, person_matches, same_name
+from semv.nlp.entities import extract, names_overlap, person_matches, same_name
 from semv.nlp.places import PlaceKind, Relation, relation, resolve, specific
 from semv.nlp.text import content_words, lexical_overlap
 
@@ -100,6 +100,8 @@ def test_same_name_for_people_organisations_and_events() -> None:
     assert not same_name("World Bank", "World Health Organization")  # a shared word is not enough
     assert not same_name("Red Crossing", "Red Cross appeal")  # whole words only
     assert not same_name("", "Paris") and not same_name("NATO", "  ")
+    assert names_overlap("World Cup", "the 2018 FIFA World Cup final")
+    assert not names_overlap("Paul", "Rand Paul")  # one word: only same_name's surname rule
 
 
 def test_photo_credits_are_not_people() -> None:

@@ -12,7 +12,7 @@ from pydantic import ValidationError
 from semv.errors import InputError
 from semv.safeload import loads_json, loads_yaml, read_text_bounded
 
-__all__ = ["describe_validation_error", "field_path", "read_document"]
+__all__ = ["describe_validation_error", "field_path", "read_document", "read_json"]
 
 
 def read_document(file: Path) -> Any:
@@ -28,6 +28,26 @@ def read_document(file: Path) -> Any:
         raise InputError(f"{file}: cannot read: {exc.strerror or exc}") from exc
     if file.suffix.lower() in (".yaml", ".yml"):
         return _parse_yaml(file, text)
+    try:
+        return loads_json(text, str(file))
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{file}: invalid JSON at line {exc.lineno}: {exc.msg}") from exc
+
+
+def read_json(file: Path) -> Any:
+    """Parse the JSON file ``file`` (a dataset file: no size bound), depth-bounded.
+
+    Raises ``InputError`` naming the file: missing, unreadable, not UTF-8, or invalid JSON
+    (with the line).
+    """
+    try:
+        text = file.read_text(encoding="utf-8")
+    except FileNotFoundError as exc:
+        raise InputError(f"{file}: missing") from exc
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{file}: not UTF-8 text: {exc}") from exc
+    except OSError as exc:
+        raise InputError(f"{file}: cannot read: {exc.strerror or exc}") from exc
     try:
         return loads_json(text, str(file))
     except json.JSONDecodeError as exc:

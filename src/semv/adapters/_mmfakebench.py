@@ -10,17 +10,16 @@ are ``FOUR_CLASS`` and ``BINARY``.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Final
 
 from semv.adapters._base import INTERNAL_CONTRACT, LoadedCase, limited
+from semv.adapters._documents import read_json
 from semv.adapters._gold import SealedGold
 from semv.adapters._media import MediaProblem, load_asset
 from semv.errors import InputError
 from semv.model import Case
-from semv.safeload import loads_json
 
 __all__ = ["BINARY", "FAKE_CLASSES", "MmFakeBenchAdapter"]
 
@@ -58,12 +57,7 @@ class MmFakeBenchAdapter:
 def _cases(path: Path, *, text_only: bool) -> Iterator[LoadedCase]:
     if not path.is_file():
         raise InputError(f"{path}: not a file (an MMFakeBench JSON list)")
-    try:
-        rows = loads_json(path.read_text(encoding="utf-8"), str(path))
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not UTF-8 text: {exc}") from exc
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{path}: invalid JSON at line {exc.lineno}: {exc.msg}") from exc
+    rows = read_json(path)
     if not isinstance(rows, list):
         raise InputError(f"{path}: expected a JSON list of records")
     for index, row in enumerate(rows):

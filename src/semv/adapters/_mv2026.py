@@ -17,7 +17,6 @@ publication times, and which of the 14 required fields it fills.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,12 +24,12 @@ from typing import Any, Final
 from urllib.parse import urlsplit
 
 from semv.adapters._base import INTERNAL_CONTRACT, LoadedCase, limited
+from semv.adapters._documents import read_json
 from semv.adapters._gold import SealedGold
 from semv.adapters._media import MEDIA_EXTENSIONS, MediaProblem, load_asset
 from semv.adapters._mvreport import parse_mv_report, status_label
 from semv.errors import InputError
 from semv.model import Asset, Case, Context, SourceType, SuppliedEvidence
-from semv.safeload import loads_json
 
 __all__ = ["INPUT_FIELDS", "Mv2026Adapter", "is_mv2026_case"]
 
@@ -93,12 +92,7 @@ def _input(folder: Path) -> tuple[Path, dict[str, str]]:
         listed = ", ".join(f.name for f in files)
         raise InputError(f"{folder / 'input'}: expected exactly one JSON file, found {listed}")
     file = files[0]
-    try:
-        document = loads_json(file.read_text(encoding="utf-8"), str(file))
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{file}: not UTF-8 text: {exc}") from exc
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{file}: invalid JSON at line {exc.lineno}: {exc.msg}") from exc
+    document = read_json(file)
     if not isinstance(document, dict):
         raise InputError(f"{file}: expected a JSON object, got {type(document).__name__}")
     values: dict[str, str] = {}

@@ -19,17 +19,16 @@ L2 labels may be given as full names or codes (``T3``); they are stored as full 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Final
 
 from semv.adapters._base import INTERNAL_CONTRACT, LoadedCase, limited
+from semv.adapters._documents import read_json
 from semv.adapters._gold import SealedGold
 from semv.adapters._media import MediaProblem, load_asset, media_kind
 from semv.errors import InputError
 from semv.model import REMMD_L1, REMMD_L2, Asset, Case
-from semv.safeload import loads_json
 
 __all__ = ["REMMD_L1", "REMMD_L2", "RemmdAdapter", "l2_label"]
 
@@ -67,17 +66,6 @@ class RemmdAdapter:
 
 def _is_showcase(path: Path) -> bool:
     return path.is_file() or (path.is_dir() and (path / "samples.json").is_file())
-
-
-def _read_json(file: Path) -> Any:
-    try:
-        return loads_json(file.read_text(encoding="utf-8"), str(file))
-    except FileNotFoundError as exc:
-        raise InputError(f"{file}: missing") from exc
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{file}: not UTF-8 text: {exc}") from exc
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{file}: invalid JSON at line {exc.lineno}: {exc.msg}") from exc
 
 
 def _str(record: dict[str, Any], key: str, where: str, *, required: bool = True) -> str:
@@ -124,14 +112,14 @@ def _benchmark(path: Path) -> Any:
     def records(text_only: bool) -> Iterator[LoadedCase]:
         for folder in folders:
             sample_file = folder / "sample.json"
-            sample = _read_json(sample_file)
+            sample = read_json(sample_file)
             if not isinstance(sample, dict):
                 raise InputError(f"{sample_file}: expected a JSON object")
             assets = _assets(folder, sample.get("images", []), str(sample_file), text_only, True)
             annotation_file = folder / "annotation.json"
             gold = None
             if annotation_file.is_file():
-                annotation = _read_json(annotation_file)
+                annotation = read_json(annotation_file)
                 if not isinstance(annotation, dict):
                     raise InputError(f"{annotation_file}: expected a JSON object")
                 gold = _gold(annotation, str(annotation_file), "distortion_taxonomy")
@@ -151,7 +139,7 @@ def _benchmark(path: Path) -> Any:
 
 def _showcase(path: Path) -> Any:
     file = path / "samples.json" if path.is_dir() else path
-    rows = _read_json(file)
+    rows = read_json(file)
     if not isinstance(rows, list):
         raise InputError(f"{file}: expected a JSON list of samples")
 

@@ -28,19 +28,18 @@ Gold (sealed until the run is committed): L1 as the label, the rationale, L2 as 
 from __future__ import annotations
 
 import datetime as dt
-import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Final
 
 from semv.adapters._base import LoadedCase
+from semv.adapters._documents import read_json
 from semv.adapters._gold import SealedGold
 from semv.adapters._media import MediaProblem, load_asset
 from semv.adapters._remmd import REMMD_L1, REMMD_L2, l2_label
 from semv.errors import InputError
 from semv.model import Case, Context, SourceType, SuppliedEvidence
-from semv.safeload import loads_json
 
 __all__ = ["claim_source", "is_runs_folder", "load_runs", "result_files"]
 
@@ -91,14 +90,7 @@ def dateline(text: str) -> str | None:
 
 
 def _read(file: Path) -> dict[str, Any]:
-    try:
-        data = loads_json(file.read_text(encoding="utf-8"), str(file))
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{file}: not UTF-8 text: {exc}") from exc
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{file}: invalid JSON at line {exc.lineno}: {exc.msg}") from exc
-    except OSError as exc:
-        raise InputError(f"{file}: cannot read: {exc}") from exc
+    data = read_json(file)
     if not isinstance(data, dict):
         raise InputError(f"{file}: expected a JSON object (a ReMMD-Agent result)")
     return data

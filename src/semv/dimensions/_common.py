@@ -29,10 +29,16 @@ from semv.model import (
 )
 from semv.nlp import places as _places
 from semv.nlp.dates import DateMention, from_iso
-from semv.nlp.entities import PlaceMention, TextFacts, extract, person_matches, place_key
+from semv.nlp.entities import (
+    PlaceMention,
+    TextFacts,
+    extract,
+    names_overlap,
+    person_matches,
+    place_key,
+)
 from semv.nlp.places import Place
 from semv.nlp.quotes import quotes_claim
-from semv.nlp.text import fold
 from semv.reasoning import join_words
 
 __all__ = [
@@ -291,17 +297,6 @@ def shared_entities(view: ClaimView, observed: TextFacts, tol: float) -> tuple[s
         if any(person_matches(c, n) or names_overlap(c, n) for c in claim_names):
             shared.append(n)
     return tuple(dict.fromkeys(shared))
-
-
-def names_overlap(a: str, b: str) -> bool:
-    """Equal names, or a multi-word name inside the other ("World Cup" in "the 2018 FIFA
-    World Cup final")."""
-    fa, fb = fold(a), fold(b)
-    if fa == fb:
-        return True
-    return (len(fa.split()) >= 2 and f" {fa} " in f" {fb} ") or (
-        len(fb.split()) >= 2 and f" {fb} " in f" {fa} "
-    )
 
 
 def entities(facts: TextFacts) -> list[str]:

@@ -424,24 +424,19 @@ def finalize(
     if plots:  # rendered once per distinct input on the machine (semv.eval._plotcache)
         bins = settings.eval.ece_bins
         plot_dir = out_dir / "plots"
-        if reliability and reliability["confidence"]:
-            plot(
-                "reliability",
-                plot_dir / "reliability.png",
-                confidence=reliability["confidence"],
-                correct=reliability["correct"],
-                bins=bins,
-                title=f"{task_name}: reliability ({bins} bins)",
-            )
-        if calibrated and calibrated["confidence"]:
-            plot(
-                "reliability",
-                plot_dir / "reliability-calibrated.png",
-                confidence=calibrated["confidence"],
-                correct=calibrated["correct"],
-                bins=bins,
-                title=f"{task_name}: calibrated p(OOC), reliability ({bins} bins)",
-            )
+        for diagram, name, what in (
+            (reliability, "reliability.png", "reliability"),
+            (calibrated, "reliability-calibrated.png", "calibrated p(OOC), reliability"),
+        ):
+            if diagram and diagram["confidence"]:
+                plot(
+                    "reliability",
+                    plot_dir / name,
+                    confidence=diagram["confidence"],
+                    correct=diagram["correct"],
+                    bins=bins,
+                    title=f"{task_name}: {what} ({bins} bins)",
+                )
         confusion = metrics.get("confusion")
         if isinstance(confusion, dict) and "matrix" in confusion:
             plot(

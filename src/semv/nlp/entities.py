@@ -34,6 +34,7 @@ __all__ = [
     "extract",
     "extract_facts",
     "hint_texts",
+    "names_overlap",
     "person_matches",
     "same_name",
     "strip_credits",
@@ -512,15 +513,22 @@ def person_matches(a: str, b: str) -> bool:
     return sa == sb or (len(ta) == 1 and sa in tb) or (len(tb) == 1 and sb in ta)
 
 
-def same_name(a: str, b: str) -> bool:
-    """Two names of people, organisations or events refer to the same one: equal once folded,
-    the same person (:func:`person_matches`), or a name of two words or more found whole inside
-    the other ("European Union" in "the European Union summit")."""
+def names_overlap(a: str, b: str) -> bool:
+    """Equal names, or a multi-word name inside the other ("World Cup" in "the 2018 FIFA
+    World Cup final")."""
     fa, fb = fold(a), fold(b)
-    if not fa or not fb:
-        return False
-    if fa == fb or person_matches(a, b):
+    if fa == fb:
         return True
     return (len(fa.split()) >= 2 and f" {fa} " in f" {fb} ") or (
         len(fb.split()) >= 2 and f" {fb} " in f" {fa} "
     )
+
+
+def same_name(a: str, b: str) -> bool:
+    """Two names of people, organisations or events refer to the same one: neither is empty
+    once folded, and they are the same person (:func:`person_matches`) or overlap
+    (:func:`names_overlap`: equal, or a name of two words or more found whole inside the other,
+    "European Union" in "the European Union summit")."""
+    if not fold(a) or not fold(b):
+        return False
+    return person_matches(a, b) or names_overlap(a, b)
