@@ -308,3 +308,30 @@ def test_reused_nodes_before_a_failure_are_recorded_and_the_trace_verifies(
     assert kinds.index((TraceKind.NODE_FAILED, "fail")) == 5  # after the four reused nodes
     assert {n.key for n in store.run_nodes(run_id)} == reused
     assert store.verify_trace(run_id).ok
+
+
+def test_stage_parts_kept_across_runs_but_outside_state_read_each_run(data_dir: Path) -> None:
+    asked = {"tools": 0, "external": 0}
+    index = {"generation": "g1"}
+
+    def tools() -> str:
+        asked["tools"] += 1
+        return "tool 1"
+
+    def external(_settings: Settings) -> str:
+        asked["external"] += 1
+        return index["generation"]
+
+    stage = StageDef("double", "1", double, Num, tools=tools, external=external)
+    store = Store(data_dir)
+
+    def once() -> bool:
+        run_id = store.create_run(case_id="t", adapter="t", settings_hash="s", agents="a")
+        ex = Executor(store, Settings(), ScriptedAgents(), run_id=run_id, settings_key="k")
+        spec = NodeSpec("d", stage, (Input("x", "seed"),))
+        return asyncio.run(ex.run([spec], {"seed": Num(value=1)}))["d"].reused
+
+    assert once() is False and once() is True
+    assert asked == {"tools": 1, "external": 2}
+    index["generation"] = "g2"  # the index changed between runs: the node is recomputed
+    assert once() is False

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -133,8 +134,7 @@ async def run_case(
     (``semv.procedures``) whose graph runs."""
     chosen = get_procedure(procedure)
     case, truncated = enforce_limits(case, settings.limits)  # refused: no run is created
-    settings = resolve_data_paths(settings, store.data_dir)
-    settings_hash = sha256_text(settings.model_dump_json())
+    settings, settings_hash = _resolved_settings(settings, store.data_dir)
     specs = chosen.graph(case, contract=contract, memory=memory is not None, retrieval=retrieval)
     # tool probes, OCR's engine and spaCy start loading while the graph is set up
     media_stage.start_early(case.media, nothing_cached=not store.has_runs())
@@ -159,6 +159,7 @@ async def run_case(
             max_concurrency=max_concurrency,
             progress=progress,
             resources={"retrieval": retrieval} if retrieval is not None else None,
+            settings_key=settings_hash,
         )
         sources: dict[str, BaseModel] = {CASE_SOURCE: case}
         if memory is not None:
@@ -275,6 +276,25 @@ def _record_start(
         },
     )
     return run_id
+
+
+_last_resolved: tuple[Settings, Path | None, str, Settings, str] | None = None
+
+
+def _resolved_settings(settings: Settings, data_dir: Path | None) -> tuple[Settings, str]:
+    """``resolve_data_paths`` of ``settings`` and the hash of the result's JSON, kept for the
+    last (frozen) settings object, data dir and working directory: a batch's runs pass the
+    same ones, and dumping the whole configuration for every case was a fiftieth of a warm
+    evaluation."""
+    global _last_resolved
+    where = os.getcwd()
+    last = _last_resolved
+    if last is not None and last[0] is settings and last[1] == data_dir and last[2] == where:
+        return last[3], last[4]
+    resolved = resolve_data_paths(settings, data_dir)
+    digest = sha256_text(resolved.model_dump_json())
+    _last_resolved = (settings, data_dir, where, resolved, digest)
+    return resolved, digest
 
 
 def commit_run(

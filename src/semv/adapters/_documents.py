@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import ValidationError
 
 from semv.errors import InputError
@@ -55,6 +54,8 @@ def read_json(file: Path) -> Any:
 
 
 def _parse_yaml(file: Path, text: str) -> Any:
+    import yaml  # only YAML documents need it (~15 ms of every start otherwise)
+
     try:
         return loads_yaml(text, str(file))
     except yaml.MarkedYAMLError as exc:

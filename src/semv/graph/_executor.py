@@ -122,11 +122,14 @@ def source_inputs(specs: Sequence[NodeSpec], settings: Settings) -> dict[str, di
     return found
 
 
-def stage_parts(stage: StageDef, settings: Settings, agents: Agents) -> dict[str, str]:
+def stage_parts(
+    stage: StageDef, settings: Settings, agents: Agents, *, external: bool = True
+) -> dict[str, str]:
     """The parts of a fingerprint's body that depend on the stage alone, not on the node:
     body key → the canonical JSON of its value. The same for every node of one stage in one
     run, so the executor computes them once per stage (tool versions, the config sections'
-    values, the backend's identity are not cheap)."""
+    values, the backend's identity are not cheap). ``external=False`` leaves out the state
+    outside the graph (``StageDef.external``), which the caller reads itself."""
     body: dict[str, Any] = {
         "stage": stage.name,
         "version": stage.version,
@@ -135,7 +138,7 @@ def stage_parts(stage: StageDef, settings: Settings, agents: Agents) -> dict[str
     }
     if stage.tools is not None:
         body["tools"] = stage.tools()
-    if stage.external is not None:
+    if external and stage.external is not None:
         body["external"] = stage.external(settings)
     if stage.uses_agents:
         body["agents"] = agents.identity
@@ -183,6 +186,15 @@ def _hashes_json(input_hashes: Mapping[str, Any]) -> str:
         return canonical_json(dict(input_hashes))
 
 
+_SHARED_PARTS: dict[tuple[StageDef, str, str], dict[str, str]] = {}
+"""``stage_parts`` (without ``external``) by (stage, settings key, backend identity), kept for
+the process across runs: an evaluation's runs share their settings and backend, and
+recomputing the config sections' JSON and the tool versions for every stage of every run was
+a twentieth of a warm pass. The source hashes and tool versions in them are per process
+already (``semv._code``, ``semv.stages.media.tool_versions``)."""
+_SHARED_PARTS_LIMIT = 4096
+
+
 class Executor:
     """Runs one case's graph for one run, recording nodes and trace events in the store."""
 
@@ -200,6 +212,7 @@ class Executor:
         cache: bool = True,
         resources: Mapping[str, Any] | None = None,
         pinned: Mapping[str, Mapping[str, Any]] | None = None,
+        settings_key: str | None = None,
     ) -> None:
         """``force`` names nodes that execute even when their fingerprint is cached (a
         revision policy's recomputation set, Module E). ``reuse`` maps node key →
@@ -213,7 +226,9 @@ class Executor:
         node that is not forced and whose fingerprint, with the parent's index and source
         identities in place of the current ones, equals the parent's reuses the parent's
         value (``held`` lists them); a node that must execute reads the current sources and
-        is fingerprinted with them."""
+        is fingerprinted with them. ``settings_key`` (the hash of ``settings``' JSON, as
+        ``run_case`` records it) lets the stage parts of fingerprints be kept across the
+        process's runs (``_SHARED_PARTS``); the state outside the graph is read every run."""
         self.force = frozenset(force)
         self.reuse: Mapping[str, tuple[str, str]] = reuse or {}
         self.cache = cache
@@ -224,6 +239,7 @@ class Executor:
         self.settings = settings
         self.agents = agents
         self.run_id = run_id
+        self.settings_key = settings_key
         self._limit = asyncio.Semaphore(max_concurrency)
         self._progress = progress
         # node records + trace events not yet written: reused nodes are batched and written
@@ -304,12 +320,10 @@ class Executor:
                 hashes[inp.name] = self._input_hash(inp.keys[0], inp.path, part)
         stage_body = self._parts.get(spec.stage)
         if stage_body is None:
-            if spec.stage.tools is None:
-                stage_body = stage_parts(spec.stage, self.settings, self.agents)
+            if spec.stage.tools is None or self._shared_parts(spec.stage) is not None:
+                stage_body = self._stage_parts(spec.stage)
             else:  # tool probes start programs: the loop serves the model calls meanwhile
-                stage_body = await asyncio.to_thread(
-                    stage_parts, spec.stage, self.settings, self.agents
-                )
+                stage_body = await asyncio.to_thread(self._stage_parts, spec.stage)
             self._parts[spec.stage] = stage_body
         fp = fingerprint(spec, hashes, self.settings, self.agents, parts=stage_body)
         started = time.perf_counter()
@@ -395,6 +409,28 @@ class Executor:
         )  # fmt: skip
         self._commit(outcome, TraceKind.NODE_EXECUTED)
         return outcome
+
+    def _shared_parts(self, stage: StageDef) -> dict[str, str] | None:
+        """The process-wide ``stage_parts`` of ``stage`` for this run's settings and backend,
+        if an earlier run computed them."""
+        if self.settings_key is None:
+            return None
+        return _SHARED_PARTS.get((stage, self.settings_key, self.agents.identity))
+
+    def _stage_parts(self, stage: StageDef) -> dict[str, str]:
+        """``stage_parts`` of ``stage`` for this run: with a ``settings_key``, all but the
+        ``external`` part come from the process-wide ``_SHARED_PARTS``."""
+        if self.settings_key is None:
+            return stage_parts(stage, self.settings, self.agents)
+        shared = self._shared_parts(stage)
+        if shared is None:
+            shared = stage_parts(stage, self.settings, self.agents, external=False)
+            if len(_SHARED_PARTS) >= _SHARED_PARTS_LIMIT:
+                _SHARED_PARTS.clear()
+            _SHARED_PARTS[(stage, self.settings_key, self.agents.identity)] = shared
+        if stage.external is None:
+            return shared
+        return {**shared, "external": canonical_json(stage.external(self.settings))}
 
     def _input_hash(self, key: str, path: tuple[str | int, ...], part: Any) -> str:
         """The content hash of ``part``, the projection ``path`` of node ``key``'s output. A

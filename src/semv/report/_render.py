@@ -10,10 +10,9 @@ from __future__ import annotations
 import json
 import re
 from functools import cache
-from typing import Final
+from typing import TYPE_CHECKING, Final
 from urllib.parse import quote
 
-from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
 from semv.config import ExportConfig
@@ -23,6 +22,9 @@ from semv.model import RenderedReport
 from semv.report._build import build_view
 from semv.report._context import ReportContext
 from semv.report._view import ReportView
+
+if TYPE_CHECKING:
+    from jinja2 import Environment
 
 __all__ = ["REPORT_FORMAT", "SECTION_ORDER", "render_report", "report_json", "summary_html"]
 
@@ -96,6 +98,8 @@ def report_json(view: ReportView) -> str:
 
 @cache
 def _environment(*, html: bool) -> Environment:
+    from jinja2 import Environment, PackageLoader, StrictUndefined  # a warm run renders nothing
+
     env = Environment(
         loader=PackageLoader("semv.report", "templates"),
         autoescape=html,
