@@ -65,6 +65,11 @@ def test_mv2026_report_fields_missing_are_counted(tmp_path: Path) -> None:
     assert fields["location"] and fields["event-time"] and fields["final-status"]
 
 
+def _replace_with_folder(path: Path) -> None:
+    path.unlink()
+    path.mkdir()
+
+
 def _replace_with_link(path: Path) -> None:
     path.unlink()
     path.symlink_to(ROOT / "README.md")  # a file outside the case folder
@@ -81,6 +86,14 @@ def _replace_with_link(path: Path) -> None:
         (
             lambda f: (f / "input" / "lyon-flood.json").write_text('{"Headline": "x"}'),
             "unknown field 'Headline'",
+        ),
+        (
+            lambda f: _replace_with_folder(f / "input" / "lyon-flood.json"),
+            "lyon-flood.json: cannot read: Is a directory",
+        ),
+        (
+            lambda f: (f / "output" / "report.md").write_bytes(b"Final \xff"),
+            "report.md: not UTF-8 text",
         ),
         # unreadable media is the media stage's business (an uncertainty item), not a refusal
         (lambda f: _replace_with_link(f / "input" / "media" / "photo.jpg"), "outside"),
@@ -185,6 +198,12 @@ def test_mmfakebench_records_and_label_maps(tmp_path: Path) -> None:
     rows[1]["gt_answers"] = "True"
     file.write_text(json.dumps(rows))
     with pytest.raises(InputError, match="record 1: gt_answers 'True' contradicts"):
+        list(MmFakeBenchAdapter().load(file))
+    file.write_bytes(b'[{"text": "caf\xe9"}]')
+    with pytest.raises(InputError, match=r"MMFakeBench_val\.json: not UTF-8 text"):
+        list(MmFakeBenchAdapter().load(file))
+    file.write_text('[{"text": "x"},', encoding="utf-8")
+    with pytest.raises(InputError, match=r"MMFakeBench_val\.json: invalid JSON at line 1"):
         list(MmFakeBenchAdapter().load(file))
 
 

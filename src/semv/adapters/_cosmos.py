@@ -24,6 +24,7 @@ from typing import Any, Final
 from urllib.parse import urlsplit
 
 from semv.adapters._base import COSMOS_CONTRACT, LoadedCase, limited
+from semv.adapters._documents import parse_json, read_text
 from semv.adapters._gold import SealedGold
 from semv.adapters._media import MediaProblem, load_asset
 from semv.errors import InputError
@@ -96,17 +97,9 @@ def looks_like_cosmos(first_line: str) -> bool:
 
 def _rows(path: Path) -> Iterator[tuple[int, Any]]:
     """(line number, parsed row); for a JSON array the number is the 1-based element index."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not UTF-8 text: {exc}") from exc
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    text = read_text(path)
     if text.lstrip().startswith("["):
-        try:
-            rows = loads_json(text, str(path))
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{path}: invalid JSON at line {exc.lineno}: {exc.msg}") from exc
+        rows = parse_json(text, path)
         yield from enumerate(rows, start=1)
         return
     for number, line in enumerate(text.splitlines(), start=1):

@@ -11,7 +11,14 @@ from pydantic import ValidationError
 from semv.errors import InputError
 from semv.safeload import loads_json, loads_yaml, read_text_bounded
 
-__all__ = ["describe_validation_error", "field_path", "read_document", "read_json"]
+__all__ = [
+    "describe_validation_error",
+    "field_path",
+    "parse_json",
+    "read_document",
+    "read_json",
+    "read_text",
+]
 
 
 def read_document(file: Path) -> Any:
@@ -19,18 +26,10 @@ def read_document(file: Path) -> Any:
 
     Raises ``InputError`` naming the file and, for syntax errors, the line.
     """
-    try:
-        text = read_text_bounded(file)
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{file}: not UTF-8 text: {exc}") from exc
-    except OSError as exc:
-        raise InputError(f"{file}: cannot read: {exc.strerror or exc}") from exc
+    text = read_text(file, bounded=True)
     if file.suffix.lower() in (".yaml", ".yml"):
         return _parse_yaml(file, text)
-    try:
-        return loads_json(text, str(file))
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{file}: invalid JSON at line {exc.lineno}: {exc.msg}") from exc
+    return parse_json(text, file)
 
 
 def read_json(file: Path) -> Any:
@@ -39,14 +38,26 @@ def read_json(file: Path) -> Any:
     Raises ``InputError`` naming the file: missing, unreadable, not UTF-8, or invalid JSON
     (with the line).
     """
+    if not file.exists():
+        raise InputError(f"{file}: missing")
+    return parse_json(read_text(file), file)
+
+
+def read_text(file: Path, *, bounded: bool = False) -> str:
+    """The UTF-8 text of ``file`` (``bounded``: at most ``semv.safeload``'s document limit, for a
+    case document). Raises ``InputError`` naming the file when it cannot be read or is not
+    UTF-8 (or, bounded, is larger than the limit)."""
     try:
-        text = file.read_text(encoding="utf-8")
-    except FileNotFoundError as exc:
-        raise InputError(f"{file}: missing") from exc
+        return read_text_bounded(file) if bounded else file.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
         raise InputError(f"{file}: not UTF-8 text: {exc}") from exc
     except OSError as exc:
         raise InputError(f"{file}: cannot read: {exc.strerror or exc}") from exc
+
+
+def parse_json(text: str, file: Path) -> Any:
+    """``text`` (read from ``file``) as JSON, depth-bounded; a syntax error is an
+    ``InputError`` naming the file and the line."""
     try:
         return loads_json(text, str(file))
     except json.JSONDecodeError as exc:

@@ -24,7 +24,7 @@ from typing import Any, Final
 from urllib.parse import urlsplit
 
 from semv.adapters._base import INTERNAL_CONTRACT, LoadedCase, limited
-from semv.adapters._documents import read_json
+from semv.adapters._documents import read_json, read_text
 from semv.adapters._gold import SealedGold
 from semv.adapters._media import MEDIA_EXTENSIONS, MediaProblem, load_asset
 from semv.adapters._mvreport import parse_mv_report, status_label
@@ -173,11 +173,7 @@ def _gold(folder: Path) -> SealedGold | None:
     report_file = folder / "output" / "report.md"
     if not report_file.is_file():
         return None
-    try:
-        text = report_file.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{report_file}: not UTF-8 text: {exc}") from exc
-    report = parse_mv_report(text)
+    report = parse_mv_report(read_text(report_file))
     if report.status is None:
         raise InputError(f"{report_file}: no 'Final Verification Status:' line")
     label = status_label(report.status)
