@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
@@ -70,6 +70,7 @@ __all__ = [
     "run_case",
     "run_usage",
     "start_early",
+    "started_fields",
     "with_run_usage",
     "write_reports",
 ]
@@ -225,6 +226,20 @@ def start_early(
     return calls
 
 
+def started_fields(case: Case, contract: str, agents: Agents) -> dict[str, Any]:
+    """The fields every ``run.started`` event opens with, whatever starts the run (a first run,
+    a revision, a CTR episode): the case, its hash and adapter, the label contract, the semv
+    version and the agents' identity. Each caller appends what its kind of run adds."""
+    return {
+        "case_id": case.id,
+        "case_hash": content_hash(case),
+        "adapter": case.adapter,
+        "contract": contract,
+        "semv": __version__,
+        "agents": agents.identity,
+    }
+
+
 def _record_start(
     store: Store,
     case: Case,
@@ -251,12 +266,7 @@ def _record_start(
         run_id,
         TraceKind.RUN_STARTED,
         payload={
-            "case_id": case.id,
-            "case_hash": content_hash(case),
-            "adapter": case.adapter,
-            "contract": contract,
-            "semv": __version__,
-            "agents": agents.identity,
+            **started_fields(case, contract, agents),
             "backend": {
                 "name": agents.name,
                 **({"llm_url": settings.llm.url} if agents.name == "llm" else {}),

@@ -16,7 +16,6 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from semv import __version__
 from semv.agents import Agents
 from semv.config import Settings
 from semv.contest._backend import backend_kind
@@ -53,11 +52,12 @@ from semv.pipeline import (
     commit_run,
     record_failure,
     run_usage,
+    started_fields,
 )
 from semv.procedures import DEFAULT_PROCEDURE
 from semv.retrieval import Retrieval, reopen_retrieval
 from semv.stages import CASE_SOURCE, MEMORY_SOURCE
-from semv.store import Store, canonical_json, content_hash, sha256_text, utc_now
+from semv.store import Store, canonical_json, sha256_text, utc_now
 from semv.usage import Ledger, bind_ledger
 
 __all__ = ["TRACE_ELEMENTS", "Revision", "SiblingRevision", "revise", "trace_elements"]
@@ -265,12 +265,7 @@ async def revise(
         run_id,
         TraceKind.RUN_STARTED,
         payload={
-            "case_id": case.id,
-            "case_hash": content_hash(case),
-            "adapter": case.adapter,
-            "contract": parent.contract,
-            "semv": __version__,
-            "agents": agents.identity,
+            **started_fields(case, parent.contract, agents),
             "settings_hash": settings_hash,
             "parent_run_id": parent.run_id,
             "parent_trace_head": parent.record.trace_head,

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from semv import __version__
 from semv.adapters import LoadedCase
 from semv.agents import Agents
 from semv.config import Settings
@@ -32,9 +31,9 @@ from semv.model import (
     TraceKind,
     Verdict,
 )
-from semv.pipeline import build_result, commit_run, run_case
+from semv.pipeline import build_result, commit_run, run_case, started_fields
 from semv.stages import CASE_SOURCE, build_graph
-from semv.store import Store, canonical_json, content_hash, sha256_text
+from semv.store import Store, canonical_json, sha256_text
 
 __all__ = ["POLICIES", "TRACE_ELEMENTS", "EpisodeOutcome", "inject", "run_ctr"]
 
@@ -103,14 +102,7 @@ async def inject(
     store.append_event(
         run_id,
         TraceKind.RUN_STARTED,
-        payload={
-            "case_id": case.id,
-            "case_hash": content_hash(case),
-            "adapter": case.adapter,
-            "contract": clean.contract,
-            "semv": __version__,
-            "agents": agents.identity,
-        },
+        payload=started_fields(case, clean.contract, agents),
     )
     store.append_event(
         run_id,
