@@ -39,3 +39,11 @@ def test_temp_file_lives_beside_the_target(tmp_path: Path) -> None:
         assert tmp.name.startswith(".index.bin.")
         tmp.write_bytes(b"x")
     assert target.read_bytes() == b"x"
+
+
+def test_the_new_file_is_private_unless_a_mode_is_asked_for(tmp_path: Path) -> None:
+    private, shared = tmp_path / "report.md", tmp_path / "model.json"
+    write_text_atomic(private, "a")
+    write_text_atomic(shared, "b", mode=0o644)
+    assert private.stat().st_mode & 0o777 == 0o600
+    assert shared.stat().st_mode & 0o777 == 0o644

@@ -43,6 +43,7 @@ def test_the_writer_reproduces_every_shipped_file_byte_for_byte(
     out = tmp_path / "fresh" / Path(name).name
     write_parameters(out, json.loads(shipped), indent=indent)
     assert out.read_bytes() == shipped
+    assert out.stat().st_mode & 0o777 == 0o644  # package data: readable by everyone
 
 
 def test_a_failing_write_leaves_the_old_file(tmp_path: Path) -> None:

@@ -4,7 +4,8 @@ Every writer in semv that leaves a file for a user (reports, exports, maps, arte
 plots, evaluation outputs) goes through :func:`atomic_target`: the content is written to a
 temporary file in the target's own directory and moved over the target with ``os.replace``, which
 is atomic on POSIX and Windows. On any error the temporary file is removed and the target is left
-as it was.
+as it was. The new file is private to its owner (``mkstemp``'s 0600) unless the writer asks for
+another ``mode`` (a cache or a shipped data file other users read: 0644).
 """
 
 from __future__ import annotations
@@ -19,12 +20,15 @@ __all__ = ["atomic_target", "write_bytes_atomic", "write_text_atomic"]
 
 
 @contextlib.contextmanager
-def atomic_target(target: Path, *, prefix: str | None = None) -> Iterator[Path]:
+def atomic_target(
+    target: Path, *, prefix: str | None = None, mode: int | None = None
+) -> Iterator[Path]:
     """Yield a temporary path beside ``target``; move it over ``target`` when the block succeeds.
 
     The caller writes the complete new content to the yielded path (with any writer: a file
     handle, ``savefig``, ``shutil.copyfile``, an SQLite connection). Parent directories are
     created. If the block raises, the temporary file is deleted and ``target`` is untouched.
+    ``mode``: the permission bits the new file gets before it is moved (default 0600).
     """
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, name = tempfile.mkstemp(
@@ -34,18 +38,24 @@ def atomic_target(target: Path, *, prefix: str | None = None) -> Iterator[Path]:
     tmp = Path(name)
     try:
         yield tmp
+        if mode is not None:
+            tmp.chmod(mode)
         os.replace(tmp, target)
     finally:
         with contextlib.suppress(OSError):
             tmp.unlink(missing_ok=True)
 
 
-def write_bytes_atomic(target: Path, data: bytes, *, prefix: str | None = None) -> None:
+def write_bytes_atomic(
+    target: Path, data: bytes, *, prefix: str | None = None, mode: int | None = None
+) -> None:
     """Write ``data`` to ``target`` atomically (see :func:`atomic_target`)."""
-    with atomic_target(target, prefix=prefix) as tmp:
+    with atomic_target(target, prefix=prefix, mode=mode) as tmp:
         tmp.write_bytes(data)
 
 
-def write_text_atomic(target: Path, text: str, *, prefix: str | None = None) -> None:
+def write_text_atomic(
+    target: Path, text: str, *, prefix: str | None = None, mode: int | None = None
+) -> None:
     """Write ``text`` as UTF-8 to ``target`` atomically (see :func:`atomic_target`)."""
-    write_bytes_atomic(target, text.encode("utf-8"), prefix=prefix)
+    write_bytes_atomic(target, text.encode("utf-8"), prefix=prefix, mode=mode)

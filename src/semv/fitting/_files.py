@@ -2,10 +2,10 @@
 
 Every parameter file semv ships (``context_model.json``, ``calibration.json``, ``stance.json``,
 ``relevance.json``, ``forensic_model.json``) is ``json.dumps(data, indent=...)`` plus a final
-newline, written through :func:`semv.atomic.write_text_atomic`: a fit that fails or is
-interrupted leaves the shipped file as it was. The keys, their order and the provenance fields
-(the training file's :func:`sha256_of`, the command, the date) are the caller's: each file keeps
-its own layout, byte for byte.
+newline, written through :func:`semv.atomic.write_text_atomic` with mode 0644 (as a plain write
+leaves it): a fit that fails or is interrupted leaves the shipped file as it was. The keys,
+their order and the provenance fields (the training file's :func:`sha256_of`, the command, the
+date) are the caller's: each file keeps its own layout, byte for byte.
 """
 
 from __future__ import annotations
@@ -33,9 +33,9 @@ def dump_json(data: Mapping[str, Any], indent: int = 2) -> str:
 
 
 def write_parameters(path: Path, data: Mapping[str, Any], *, indent: int = 2) -> None:
-    """Write the fitted-parameter file ``path`` atomically (see :func:`dump_json`); parent
-    directories are created."""
-    write_text_atomic(path, dump_json(data, indent))
+    """Write the fitted-parameter file ``path`` atomically (see :func:`dump_json`), readable
+    by everyone (0644: package data); parent directories are created."""
+    write_text_atomic(path, dump_json(data, indent), mode=0o644)
 
 
 def finish_fit(

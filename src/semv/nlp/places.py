@@ -321,13 +321,12 @@ def _connect() -> sqlite3.Connection:
         except sqlite3.Error:
             pass
     try:
-        with atomic_target(path) as tmp:
+        with atomic_target(path, mode=0o644) as tmp:  # other users of the machine read it
             build = sqlite3.connect(tmp)
             try:
                 _write(build, version)
             finally:
                 build.close()
-            tmp.chmod(0o644)  # a cache other users of the machine may read
     except OSError as exc:
         log.warning("place index cache not writable (%s): building it in memory", exc)
         conn = sqlite3.connect(":memory:", check_same_thread=False)
