@@ -168,3 +168,12 @@ def test_chain_event_hash_is_the_canonical_json_hash_of_its_body(node: str | Non
     body = event.model_dump(mode="json", exclude={"hash"})
     assert event.hash == event_hash(body) == row["hash"]
     assert row["payload"] == canonical_json(payload) and row["kind"] == "node.reused"
+
+
+def test_chain_event_of_a_plain_string_payload_is_canonical() -> None:
+    from semv.store._store import chain_event, event_hash
+
+    payload = {"stage": "argue", "output": 'é\u2028"', "fingerprint": "ab"}
+    event, row = chain_event("r1", 0, TraceKind.NODE_REUSED, "n", payload, "t", "p")
+    assert row["payload"] == canonical_json(payload)
+    assert event.hash == event_hash(event.model_dump(mode="json", exclude={"hash"}))

@@ -30,6 +30,8 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
+from pydantic import BaseModel
+
 from semv.graph import NodeOutcome
 from semv.model import RankedEvidence, Result, Retrieved
 
@@ -57,6 +59,8 @@ def _declared(value: object) -> tuple[int, int] | None:
     (the ReMMD bank: ``matches`` = R_j per point, ``records_reused``) is counted the way the
     ``semv`` graph is, so the rows compare: one look-up per point plus every query sent to a
     source, and the records that serve two or more points."""
+    if isinstance(value, BaseModel) and "retrievals" not in type(value).model_fields:
+        return None  # most node values: asking a model for a missing attribute is slow
     retrievals = getattr(value, "retrievals", None)
     reused = getattr(value, "retrievals_reused", None)
     if not (isinstance(retrievals, int) and isinstance(reused, int)):

@@ -240,6 +240,7 @@ class Executor:
         self.agents = agents
         self.run_id = run_id
         self.settings_key = settings_key
+        self._agents_identity: str | None = None
         self._limit = asyncio.Semaphore(max_concurrency)
         self._progress = progress
         # node records + trace events not yet written: reused nodes are batched and written
@@ -410,12 +411,18 @@ class Executor:
         self._commit(outcome, TraceKind.NODE_EXECUTED)
         return outcome
 
+    def _identity(self) -> str:
+        """The backend's identity, read once a run (it hashes the backend's settings)."""
+        if self._agents_identity is None:
+            self._agents_identity = self.agents.identity
+        return self._agents_identity
+
     def _shared_parts(self, stage: StageDef) -> dict[str, str] | None:
         """The process-wide ``stage_parts`` of ``stage`` for this run's settings and backend,
         if an earlier run computed them."""
         if self.settings_key is None:
             return None
-        return _SHARED_PARTS.get((stage, self.settings_key, self.agents.identity))
+        return _SHARED_PARTS.get((stage, self.settings_key, self._identity()))
 
     def _stage_parts(self, stage: StageDef) -> dict[str, str]:
         """``stage_parts`` of ``stage`` for this run: with a ``settings_key``, all but the
@@ -427,7 +434,7 @@ class Executor:
             shared = stage_parts(stage, self.settings, self.agents, external=False)
             if len(_SHARED_PARTS) >= _SHARED_PARTS_LIMIT:
                 _SHARED_PARTS.clear()
-            _SHARED_PARTS[(stage, self.settings_key, self.agents.identity)] = shared
+            _SHARED_PARTS[(stage, self.settings_key, self._identity())] = shared
         if stage.external is None:
             return shared
         return {**shared, "external": canonical_json(stage.external(self.settings))}

@@ -960,7 +960,14 @@ def chain_event(
     body: the body's canonical JSON is written here from the payload's (sorted keys, no
     spaces; the other fields are strings, an int and maybe null), so the payload is
     serialised once, for the hash and the row alike."""
-    payload_json = canonical_json(payload)
+    if all(type(k) is str and type(v) is str for k, v in payload.items()):
+        # a node event's payload (stage, fingerprint, output): plain strings, so json.dumps
+        # alone writes canonical_json's text without pydantic's walk first
+        payload_json = json.dumps(
+            payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False
+        )
+    else:
+        payload_json = canonical_json(payload)
     text = (
         f'{{"at":{_json_str(at)},"kind":{_json_str(kind.value)},'
         f'"node":{"null" if node is None else _json_str(node)},"payload":{payload_json},'
