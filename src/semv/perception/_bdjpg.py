@@ -5,23 +5,25 @@ IEEE TIFS 7(3), 2012. A photo that was JPEG-compressed (steps Q₁), decoded, ed
 again (steps Q₂) carries the first compression in every untouched 8×8 block; an object pasted
 in from another image lacks it. Per DCT frequency the observed coefficients follow a mixture
 
-    p(x) = α · p(x | H₀) + (1 − α) · p(x | H₁)                       (the paper's Eq. 9)
+    p(x) = α · p(x | H₀) + (1 − α) · p(x | H₁)                (the paper's mixture model)
 
 of doubly compressed blocks (H₀, the background) and singly compressed ones (H₁, the pasted
-object); the primary step Q₁ and α are estimated by expectation-maximisation (§IV-A), and each
-block gets the likelihood ratio L = Π_f p(x_f | H₁) / p(x_f | H₀) over the frequencies with
-evidence (Eq. 10): L > 1 where a block does not follow the background's first compression.
+object); the primary step Q₁ and α are estimated by expectation-maximisation, and each block
+gets the likelihood ratio L = Π_f p(x_f | H₁) / p(x_f | H₀) over the frequencies with evidence
+(the frequencies taken as independent, as in the paper's block likelihood map): L > 1 where a
+block does not follow the background's first compression. The paper's equation numbers are
+not quoted here (no copy of the paper in this repository); the formulas are written out below.
 
-* **aligned** (A-DJPG, §III-A): both compressions on the same 8×8 grid. x is the quantized
+* **aligned** (A-DJPG): both compressions on the same 8×8 grid. x is the quantized
   index round(C / Q₂) of the file. p(x | H₁) comes from the distribution of the *unquantized*
-  coefficients, estimated by the calibration the paper uses (the DCT of the decoded image on the
-  grid shifted by 4 pixels, which carries neither compression's lattice; Fridrich et al.):
+  coefficients, estimated by calibration (Fridrich, Goljan & Hogea 2002: the DCT of the decoded
+  image on the grid shifted by 4 pixels, which carries neither compression's lattice):
   p(x | H₁) = P(C ∈ [(x − ½) Q₂, (x + ½) Q₂)). Under H₀ the coefficient was first quantized
   to k Q₁ and decoded with a rounding error e ~ N(0, σ²), σ² = 1/12 (pixel rounding through an
   orthonormal DCT), so p(x | H₀) = Σ_k P(C ∈ [(k − ½) Q₁, (k + ½) Q₁)) ·
-  P(round((k Q₁ + e) / Q₂) = x) (the paper's Eq. 4-5 with its rounding-error term). An image
+  P(round((k Q₁ + e) / Q₂) = x) (the paper's A-DJPG model with its rounding-error term). An image
   that is no JPEG (a PNG or TIFF save of an edited JPEG) is analysed with Q₂ = 1.
-* **non-aligned** (NA-DJPG, §III-B): the first compression sat on a grid shifted by (r, c) ≠ 0
+* **non-aligned** (NA-DJPG): the first compression sat on a grid shifted by (r, c) ≠ 0
   (a crop, or a JPEG object pasted off the host's grid). On that grid the coefficients y of the
   decoded image cluster near multiples of Q₁ up to the error e of the last compression,
   y = k Q₁ + e; with the paper's approximation p(y | H₀) = n(y) · p(y | H₁), the periodic
@@ -34,7 +36,7 @@ evidence (Eq. 10): L > 1 where a block does not follow the background's first co
 Q₁ is chosen per frequency among 1..25 by the EM log-likelihood; a frequency enters the map only
 when its best mixture beats the single-compression model by a likelihood-ratio test at
 p < 0.001 with a Bonferroni correction over the candidates (2 ΔLL > 17.4), so an image with no
-double compression gives an all-zero map. Blocks with a clipped pixel (a channel at 0 or 255)
+double compression leaves few or no frequencies in the map. Blocks with a clipped pixel (a channel at 0 or 255)
 are left out of the estimate and the map: truncation after a decompression moves coefficients
 off the lattice, an error the paper's model (rounding only) does not contain, and would make
 every blown highlight look pasted. The image-level signal is the region score of the
@@ -135,7 +137,7 @@ def _unclipped(img: Image.Image, dy: int = 0, dx: int = 0) -> npt.NDArray[np.boo
 
 def _em_alpha(h: Float, p0: Float, p1: Float) -> tuple[float, float]:
     """EM for the mixing weight α of p = α p0 + (1 − α) p1 given bin counts ``h`` (the
-    paper's §IV-A with Q₁ fixed); returns (α, log-likelihood gain over α = 0)."""
+    paper's EM estimate with Q₁ fixed); returns (α, log-likelihood gain over α = 0)."""
     alpha = 0.5
     ok = (h > 0) & (p1 > 0)
     h, p0, p1 = h[ok], p0[ok], p1[ok]
@@ -188,8 +190,8 @@ def _aligned_models(calib: Float, q2: float, q1: int) -> tuple[Float, Float]:
 
 
 def aligned_map(img: Image.Image, q_luma: tuple[int, ...] | None = None) -> DJPGMap:
-    """A-DJPG block likelihood map (Bianchi & Piva 2012 §III-A, §IV-A): see the module
-    docstring. ``q_luma`` are the file's luma steps (natural order); None means Q₂ = 1."""
+    """A-DJPG block likelihood map (Bianchi & Piva 2012): see the module docstring.
+    ``q_luma`` are the file's luma steps (natural order); None means Q₂ = 1."""
     y = _dq.luma(img)
     coeffs = _dq.block_dct(y)
     calib_all = _dq.block_dct(y, 4, 4)
@@ -258,8 +260,8 @@ def nonaligned_map(
     q_luma: tuple[int, ...] | None = None,
     shift: tuple[int, int] | None = None,
 ) -> DJPGMap:
-    """NA-DJPG block likelihood map (Bianchi & Piva 2012 §III-B, §IV-A) on the first
-    compression's grid ``shift`` = (dy, dx) (estimated by ``_dq.nonaligned_dq`` when None)."""
+    """NA-DJPG block likelihood map (Bianchi & Piva 2012) on the first compression's grid
+    ``shift`` = (dy, dx) (estimated by ``_dq.nonaligned_dq`` when None)."""
     y = _dq.luma(img)
     if shift is None:
         shift = _dq.nonaligned_dq(img)[1]
