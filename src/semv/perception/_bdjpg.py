@@ -36,10 +36,10 @@ not quoted here (no copy of the paper in this repository); the formulas are writ
 Q₁ is chosen per frequency among 1..25 by the EM log-likelihood; a frequency enters the map only
 when its best mixture beats the single-compression model by a likelihood-ratio test at
 p < 0.001 with a Bonferroni correction over the candidates (2 ΔLL > 17.4), so an image with no
-double compression leaves few or no frequencies in the map. Blocks with a clipped pixel (a channel at 0 or 255)
-are left out of the estimate and the map: truncation after a decompression moves coefficients
-off the lattice, an error the paper's model (rounding only) does not contain, and would make
-every blown highlight look pasted. The image-level signal is the region score of the
+double compression leaves few or no frequencies in the map. Blocks with a clipped pixel (a
+channel at 0 or 255) are left out of the estimate and the map: truncation after a decompression
+moves coefficients off the lattice, an error the paper's model (rounding only) does not contain,
+and would make every blown highlight look pasted. The image-level signal is the region score of the
 map: per 32-px cell the mean block log L, and its most deviating 3×3-cell window *above* the
 image's own cells in robust standard deviations (``_inconsistency.region_contrast``), so a whole
 image that was compressed once more (a global re-save) does not score, a pasted region does.
