@@ -138,7 +138,7 @@ async def run_case(
     settings, settings_hash = _resolved_settings(settings, store.data_dir)
     specs = chosen.graph(case, contract=contract, memory=memory is not None, retrieval=retrieval)
     # tool probes, OCR's engine and spaCy start loading while the graph is set up
-    media_stage.start_early(case.media, nothing_cached=not store.has_runs())
+    media_stage.start_early(case.media, nothing_cached=not store.has_runs(), settings=settings)
     # the model answers the first calls while the run is recorded and the media are read
     ledger = Ledger()
     started = time.perf_counter()

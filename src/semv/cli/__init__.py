@@ -12,7 +12,7 @@ and ``semv verify`` no evaluation, web or plotting code. A new command is one fu
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -41,6 +41,24 @@ COMMANDS: dict[str, str] = {
 
 class _SemvGroup(LazyGroup):
     lazy = COMMANDS
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        _prelude(args)
+        return super().resolve_command(ctx, args)
+
+
+_NO_MEDIA_FLAGS = frozenset({"--text-only", "--help", "-h"})
+
+
+def _prelude(args: list[str]) -> None:
+    """Before a command's modules load: ``semv verify`` of media starts OCR's worker process
+    when it is on (``SEMV_OCR_WORKER=1``, ``semv.perception.ocr_worker``), which imports
+    RapidOCR on the other core while this process imports the pipeline; the media stage hands
+    it the images when it will read them, or releases it."""
+    if args[:1] == ["verify"] and not _NO_MEDIA_FLAGS.intersection(args):
+        from semv.perception import ocr_worker
+
+        ocr_worker.spawn()
 
 
 app = typer.Typer(

@@ -34,7 +34,16 @@ from semv.config import Settings
 from semv.graph import StageContext, StageDef
 from semv.model import Asset, MediaEvidence, MediaKind, UncertaintyCode
 from semv.nlp import parsing
-from semv.perception import container, integrity, metadata, ocr, speech, video, visual
+from semv.perception import (
+    container,
+    integrity,
+    metadata,
+    ocr,
+    ocr_worker,
+    speech,
+    video,
+    visual,
+)
 from semv.perception._context import ExtractContext, Extractor, merge, nothing
 from semv.perception.artifacts import current_artifacts
 from semv.perception.reverse_search import index_fingerprint, match_image
@@ -162,13 +171,22 @@ async def perceive(ctx: StageContext, *, asset: Asset) -> MediaEvidence:
         _release_freed_memory()
 
 
-def start_early(assets: Sequence[Asset], *, nothing_cached: bool) -> None:
+def start_early(
+    assets: Sequence[Asset], *, nothing_cached: bool, settings: Settings | None = None
+) -> None:
     """Before a run's graph starts: probe the tool versions (the media nodes' fingerprint
     needs them, cached or not) in the background, and, when the store holds no node output
-    yet (``nothing_cached``: a fresh data dir, so every media node will run), start the
-    warm-up of ``_warm_up`` now rather than when the first media node runs. No-op for a
-    case without loaded media."""
+    yet (``nothing_cached``: a fresh data dir, so every media node will run), hand the
+    images to OCR's worker process when the CLI started one (``ocr_worker``; with the run's
+    ``settings``) and start the warm-up of ``_warm_up`` now rather than when the first media
+    node runs. A worker with nothing to read is released. No-op for a case without loaded
+    media."""
     loaded = [a for a in assets if a.loaded]
+    images = [Path(a.path) for a in loaded if a.kind is MediaKind.IMAGE]
+    if nothing_cached and images and settings is not None:
+        media = settings.media
+        ocr_worker.request(images, media.ocr_languages, media.ocr_min_confidence)
+    ocr_worker.release()  # not asked to read (no-op when it was)
     if not loaded:
         return
     threading.Thread(target=_probe_tools, name="semv-tool-probes", daemon=True).start()
@@ -203,12 +221,16 @@ def _warm_up(asset: Asset) -> None:
         return
     _WARMED.set()
     reads_images = asset.loaded and asset.kind in (MediaKind.IMAGE, MediaKind.VIDEO)
+    # OCR's worker process reads this image: no engine here, and no OCR memory peak to keep
+    # spaCy's load away from
+    in_worker = ocr_worker.asked(Path(asset.path))
 
     def load() -> None:
         try:
-            if reads_images:
+            if reads_images and not in_worker:
                 ocr.load_engine()
-            _OCR_READ.wait(timeout=_SPACY_WAIT_S)
+            if not in_worker:
+                _OCR_READ.wait(timeout=_SPACY_WAIT_S)
             parsing.load()
         except Exception:  # the stage that needs it loads it again and reports the failure
             logger.debug("background warm-up failed", exc_info=True)

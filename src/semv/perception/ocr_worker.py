@@ -1,0 +1,237 @@
+"""OCR of a cold verify's images in a second process, started before the command loads.
+
+A cold ``semv verify`` of a case with a photo spends about 2 s of CPU on OCR (importing
+RapidOCR, creating its ONNX sessions, detecting and reading, tesseract), most of it holding the
+GIL of the one process that also imports semv, loads spaCy and runs the stages: threads cannot
+overlap them. This module moves that reading to a worker process on the machine's other core:
+
+1. ``spawn`` (called by the CLI for ``semv verify`` before the command's modules are imported)
+   starts ``python -m semv.perception.ocr_worker``, which imports RapidOCR and builds its engine
+   while the parent imports semv, then waits for a request on its stdin. The worker imports
+   nothing of semv but ``semv.perception._ocr_engines``.
+2. ``request`` (called by the media stage's ``start_early`` when every media node will run)
+   sends the paths of the case's images with the OCR settings; ``release`` (when they will not
+   run: a data dir with runs, a text-only case) tells the worker to exit without reading.
+3. The worker reads each image with ``read_lines``, the same function the in-process reader
+   calls, and writes one JSON line per image: the SHA-256 of the bytes it read and the lines.
+4. ``lines_for`` (called by ``ocr.read_text``) returns those lines when the worker read the
+   same bytes with the same settings, waiting for them if needed; otherwise, or when the worker
+   failed, exited or was never started, it returns None and the reader reads in-process. An
+   error of the worker is therefore never reported as such: the in-process reading that
+   follows meets the same error and records it as before.
+
+The result is the same JSON either way (JSON carries the lines' strings, integers and
+3-decimal floats exactly). Nothing is left behind: the worker exits when its request is done,
+when its stdin closes (the parent exited) and, on Linux, when the parent dies
+(``PR_SET_PDEATHSIG``); the parent reaps it, and terminates it at exit if it still runs.
+
+Off unless ``SEMV_OCR_WORKER=1``: on the shared 2-core machine, loaded by other work, the worker
+made a cold verify slower (no core is free for it, and it imports NumPy, Pillow and ONNX Runtime
+a second time: +0.7 s of CPU, +300 MiB summed over the process tree; docs/evaluation.md). It can
+only pay where the second core is idle, which is to be measured before it is turned on.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Final
+
+__all__ = ["asked", "enabled", "lines_for", "release", "request", "spawn", "spawned"]
+
+WAIT_S: Final = 300.0
+"""How long a reader waits for the worker's lines before reading in-process."""
+
+_lock = threading.Lock()
+_proc: subprocess.Popen[bytes] | None = None
+_requested: dict[str, tuple[tuple[str, ...], float]] = {}
+"""Path → (languages, minimum confidence) of each image sent to the worker."""
+_results: dict[str, dict[str, Any]] = {}
+_done = threading.Event()
+"""Set when the worker's output is closed (every result read, or it failed or exited)."""
+
+
+def enabled() -> bool:
+    """True when ``SEMV_OCR_WORKER=1`` (off by default)."""
+    return os.environ.get("SEMV_OCR_WORKER", "0") == "1"
+
+
+def spawn() -> bool:
+    """Start the worker (once per process); False when it is off (``enabled``) or cannot be
+    started, and the reader then stays in-process."""
+    global _proc
+    with _lock:
+        if _proc is not None:
+            return True
+        if not enabled() or not sys.executable:
+            return False
+        package_root = str(Path(__file__).resolve().parents[2])
+        path = os.environ.get("PYTHONPATH")
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [package_root, path]))}
+        try:
+            _proc = subprocess.Popen(
+                [sys.executable, "-m", "semv.perception.ocr_worker"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                env=env,
+            )
+        except (OSError, ValueError, subprocess.SubprocessError):
+            return False
+    atexit.register(_stop)
+    return True
+
+
+def spawned() -> bool:
+    """A worker was started in this process."""
+    return _proc is not None
+
+
+def asked(image: Path) -> bool:
+    """The worker was asked to read ``image``."""
+    return str(image) in _requested
+
+
+def request(images: Sequence[Path], languages: Sequence[str], min_confidence: float) -> bool:
+    """Ask the worker to read ``images``; False when there is no worker to ask (the reader
+    then reads in-process)."""
+    proc = _proc
+    if proc is None or proc.stdin is None or not images or _requested:
+        return False
+    order = {
+        "images": [str(p) for p in images],
+        "languages": list(languages),
+        "min_confidence": min_confidence,
+    }
+    try:
+        proc.stdin.write(json.dumps(order).encode() + b"\n")
+        proc.stdin.close()
+    except OSError:
+        _done.set()
+        return False
+    with _lock:
+        for image in images:
+            _requested[str(image)] = (tuple(languages), min_confidence)
+    threading.Thread(target=_collect, args=(proc,), name="semv-ocr-worker", daemon=True).start()
+    return True
+
+
+def release() -> None:
+    """Nothing to read: the worker exits (its stdin closes) and is reaped."""
+    proc = _proc
+    if proc is None or _requested:
+        return
+    with contextlib.suppress(OSError):
+        if proc.stdin is not None:
+            proc.stdin.close()
+    threading.Thread(target=_collect, args=(proc,), name="semv-ocr-worker", daemon=True).start()
+
+
+def lines_for(
+    image: Path, data: bytes, languages: Sequence[str], min_confidence: float
+) -> list[dict[str, Any]] | None:
+    """The worker's lines of ``image`` when it read exactly ``data`` with these settings,
+    else None (not asked for this image, other settings, other bytes, or no result)."""
+    asked = _requested.get(str(image))
+    if asked is None or asked != (tuple(languages), min_confidence):
+        return None
+    if not _done.wait(WAIT_S):
+        _stop()
+        return None
+    got = _results.get(str(image))
+    if got is None or got.get("sha256") != hashlib.sha256(data).hexdigest():
+        return None
+    lines = got.get("lines")
+    return lines if isinstance(lines, list) else None
+
+
+def _collect(proc: subprocess.Popen[bytes]) -> None:
+    """Read the worker's answers until it closes its output, then reap it."""
+    try:
+        assert proc.stdout is not None
+        for raw in proc.stdout:
+            with contextlib.suppress(ValueError):
+                answer = json.loads(raw)
+                if isinstance(answer, dict) and isinstance(answer.get("path"), str):
+                    _results[answer["path"]] = answer
+    except OSError:
+        pass
+    finally:
+        _done.set()
+        with contextlib.suppress(OSError, subprocess.SubprocessError):
+            proc.wait(timeout=10)
+
+
+def _stop() -> None:
+    proc = _proc
+    if proc is not None and proc.poll() is None:
+        with contextlib.suppress(OSError):
+            proc.kill()
+        with contextlib.suppress(OSError, subprocess.SubprocessError):
+            proc.wait(timeout=5)
+    _done.set()
+
+
+# ---- the worker process ----------------------------------------------------------------------
+
+
+def _die_with_parent() -> None:
+    """Linux: the kernel ends this process when its parent dies (no orphan worker)."""
+    if not sys.platform.startswith("linux"):
+        return
+    with contextlib.suppress(OSError, AttributeError):
+        import ctypes
+        import signal
+
+        pr_set_pdeathsig = 1
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL)
+
+
+def _read(path: str, languages: Sequence[str], min_confidence: float) -> dict[str, Any]:
+    from io import BytesIO
+
+    from PIL import Image
+
+    from semv.perception._ocr_engines import read_lines
+
+    data = Path(path).read_bytes()
+    with Image.open(BytesIO(data)) as image:
+        image.load()
+        lines = read_lines(image, languages, min_confidence)
+    return {"path": path, "sha256": hashlib.sha256(data).hexdigest(), "lines": lines}
+
+
+def _serve() -> int:
+    _die_with_parent()
+    if os.getppid() == 1:  # the parent is already gone
+        return 0
+    from semv.perception._ocr_engines import create_sessions, load_engine
+
+    if load_engine():  # while the parent imports semv
+        create_sessions()  # this process's memory is OCR's alone: no peak to keep them from
+    line = sys.stdin.buffer.readline()
+    if not line.strip():
+        return 0  # released: nothing to read
+    order = json.loads(line)
+    languages = [str(lang) for lang in order["languages"]]
+    min_confidence = float(order["min_confidence"])
+    for path in order["images"]:
+        try:
+            answer = _read(str(path), languages, min_confidence)
+        except Exception as exc:  # the parent reads in-process and records the error
+            answer = {"path": str(path), "error": f"{type(exc).__name__}: {exc}"}
+        sys.stdout.write(json.dumps(answer) + "\n")
+        sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_serve())
