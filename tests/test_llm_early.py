@@ -204,3 +204,23 @@ def test_a_call_no_node_takes_is_cancelled_when_the_run_ends() -> None:
 
     empty, got = asyncio.run(scenario())
     assert empty and got == "answer"
+
+
+def test_nothing_starts_early_when_a_budgeted_case_describes_its_media_first() -> None:
+    """With ``llm.case_prompt_tokens`` the case's budget is spent in the order calls are made,
+    and with a VLM the describe calls came before the claims node: an early call would take
+    budget they had, so none starts. Without the budget (or without a VLM) the call starts."""
+    contract, case = example(text_only=False)
+    specs = build_graph(case, contract=contract)
+
+    async def started(**overrides: Any) -> int:
+        settings = settings_for("http://127.0.0.1:9/v1")
+        settings = settings.model_copy(update={"llm": settings.llm.model_copy(update=overrides)})
+        calls = start_early(LlmAgents(settings), case, specs, Ledger())
+        pending = calls.pending()
+        await calls.aclose()
+        return pending
+
+    assert asyncio.run(started(case_prompt_tokens=5000, vision=True)) == 0
+    assert asyncio.run(started(case_prompt_tokens=5000)) == 1
+    assert asyncio.run(started(vision=True)) == 1

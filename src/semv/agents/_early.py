@@ -70,12 +70,9 @@ class EarlyCalls:
         if key in self._tasks:
             call.close()
             return
-
-        async def as_node() -> _T:
-            current_node.set(node)  # the task's own context: the caller's is untouched
-            return await call
-
-        self._tasks[key] = asyncio.get_running_loop().create_task(as_node())
+        context = contextvars.copy_context()  # the caller's (its ledger), with the node's key
+        context.run(current_node.set, node)
+        self._tasks[key] = asyncio.get_running_loop().create_task(call, context=context)
 
     def take(self, key: tuple[str, str]) -> Awaitable[Any] | None:
         """The started call under ``key`` (once), or None."""

@@ -630,6 +630,11 @@ class LlmAgents:
         if early is None or request.decompose_node is None:
             return
         case = request.case
+        cfg = self.config
+        if cfg.case_prompt_tokens is not None and cfg.vision and any(a.loaded for a in case.media):
+            # the case's budget goes first come, first served, and the VLM's describe calls
+            # (before the claims node) came first: an early call must not take their share
+            return
         user = self._decompose_user(case)
         # the extractors load spaCy: beside loaded media they wait for the ``claims`` node
         # (the media warm-up loads spaCy after OCR's first read, and the node runs after the
