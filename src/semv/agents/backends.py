@@ -73,15 +73,17 @@ def probe_llm(settings: Settings, *, timeout_s: float = 3.0) -> None:
     server; a server that cannot be reached is a user condition (``ConfigError``, exit 2)
     named with the next step, instead of a run whose every role falls back. Any HTTP answer
     (even 401 or 404: not every server lists ``/models``) counts as a server."""
-    import httpx
-
     if settings.agents.backend != "llm":
         return
+    import httpx
+
+    from semv.agents.llm import tls_needed
+
     for url in llm_urls(settings):
         target = url.rstrip("/") + "/models"
         try:
             # a plain-HTTP server needs no certificate store (~0.1 s of CPU to load)
-            verify = not target.lower().startswith("http://")
+            verify = tls_needed(target)
             httpx.get(target, timeout=timeout_s, follow_redirects=False, verify=verify)
         except httpx.HTTPError as exc:
             raise ConfigError(

@@ -1,7 +1,13 @@
 """The LLM backend: every agent role over any OpenAI-compatible chat-completions server."""
 
 from semv.agents.llm._agents import LlmAgents, ReplayMiss, repair_evidence_id
-from semv.agents.llm._client import ChatReply, ChatRequest, LlmClient, LlmUnavailable
+from semv.agents.llm._client import (
+    ChatReply,
+    ChatRequest,
+    LlmClient,
+    LlmUnavailable,
+    tls_needed,
+)
 from semv.agents.llm._contracts import (
     ImageDescribeInput,
     ImageDescription,
@@ -27,4 +33,5 @@ __all__ = [
     "TraceArgument",
     "TraceSubclaim",
     "repair_evidence_id",
+    "tls_needed",
 ]
