@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
+from semv.perception._onnx_cache import use_optimized_models
+
 if TYPE_CHECKING:
     from PIL import Image as PILImage
 
@@ -71,6 +73,7 @@ def language_of(text: str) -> str:
     return "en"
 
 
+_ORT_THREADS: Final = 1
 _ENGINE: Any = None
 _ENGINE_LOCK: Final = threading.Lock()
 
@@ -89,8 +92,12 @@ def _rapid() -> Any:
                 # one ONNX thread per session: the forensic maps (and the spaCy load) run
                 # beside OCR on the other core; a second intra-op thread only spins against
                 # them (on 2 cores, 30 % more CPU for the same readings, byte for byte)
-                engine = RapidOCR(params={"EngineConfig.onnxruntime.intra_op_num_threads": 1})
+                engine = RapidOCR(
+                    params={"EngineConfig.onnxruntime.intra_op_num_threads": _ORT_THREADS}
+                )
                 logging.getLogger("RapidOCR").setLevel(logging.ERROR)
+                # its sessions load graphs optimised once per machine (same outputs)
+                use_optimized_models(engine, _ORT_THREADS)
                 _ENGINE = engine
     return _ENGINE
 
