@@ -108,10 +108,28 @@ def test_a_released_worker_exits_without_reading(fresh: None) -> None:
     assert ocr_worker._results == {}
 
 
-def test_the_worker_is_off_unless_turned_on(fresh: None, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("SEMV_OCR_WORKER")
+def test_the_worker_is_off_when_turned_off(fresh: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SEMV_OCR_WORKER", "0")
     assert not ocr_worker.spawn()
     assert not ocr_worker.request([Path("x.png")], CONFIG.ocr_languages, 0.5)
+
+
+@pytest.mark.parametrize(("cpus", "setting", "on"), [
+    ({0}, None, False),  # one usable core: nothing to run the worker on
+    ({0, 1}, None, True),  # the default where a second core exists
+    ({0, 1, 2, 3}, "0", False),
+    ({0}, "1", True),
+])  # fmt: skip
+def test_the_worker_is_on_by_default_with_a_second_cpu(
+    monkeypatch: pytest.MonkeyPatch, cpus: set[int], setting: str | None, on: bool
+) -> None:
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: cpus, raising=False)
+    if setting is None:
+        monkeypatch.delenv("SEMV_OCR_WORKER", raising=False)
+    else:
+        monkeypatch.setenv("SEMV_OCR_WORKER", setting)
+    assert ocr_worker.usable_cpus() == len(cpus)
+    assert ocr_worker.enabled() is on
 
 
 def test_no_worker_means_in_process(tmp_path: Path, fresh: None) -> None:

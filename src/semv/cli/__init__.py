@@ -52,9 +52,9 @@ _NO_MEDIA_FLAGS = frozenset({"--text-only", "--help", "-h"})
 
 def _prelude(args: list[str]) -> None:
     """Before a command's modules load: ``semv verify`` of media starts OCR's worker process
-    when it is on (``SEMV_OCR_WORKER=1``, ``semv.perception.ocr_worker``), which imports
-    RapidOCR on the other core while this process imports the pipeline; the media stage hands
-    it the images when it will read them, or releases it."""
+    (``semv.perception.ocr_worker``: on with two or more usable CPUs, ``SEMV_OCR_WORKER=0``
+    turns it off), which imports RapidOCR on the other core while this process imports the
+    pipeline; the media stage hands it the images when it will read them, or releases it."""
     if args[:1] == ["verify"] and not _NO_MEDIA_FLAGS.intersection(args):
         from semv.perception import ocr_worker
 

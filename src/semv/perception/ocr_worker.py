@@ -25,10 +25,14 @@ The result is the same JSON either way (JSON carries the lines' strings, integer
 when its stdin closes (the parent exited) and, on Linux, when the parent dies
 (``PR_SET_PDEATHSIG``); the parent reaps it, and terminates it at exit if it still runs.
 
-Off unless ``SEMV_OCR_WORKER=1``: on the shared 2-core machine, loaded by other work, the worker
-made a cold verify slower (no core is free for it, and it imports NumPy, Pillow and ONNX Runtime
-a second time: +0.7 s of CPU, +300 MiB summed over the process tree; docs/evaluation.md). It can
-only pay where the second core is idle, which is to be measured before it is turned on.
+On by default where this process may run on two or more CPUs (``os.sched_getaffinity``);
+``SEMV_OCR_WORKER=0`` turns it off and ``SEMV_OCR_WORKER=1`` on. On an idle 2-core machine it
+takes a cold verify of the example from 3.76 s to 2.97 s (medians of 3; alternated runs 4.7 s
+against 3.4 s) and the LLM backend's first pass with the photo from 5.09 s to 3.89 s. Its cost is
+memory: the process tree's summed peak RSS rises from ~490 to ~800 MiB (the worker's interpreter,
+NumPy and ONNX Runtime; the ``semv`` process itself holds ~100 MiB less, OCR's activations having
+moved out), and on a machine whose other core is busy it brings nothing and adds ~0.5-0.7 s of
+CPU for the second process's imports (docs/evaluation.md). With one usable CPU it stays off.
 """
 
 from __future__ import annotations
@@ -45,7 +49,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
 
-__all__ = ["asked", "enabled", "lines_for", "release", "request", "spawn", "spawned"]
+__all__ = [
+    "asked",
+    "enabled",
+    "lines_for",
+    "release",
+    "request",
+    "spawn",
+    "spawned",
+    "usable_cpus",
+]
 
 WAIT_S: Final = 300.0
 """How long a reader waits for the worker's lines before reading in-process."""
@@ -60,8 +73,21 @@ _done = threading.Event()
 
 
 def enabled() -> bool:
-    """True when ``SEMV_OCR_WORKER=1`` (off by default)."""
-    return os.environ.get("SEMV_OCR_WORKER", "0") == "1"
+    """``SEMV_OCR_WORKER=1`` or ``0`` when set; otherwise True where this process may use two or
+    more CPUs (a second core is what the worker runs on)."""
+    setting = os.environ.get("SEMV_OCR_WORKER", "").strip()
+    if setting in ("0", "1"):
+        return setting == "1"
+    return usable_cpus() >= 2
+
+
+def usable_cpus() -> int:
+    """How many CPUs this process may run on (its affinity where the OS reports one)."""
+    affinity = getattr(os, "sched_getaffinity", None)
+    if affinity is not None:
+        with contextlib.suppress(OSError):
+            return len(affinity(0))
+    return os.cpu_count() or 1
 
 
 def spawn() -> bool:
