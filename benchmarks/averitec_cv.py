@@ -451,7 +451,9 @@ def mean_sd(values: Sequence[float]) -> str:
     return f"{statistics.fmean(values):.3f} ± {sd:.3f}"
 
 
-def show_stance(result: dict[str, Any], shipped: dict[str, Any], title: str) -> None:
+def cv_table(title: str) -> Table:
+    """The columns both components' tables share: fold mean ± sd, pooled, the even/odd refit
+    and the shipped file's held-out figure."""
     table = Table(title=title)
     for col in (
         "variant",
@@ -462,6 +464,11 @@ def show_stance(result: dict[str, Any], shipped: dict[str, Any], title: str) -> 
         "shipped file (odd held out)",
     ):
         table.add_column(col, justify="left" if col in ("variant", "figure") else "right")
+    return table
+
+
+def show_stance(result: dict[str, Any], shipped: dict[str, Any], title: str) -> None:
+    table = cv_table(title)
     names = {
         "sign_ba": ("sign balanced accuracy", "supports_vs_refutes", "balanced_accuracy"),
         "macro_f1_all": (
@@ -492,16 +499,7 @@ def show_stance(result: dict[str, Any], shipped: dict[str, Any], title: str) -> 
 
 
 def show_relevance(result: dict[str, Any], shipped: dict[str, Any], title: str) -> None:
-    table = Table(title=title)
-    for col in (
-        "variant",
-        "figure",
-        "folds mean ± sd",
-        "pooled",
-        "even/odd refit here",
-        "shipped file (odd held out)",
-    ):
-        table.add_column(col, justify="left" if col in ("variant", "figure") else "right")
+    table = cv_table(title)
     metrics = shipped["metrics"]
     for variant, res in result.items():
         held = metrics[variant]["out_of_sample_held_out"]
