@@ -228,18 +228,29 @@ async def test_why_markers() -> None:
 async def test_authenticity() -> None:
     edited = await argue(Dimension.AUTHENTICITY, (exif(software="Adobe Photoshop 23.0 (Windows)"),))
     assert stances(edited) == [Stance.ATTACK] and "Photoshop" in edited.drafts[0].text
-    camera = await argue(
-        Dimension.AUTHENTICITY,
-        (
-            exif(
-                make="Canon",
-                model="EOS 5D",
-                capture_time="2023-03-14T10:00:00",
-                modify_time="2023-03-14T10:00:00",
-            ),
-        ),
+    camera_ev = exif(
+        make="Canon",
+        model="EOS 5D",
+        capture_time="2023-03-14T10:00:00",
+        modify_time="2023-03-14T10:00:00",
     )
-    assert stances(camera) == [Stance.SUPPORT]
+    camera = await argue(Dimension.AUTHENTICITY, (camera_ev,))
+    # camera EXIF is not bound to the pixels (a pasted object re-saved with the old EXIF block
+    # keeps every tag): no editing trace is not evidence of an unedited capture
+    assert camera.drafts == ()
+    assert UncertaintyCode.NO_EVIDENCE in [u.code for u in camera.uncertainty]
+    sub = (await claims(case())).subclaims["authenticity"]
+    backend_support = ArgumentDraft(
+        stance=Stance.SUPPORT,
+        text="EXIF names the capturing camera (Canon EOS 5D): an unedited capture.",
+        evidence=(camera_ev.id,),
+        key_facts=("Canon",),
+    )
+    checked = await AGENTS.verify(
+        VerifyInput(subclaim=sub, drafts=(backend_support,), evidence=(camera_ev,))
+    )
+    (rejected,) = checked.results
+    assert not rejected.verified and rejected.reason.startswith("re-deriving the comparison")
     none = await argue(Dimension.AUTHENTICITY, (text_ev("Streets flooded in Paris."),))
     assert none.drafts == ()
     assert UncertaintyCode.NO_METADATA in [u.code for u in none.uncertainty]

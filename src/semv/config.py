@@ -233,7 +233,9 @@ class OfflineAgentConfig(_Section):
     )
     modify_gap_max_hours: float = Field(
         24.0,
-        description="EXIF modify time this much after capture is not 'consistent timestamps'.",
+        description="Read by no rule since camera EXIF stopped counting as support for "
+        "authenticity (metadata is not bound to the pixels; issue 16); kept so that "
+        "configuration files setting it still load.",
     )
     context_attack: float = Field(
         0.0,

@@ -1,19 +1,27 @@
 """``authenticity``: the media is an authentic, unedited capture (claim type "integrity").
 
 - **Statement**: "The media is an authentic, unedited capture" (always asserted).
-- **Plan**: does the EXIF Software tag name an image editor; are camera make/model and the
-  capture and modification times consistent.
-- **Offline rule**: an editor in the EXIF Software tag attacks; a camera make/model with
-  consistent timestamps (within ``modify_gap_max_hours``) weakly supports.
+- **Plan**: does the EXIF Software tag name an image editor; does a content credential bind
+  the pixels (or declare edits); does the calibrated manipulation probability reach its
+  fitted threshold.
+- **Offline rule**: an editor in the EXIF Software tag attacks. Camera make/model and
+  consistent capture/modification times are *not* an argument either way: metadata is not
+  bound to the pixels (editors, ``exiftool`` and a plain re-save with the old EXIF block carry
+  it over a pasted object unchanged), so its presence is only the absence of an editing trace,
+  and an absent finding is never evidence (SEMV §4.2: empty outputs are uncertainty items, not
+  evidence). Support for an unedited capture comes only from a measurement bound to the
+  content: a C2PA manifest that validates against the file's hash.
 - **Signals**: a C2PA manifest (mismatch, AI generation or declared edits attack; a valid one
   supports); pixel forensics attack *only* through the calibrated manipulation probability
   (``semv.perception.manipulation``, fitted on a declared public split) at or above its fitted
   threshold, and only when ``forensics.manipulation_attacks`` lets it (off by default: the model
   does not transfer to news photos yet) — a map anomaly, a cloned-region match, a
   double-compression trace or a gated probability stays a review item (``forensic-anomaly``
-  uncertainty), never an argument; Photoshop resources in
-  the JPEG container (an editor's own trace, like the EXIF Software tag) attack.
-- **Re-check**: metadata and signal items are re-derived by the verifier.
+  uncertainty), never an argument, and a probability below the threshold is no support;
+  Photoshop resources in the JPEG container (an editor's own trace, like the EXIF Software
+  tag) attack.
+- **Re-check**: metadata and signal items are re-derived by the verifier (so a backend's
+  support citing camera EXIF re-derives to "no finding" and is not verified).
 - **Missing**: without any metadata item the dimension cannot be assessed offline (a note).
 - **Report**: the "Forensic analysis" section, listing every metadata and forensic item;
   MV2026 field ``forensic-analysis``.
@@ -21,10 +29,8 @@
 
 from __future__ import annotations
 
-import datetime as dt
-
 from semv.config import OfflineAgentConfig
-from semv.dimensions._common import ClaimView, Finding, capture, is_metadata, is_observation
+from semv.dimensions._common import ClaimView, Finding, is_metadata, is_observation
 from semv.dimensions._spec import (
     CaseFacts,
     DimensionSpec,
@@ -66,45 +72,32 @@ def plan(subclaim: Subclaim, cfg: OfflineAgentConfig) -> PlanSeed:
     return PlanSeed(
         questions=(
             "Does the EXIF Software tag name an image editor?",
-            "Are camera make/model and capture/modification times consistent?",
+            "Does a content credential (C2PA) bind the pixels, or declare edits?",
+            "Does the calibrated manipulation probability reach its fitted threshold?",
         ),
-        checks=("exif:software", "exif:make/model", "exif:modify_time - capture_time"),
+        checks=("exif:software", "c2pa:validation", "forensic:manipulation_probability"),
     )
 
 
 def authenticity_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[Finding]:
+    """An image editor named by the EXIF Software tag attacks; nothing else in EXIF argues.
+
+    Camera make/model and consistent timestamps are not support: EXIF is not bound to the
+    pixels, so a photo with a pasted object re-saved with its old EXIF block (what editors and
+    ``exiftool`` do by default) carries the same tags as the untouched capture. Their presence
+    is the absence of an editing trace, which the paper never counts as evidence."""
     exif = ev.observed(Exif)
     if not is_metadata(ev) or is_observation(ev) or exif is None:
         return []  # file hash and container streams restate no camera or editor claim
     software = (exif.software or "").strip()
     editor = editor_in(software) if software else None
-    if editor is not None:
-        text = (
-            f"EXIF Software tag {software!r} ({ev.id}) names an image editor: the file was "
-            f"edited with {editor}."
-        )
-        return [Finding(Stance.ATTACK, text, (ev.id,), (software,))]
-    named = [v for v in (exif.make, exif.model) if v]
-    camera = exif.camera
-    if not camera:
+    if editor is None:
         return []
-    cap = capture(ev)
-    modified = (exif.modify_time or "").strip()
-    if cap is not None and cap[1] is not None and modified:
-        try:
-            mod = dt.datetime.fromisoformat(modified.replace("Z", "+00:00"))
-            a, b = cap[1].replace(tzinfo=None), mod.replace(tzinfo=None)
-            if abs((b - a).total_seconds()) > cfg.modify_gap_max_hours * 3600:
-                return []
-        except ValueError:
-            return []
-    when = f" with capture time {cap[0].iso}" if cap is not None else ""
-    facts = tuple(v.strip() for v in named)
     text = (
-        f"EXIF names the capturing camera ({camera}){when} and no editing software; the "
-        f"timestamps are consistent ({ev.id}). Weak evidence of an unedited capture."
+        f"EXIF Software tag {software!r} ({ev.id}) names an image editor: the file was "
+        f"edited with {editor}."
     )
-    return [Finding(Stance.SUPPORT, text, (ev.id,), facts)]
+    return [Finding(Stance.ATTACK, text, (ev.id,), (software,))]
 
 
 # ---- forensic, C2PA and JPEG-structure signals ---------------------------------------------
