@@ -7,10 +7,10 @@
 - **Offline rule**: an editor in the EXIF Software tag attacks. Camera make/model and
   consistent capture/modification times are *not* an argument either way: metadata is not
   bound to the pixels (editors, ``exiftool`` and a plain re-save with the old EXIF block carry
-  it over a pasted object unchanged), so its presence is only the absence of an editing trace,
-  and an absent finding is never evidence (SEMV §4.2: empty outputs are uncertainty items, not
-  evidence). Support for an unedited capture comes only from a measurement bound to the
-  content: a C2PA manifest that validates against the file's hash.
+  it over a pasted object unchanged), so its presence is only the absence of an editing trace
+  (SEMV §4.2 keeps empty tool outputs as uncertainty, not as evidence of manipulation; an
+  absent trace is no evidence against it either). Support for an unedited capture comes only
+  from a measurement bound to the content: a C2PA manifest that validates against the file.
 - **Signals**: a C2PA manifest (mismatch, AI generation or declared edits attack; a valid one
   supports); pixel forensics attack *only* through the calibrated manipulation probability
   (``semv.perception.manipulation``, fitted on a declared public split) at or above its fitted
