@@ -5,6 +5,9 @@ processes, on SQLite and on PostgreSQL (``store_url``; the PostgreSQL half is ma
 from __future__ import annotations
 
 import multiprocessing
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,6 +15,7 @@ from sqlalchemy import create_engine, inspect, select, text
 
 from semv.model import RunStatus, TraceKind
 from semv.store import NodeRecord, Store
+from semv.store import _fresh
 from semv.store import _schema as t
 from semv.store._migrate import alembic_head, current_revision, head_revision
 
@@ -44,6 +48,65 @@ def test_fresh_store_is_at_the_newest_revision(store_url: str) -> None:
 
 def test_head_read_from_the_migration_files_is_alembics_head() -> None:
     assert head_revision() == alembic_head()
+
+
+def _alembic_built(path: Path) -> list[tuple[str, str, str, str | None]]:
+    from alembic import command
+
+    from semv.store._migrate import _config
+
+    engine = create_engine(f"sqlite:///{path}")
+    with engine.begin() as conn:
+        command.upgrade(_config(conn), "head")
+    with engine.connect() as conn:
+        schema = _fresh.sqlite_schema(conn)
+        assert current_revision(conn) == head_revision()
+    engine.dispose()
+    return schema
+
+
+def test_a_fresh_sqlite_store_gets_exactly_the_schema_alembic_builds(tmp_path: Path) -> None:
+    assert _fresh.REVISION == head_revision(), (
+        "a migration moved the head: paste `python -m semv.store._fresh` into "
+        "src/semv/store/_fresh.py\n" + _fresh._render()
+    )
+    store = Store(tmp_path / "fast")
+    with store.engine.connect() as conn:
+        fast = _fresh.sqlite_schema(conn)
+        assert current_revision(conn) == head_revision()
+    store.close()
+    assert fast == _alembic_built(tmp_path / "alembic.db")
+
+
+def test_a_fresh_sqlite_store_opens_without_importing_alembic(tmp_path: Path) -> None:
+    code = (
+        "import sys\nfrom pathlib import Path\nfrom semv.store import Store\n"
+        f"Store(Path({str(tmp_path / 'd')!r})).close()\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'alembic'))"
+    )
+    src = str(Path(__file__).resolve().parents[1] / "src")
+    run = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONPATH": src},
+    )
+    assert run.stdout.strip() == "[]"
+
+
+def test_a_store_that_is_not_empty_is_still_migrated_by_alembic(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'semv.db'}"
+    engine = create_engine(url)
+    t.metadata.create_all(engine, tables=[t.blobs])  # one table: not a fresh database
+    engine.dispose()
+    Store(url=url).close()
+    engine = create_engine(url)
+    with engine.connect() as conn:
+        assert not _fresh.create(conn, head_revision())  # not empty: the fast path declines
+        assert current_revision(conn) == head_revision()
+        assert "run_owners" in set(inspect(conn).get_table_names())
+    engine.dispose()
 
 
 def test_pre_migration_sqlite_store_is_adopted_without_losing_runs(tmp_path: Path) -> None:

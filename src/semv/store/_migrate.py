@@ -10,7 +10,9 @@ one store at the same moment migrate it once:
 - SQLite: an exclusive ``flock`` on ``<database>.migrate-lock`` next to the database file.
 
 A data directory made before migrations existed (tables, no ``alembic_version``) is adopted by
-the baseline revision, which creates only the tables that are missing.
+the baseline revision, which creates only the tables that are missing. An empty SQLite
+database gets the head's schema from ``semv.store._fresh`` (the statements Alembic's migrations
+produce, replayed) without importing Alembic.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sqlalchemy import Connection, Engine, inspect, text
+
+from semv.store import _fresh
 
 if TYPE_CHECKING:
     from alembic.config import Config
@@ -98,6 +102,8 @@ def upgrade(engine: Engine) -> None:
     with _migration_lock(engine) as conn:
         if current_revision(conn) == head_revision():
             return  # another process migrated while this one waited for the lock
+        if _fresh.create(conn, head_revision()):
+            return  # an empty SQLite database: the head's schema without importing Alembic
         from alembic import command
 
         command.upgrade(_config(conn), "head")
