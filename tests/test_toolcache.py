@@ -1,10 +1,14 @@
 """Tool version answers remembered by the program file's identity (``semv.perception._toolcache``):
-the same file is not asked twice, a changed or removed file is, a failed answer is not kept."""
+the same file is not asked twice, a changed or removed file is, a failed answer is not kept.
+OpenCV's version, for the media stage's fingerprint, is remembered the same way
+(``semv.perception._signal_versions``)."""
 
 from __future__ import annotations
 
 import os
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -62,3 +66,72 @@ def test_an_unreadable_cache_is_ignored(tool: Path, tmp_path: Path) -> None:
     (cache / "tool-versions.json").write_text("{not json")
     assert remembered("semvtool", "semvtool", lambda: "semvtool 1.0") == "semvtool 1.0"
     assert remembered("semvtool", "semvtool", lambda: "other") == "semvtool 1.0"
+
+
+# ---- the forensic extractors' fingerprint strings, without importing OpenCV -------------------
+
+
+def test_the_forensic_strings_are_what_the_libraries_and_the_model_file_say(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import hashlib
+    from importlib import resources
+
+    import cv2
+    import numpy as np
+    import PIL
+
+    from semv.perception._signal_versions import forensic_tool_version, model_fingerprint
+    from semv.perception.manipulation import MODEL_FILE, load_model
+
+    monkeypatch.setenv("SEMV_CACHE_DIR", str(tmp_path / "cache"))
+    want = f"Pillow {PIL.__version__}; OpenCV {cv2.__version__}; numpy {np.__version__}"
+    assert forensic_tool_version() == want
+    model = load_model()
+    assert model is not None
+    raw = resources.files("semv.perception").joinpath(MODEL_FILE).read_bytes()
+    assert model_fingerprint() == (
+        f"forensic model v{model.version} {hashlib.sha256(raw).hexdigest()[:12]}"
+    )
+
+
+def _signal_tools_in_a_fresh_process(cache: Path) -> tuple[str, bool]:
+    code = (
+        "import sys\nfrom semv.perception.signals import signal_tools\n"
+        "print(signal_tools())\nprint('cv2' in sys.modules)"
+    )
+    src = Path(__file__).resolve().parents[1] / "src"
+    run = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONPATH": str(src), "SEMV_CACHE_DIR": str(cache)},
+    )
+    tools, loaded = run.stdout.strip().splitlines()
+    return tools, loaded == "True"
+
+
+def test_opencv_is_imported_for_its_version_once_per_installation(tmp_path: Path) -> None:
+    first, imported_first = _signal_tools_in_a_fresh_process(tmp_path / "cache")
+    second, imported_second = _signal_tools_in_a_fresh_process(tmp_path / "cache")
+    assert (imported_first, imported_second) == (True, False)
+    assert first == second
+    assert "; OpenCV " in first
+
+
+def test_a_changed_opencv_installation_is_asked_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from semv.perception import _signal_versions
+
+    monkeypatch.setenv("SEMV_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delitem(sys.modules, "cv2", raising=False)
+    identity = ["cv2 files, first install"]
+    monkeypatch.setattr(_signal_versions, "_cv2_identity", lambda: identity[0])
+    monkeypatch.setattr(_signal_versions, "_import_version", lambda: "4.0.0")
+    assert _signal_versions.opencv_version() == "4.0.0"
+    monkeypatch.setattr(_signal_versions, "_import_version", lambda: "5.0.0")
+    assert _signal_versions.opencv_version() == "4.0.0"  # the same files: remembered
+    identity[0] = "cv2 files, upgraded"
+    assert _signal_versions.opencv_version() == "5.0.0"

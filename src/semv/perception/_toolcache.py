@@ -24,7 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Final
 
-__all__ = ["program_identity", "remembered"]
+__all__ = ["file_identity", "program_identity", "remembered", "remembered_for"]
 
 CACHE_FILE: Final = "tool-versions.json"
 _FAILED: Final = ("missing", "unknown")
@@ -35,10 +35,14 @@ def program_identity(program: str) -> str | None:
     """``path:size:mtime_ns:inode`` of the file ``program`` resolves to on ``PATH`` (or of
     ``program`` itself when it is a path), or None when there is no such file."""
     found = shutil.which(program)
-    if found is None:
-        return None
+    return None if found is None else file_identity(found)
+
+
+def file_identity(path: str) -> str | None:
+    """``path:size:mtime_ns:inode`` of the file ``path`` names (symlinks followed), or None
+    when there is no such file."""
     try:
-        real = os.path.realpath(found)
+        real = os.path.realpath(path)
         st = os.stat(real)
     except OSError:
         return None
@@ -64,7 +68,13 @@ def remembered(name: str, program: str, probe: Callable[[], str]) -> str:
     ``name`` was written for the same program file; otherwise ``probe()`` runs and a
     successful answer replaces the entry. Without the program on ``PATH`` the probe runs (it
     reports the program missing at no cost)."""
-    identity = program_identity(program)
+    return remembered_for(name, program_identity(program), probe)
+
+
+def remembered_for(name: str, identity: str | None, probe: Callable[[], str]) -> str:
+    """``probe()``'s answer, taken from the cache when the entry ``name`` was written for the
+    same ``identity`` (of the files that decide the answer); otherwise ``probe()`` runs and a
+    successful answer replaces the entry. Without an identity the probe runs, uncached."""
     if identity is None:
         return probe()
     path = _cache_path()

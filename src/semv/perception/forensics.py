@@ -29,7 +29,6 @@ from typing import Any, Final
 
 import cv2
 import numpy as np
-import PIL
 from PIL import Image
 
 from semv.atomic import write_bytes_atomic
@@ -54,6 +53,7 @@ from semv.model import (
 from semv.model import JpegStructure as JpegObservation
 from semv.perception import _forensic_maps as fm
 from semv.perception._jpeg import JpegStructure, read_structure
+from semv.perception._signal_versions import forensic_tool_version
 from semv.perception.manipulation import (
     FEATURES,
     ManipulationModel,
@@ -92,11 +92,6 @@ _LABELS: Final = {
     "ghost": "JPEG-ghost",
     "combined": "Combined forensic",
 }
-
-
-def forensic_tool_version() -> str:
-    """Versions of the libraries that compute the maps (part of Eq. 4 provenance)."""
-    return f"Pillow {PIL.__version__}; OpenCV {cv2.__version__}; numpy {np.__version__}"
 
 
 @dataclass(frozen=True)

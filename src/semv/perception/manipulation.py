@@ -39,7 +39,6 @@ stage's fingerprint through ``signal_tools``.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 from collections.abc import Collection
@@ -56,6 +55,7 @@ from semv.config import ForensicsConfig
 from semv.perception import _bag, _bdjpg, _cfa, _copymove, _dq, _noise_local, _resampling
 from semv.perception import _forensic_maps as fm
 from semv.perception._jpeg import read_structure
+from semv.perception._signal_versions import MODEL_FILE, model_fingerprint
 
 __all__ = [
     "FEATURES",
@@ -86,7 +86,6 @@ FEATURES: Final = (
     "bdjpg_aligned",
     "bdjpg_nonaligned",
 )
-MODEL_FILE: Final = "data/forensic_model.json"
 
 
 @dataclass(frozen=True)
@@ -270,13 +269,3 @@ def load_model() -> ManipulationModel | None:
     if not ref.is_file():
         return None
     return ManipulationModel.from_dict(json.loads(ref.read_text("utf-8")))
-
-
-def model_fingerprint() -> str:
-    """``forensic model v<version> <sha256[:12]>`` of the shipped file (or ``none``)."""
-    ref = resources.files("semv.perception").joinpath(MODEL_FILE)
-    if not ref.is_file():
-        return "forensic model none"
-    digest = hashlib.sha256(ref.read_bytes()).hexdigest()[:12]
-    model = load_model()
-    return f"forensic model v{model.version if model else '?'} {digest}"

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from semv.config import Settings
 from semv.model import Asset, MediaEvidence
+from semv.perception._signal_versions import forensic_tool_version, model_fingerprint
 from semv.perception.credentials import c2pa_version, read_credentials
-from semv.perception.forensics import analyze_image, forensic_tool_version
-from semv.perception.manipulation import model_fingerprint
 from semv.perception.reverse_search import match_asset
 
 __all__ = ["authenticity_signals", "merge", "signal_tools"]
@@ -28,6 +27,10 @@ def merge(asset_id: str, *parts: MediaEvidence) -> MediaEvidence:
 
 def authenticity_signals(base: MediaEvidence, asset: Asset, settings: Settings) -> MediaEvidence:
     """``base`` plus forensic maps, C2PA credentials and local reverse-search matches."""
+    # imported here: the forensic modules load OpenCV, which a run that analyses no image
+    # (a text-only case: its media node is only fingerprinted) never needs
+    from semv.perception.forensics import analyze_image
+
     return merge(
         asset.id,
         base,
