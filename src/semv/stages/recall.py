@@ -7,13 +7,19 @@ Two stage definitions share the node key ``recall:k``:
   (:class:`semv.memory.ActiveMemory`), whose bank and long-term-memory hash enter this node's
   fingerprint; plan and argue nodes downstream are therefore reused only while memory is
   unchanged. The case's supplied evidence gives the evidence pattern records are matched to.
+
+``semv.memory`` is imported by the memory-on stage only, so a memory-off run never loads it.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from semv.graph import StageContext, StageDef
-from semv.memory import ActiveMemory, evidence_pattern, guidance
 from semv.model import Case, Evidence, MemoryView, Subclaim
+
+if TYPE_CHECKING:
+    from semv.memory import ActiveMemory
 
 
 async def recall(ctx: StageContext, *, subclaim: Subclaim) -> MemoryView:
@@ -28,6 +34,8 @@ async def recall_memory(
     supplied: tuple[Evidence, ...],
     memory: ActiveMemory,
 ) -> MemoryView:
+    from semv.memory import evidence_pattern, guidance  # only memory-on runs load memory
+
     index = memory.index
     if index is None:
         raise ValueError(f"memory bank {memory.bank} was passed without its records")

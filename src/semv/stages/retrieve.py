@@ -19,7 +19,8 @@ evidence (supplied, media-derived) is not gated.
 
 The node's params carry the sources' identities and the cut-off (see
 ``Retrieval.identity``): they enter the fingerprint, so a cached node is reused only when its
-answers would be the same.
+answers would be the same. ``semv.retrieval`` is imported only by a node with sources, so a run
+that searches nothing never loads it.
 """
 
 from __future__ import annotations
@@ -36,7 +37,6 @@ from semv.model import (
     UncertaintyCode,
     UncertaintyItem,
 )
-from semv.retrieval import Retrieval, image_queries, relevance_gate, search_plan
 
 
 async def retrieve(
@@ -53,21 +53,15 @@ async def retrieve(
     pool = supplied + tuple(e for m in media for e in m.evidence)
     declared = tuple(ctx.params.get("sources", ()))
     before = ctx.params.get("before")
+    if not declared:
+        return _pool_only(plan, pool)
+    # a run with sources only: semv.retrieval (the sources, the relevance gate) is not loaded
+    # by runs that search nothing
+    from semv.retrieval import Retrieval, image_queries, relevance_gate, search_plan
+
     retrieval = ctx.resources.get("retrieval")
-    if declared and not isinstance(retrieval, Retrieval):
+    if not isinstance(retrieval, Retrieval):
         raise ValueError("the node declares retrieval sources but the run provides none")
-    if not declared or not isinstance(retrieval, Retrieval):
-        gaps: tuple[UncertaintyItem, ...] = ()
-        if not pool:
-            gaps = (
-                UncertaintyItem(
-                    code=UncertaintyCode.RETRIEVAL_GAP,
-                    subject=plan.subclaim,
-                    detail="no supplied or media evidence to examine; no external source enabled",
-                    stages=(Stage.RETRIEVE,),
-                ),
-            )
-        return Retrieved(subclaim=plan.subclaim, evidence=pool, uncertainty=gaps)
     external = await search_plan(retrieval, plan, before, image_queries(assets, source_url))
     seen = {e.id for e in pool}
     found = tuple(e for e in external.evidence if e.id not in seen)
@@ -99,6 +93,21 @@ async def retrieve(
         not_relevant=refused,
         relevance=calibrated,
     )
+
+
+def _pool_only(plan: ResearchPlan, pool: tuple[Evidence, ...]) -> Retrieved:
+    """The case's own evidence, with a retrieval gap when there is none (no source enabled)."""
+    gaps: tuple[UncertaintyItem, ...] = ()
+    if not pool:
+        gaps = (
+            UncertaintyItem(
+                code=UncertaintyCode.RETRIEVAL_GAP,
+                subject=plan.subclaim,
+                detail="no supplied or media evidence to examine; no external source enabled",
+                stages=(Stage.RETRIEVE,),
+            ),
+        )
+    return Retrieved(subclaim=plan.subclaim, evidence=pool, uncertainty=gaps)
 
 
 def _embedder() -> str:
