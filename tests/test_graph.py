@@ -245,6 +245,33 @@ def test_agent_identity_and_code_enter_fingerprints(tmp_path: Path) -> None:
     assert source_hash("semv.reasoning") != source_hash("semv.report")
 
 
+def test_a_code_hash_does_not_import_the_package_it_hashes() -> None:
+    """``source_hash`` finds the files as an import would, without running the package (a
+    memory-off run hashes ``semv.retrieval`` and never uses it), and hashes the same bytes."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\nfrom semv._code import source_hash\n"
+        "found = source_hash('semv.retrieval'), source_hash('semv.stages.recall')\n"
+        "print('semv.retrieval' in sys.modules)\n"
+        "import semv.retrieval, semv.stages.recall, inspect, hashlib\nfrom pathlib import Path\n"
+        "p = Path(inspect.getsourcefile(semv.stages.recall))\n"
+        "d = hashlib.sha256(p.name.encode() + b'\\0' + p.read_bytes()).hexdigest()\n"
+        "source_hash.cache_clear()\n"
+        "print(found == (source_hash('semv.retrieval'), d))"
+    )
+    src = Path(__file__).resolve().parents[1] / "src"
+    run = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(src)},
+    )
+    assert run.stdout.split() == ["False", "True"]
+
+
 def test_independent_nodes_run_concurrently(data_dir: Path) -> None:
     """Two independent nodes that each wait for the other would deadlock if run in turn."""
     started: dict[str, asyncio.Event] = {}

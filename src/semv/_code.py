@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import importlib.util
 import inspect
 from functools import cache
 from pathlib import Path
@@ -28,12 +29,12 @@ def dist_version(name: str) -> str | None:
 
 @cache
 def source_hash(module_name: str) -> str:
-    """sha256 over a module's source file, or every source/template file of a package."""
-    module = importlib.import_module(module_name)
-    origin = inspect.getsourcefile(module)
-    if origin is None:
-        raise ValueError(f"{module_name}: no source file to fingerprint")
-    path = Path(origin)
+    """sha256 over a module's source file, or every source/template file of a package.
+
+    The file is found as an import would find it, without running the module (a stage's
+    fingerprint names packages a run may never use, such as ``semv.retrieval`` in a run
+    without sources); a module that is not a plain source file is imported and asked."""
+    path = _source_file(module_name)
     files = (
         sorted(p for p in path.parent.rglob("*") if p.suffix in _SUFFIXES and p.is_file())
         if path.name == "__init__.py"
@@ -45,6 +46,16 @@ def source_hash(module_name: str) -> str:
         digest.update(b"\0")
         digest.update(file.read_bytes())
     return digest.hexdigest()
+
+
+def _source_file(module_name: str) -> Path:
+    spec = importlib.util.find_spec(module_name)
+    if spec is not None and spec.has_location and spec.origin and spec.origin.endswith(".py"):
+        return Path(spec.origin)
+    origin = inspect.getsourcefile(importlib.import_module(module_name))
+    if origin is None:
+        raise ValueError(f"{module_name}: no source file to fingerprint")
+    return Path(origin)
 
 
 @cache
