@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
+from semv._aio import run as run_quietly
 from semv.adapters import LoadedCase, detect_adapter, get_adapter
 from semv.agents import Agents
 from semv.agents.backends import build_agents
@@ -54,7 +54,7 @@ def verify(
     store = Store(Path(data_dir))
     try:
         agents = agents or build_agents(settings, store=store)  # [agents] backend
-        outcome = asyncio.run(
+        outcome = run_quietly(
             run_case(
                 target,
                 store=store,

@@ -10,12 +10,12 @@ in completion order; ``verify_batch`` returns them sorted by folder and case.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from semv._aio import run as run_quietly
 from semv._api import load_cases
 from semv.agents import Agents
 from semv.config import Settings
@@ -75,7 +75,7 @@ def verify_folder(spec: BatchSpec, folder: str) -> list[Row]:
     for loaded in cases:
         row: Row = {"folder": folder, "case_id": loaded.case.id}
         try:
-            outcome = asyncio.run(
+            outcome = run_quietly(
                 run_case(
                     loaded.case,
                     store=store,

@@ -94,8 +94,7 @@ def verify(
     ] = None,
 ) -> None:
     """Verify a case: print the verdict and where the report is."""
-    import asyncio
-
+    from semv._aio import run as run_quietly
     from semv._api import load_cases
     from semv.agents.backends import (
         build_agents,
@@ -169,7 +168,7 @@ def verify(
                 def tick(_key: str, _reused: bool, bar: Progress = bar, task: Any = task) -> None:
                     bar.advance(task)
 
-                outcome = asyncio.run(
+                outcome = run_quietly(
                     run_case(
                         loaded.case,
                         store=store,
