@@ -135,3 +135,15 @@ def test_a_changed_opencv_installation_is_asked_again(
     assert _signal_versions.opencv_version() == "4.0.0"  # the same files: remembered
     identity[0] = "cv2 files, upgraded"
     assert _signal_versions.opencv_version() == "5.0.0"
+
+
+def test_exiftool_is_probed_unless_this_very_file_answered_as_exiftool(tool: Path) -> None:
+    from semv.perception._exiftool import _answered_before
+
+    assert not _answered_before(str(tool))  # nothing kept: the -ver probe runs
+    remembered("exiftool", str(tool), lambda: "exiftool missing")  # a failure is not kept
+    assert not _answered_before(str(tool))
+    remembered("exiftool", str(tool), lambda: "exiftool 12.57")
+    assert _answered_before(str(tool))
+    tool.write_text("#!/bin/sh\nsleep 1000\n")  # replaced by something else: probed again
+    assert not _answered_before(str(tool))

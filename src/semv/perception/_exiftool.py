@@ -2,7 +2,9 @@
 
 Starting exiftool costs ~0.4 s, so a session is started on first use and kept open; calls are
 serialized by a lock (the pipe protocol is strictly request/response), the process is restarted
-after a fork or a crash, and closed at interpreter exit.
+after a fork or a crash, and closed at interpreter exit. Before the first start, ``-ver`` checks
+that the program answers like exiftool (PyExifTool would wait forever for one that does not),
+unless this very program file answered as exiftool before (``_answered_before``).
 """
 
 from __future__ import annotations
@@ -112,7 +114,8 @@ class ExifToolSession:
         if self._pid != os.getpid():
             self._helper = None  # inherited from a parent process: never touch its pipes
         self._close_locked()
-        _probe(self._executable)
+        if not _answered_before(self._executable):
+            _probe(self._executable)
         helper = exiftool.ExifToolHelper(
             executable=self._executable, common_args=list(EXIFTOOL_ARGS), auto_start=False
         )
@@ -186,6 +189,17 @@ def _probe(executable: str) -> None:
         raise ExifToolMissing(
             f"{executable} does not answer like exiftool (-ver exited with {done.returncode})"
         )
+
+
+def _answered_before(executable: str) -> bool:
+    """Whether this very file (path, size, mtime, inode) answered as exiftool before: a
+    session on it reported its version (``metadata.tool_versions`` keeps that answer in
+    ``semv.perception._toolcache``; failed answers are never kept), so it passed ``_probe``
+    then and the probe, a whole Perl start on the media node's path, can be skipped."""
+    from semv.perception._toolcache import known, program_identity
+
+    answer = known("exiftool", program_identity(executable))
+    return answer is not None and answer.startswith("exiftool ")
 
 
 def _error_detail(exc: ExifToolExecuteException) -> str:

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Final
 
-__all__ = ["file_identity", "program_identity", "remembered", "remembered_for"]
+__all__ = ["file_identity", "known", "program_identity", "remembered", "remembered_for"]
 
 CACHE_FILE: Final = "tool-versions.json"
 _FAILED: Final = ("missing", "unknown")
@@ -63,6 +63,19 @@ def _read(path: Path) -> dict[str, dict[str, str]]:
     return data if isinstance(data, dict) else {}
 
 
+def known(name: str, identity: str | None) -> str | None:
+    """The answer remembered under ``name`` for ``identity``, or None (none kept, or kept for
+    another file). A kept answer is a successful one: failed answers are never written."""
+    if identity is None:
+        return None
+    entry = _read(_cache_path()).get(name)
+    if isinstance(entry, dict) and entry.get("identity") == identity:
+        answer = entry.get("answer")
+        if isinstance(answer, str):
+            return answer
+    return None
+
+
 def remembered(name: str, program: str, probe: Callable[[], str]) -> str:
     """``probe()``'s answer (the version of ``program``), taken from the cache when the entry
     ``name`` was written for the same program file; otherwise ``probe()`` runs and a
@@ -77,12 +90,10 @@ def remembered_for(name: str, identity: str | None, probe: Callable[[], str]) ->
     successful answer replaces the entry. Without an identity the probe runs, uncached."""
     if identity is None:
         return probe()
+    kept = known(name, identity)
+    if kept is not None:
+        return kept
     path = _cache_path()
-    entry = _read(path).get(name)
-    if isinstance(entry, dict) and entry.get("identity") == identity:
-        answer = entry.get("answer")
-        if isinstance(answer, str):
-            return answer
     answer = probe()
     if any(word in answer for word in _FAILED):
         return answer
