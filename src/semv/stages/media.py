@@ -5,7 +5,9 @@ plus uncertainty), and merges their partial results into the node's ``MediaEvide
 
 - ``FILE_EXTRACTORS`` run once per asset, in order; earlier ones leave facts for later ones in
   the shared ``ExtractContext`` (integrity decides whether the file is usable and what it
-  really is; ffprobe's streams; the keyframes and audio track of a video).
+  really is; ffprobe's streams; the keyframes and audio track of a video). On an image,
+  whose context only the integrity check writes, the metadata read runs beside the image
+  extractors; the evidence keeps this order either way.
 - ``IMAGE_EXTRACTORS`` run on the asset when it is an image and on every keyframe of a video
   (``context.frame`` is then the keyframe and ``path`` its PNG).
 
@@ -66,7 +68,7 @@ IMAGE_EXTRACTORS: tuple[Extractor, ...] = (
 )
 """Per image: the asset itself when it is an image, and every keyframe of a video."""
 
-_WORKERS = 3
+_WORKERS = 4
 _SPACY_WAIT_S = 60.0
 """The warm-up loads spaCy after the first OCR reading, or after this long at the latest."""
 """Threads for the independent per-image extractors (OCR, visual features, signals)."""
@@ -79,14 +81,23 @@ def extract_media(asset: Asset, settings: Settings) -> MediaEvidence:
         context = ExtractContext(
             config=settings.media, artifacts=current_artifacts(), workdir=Path(work)
         )
-        parts = [_run(fn, asset, path, context) for fn in FILE_EXTRACTORS]
+        check, *others = FILE_EXTRACTORS
+        parts = [_run(check, asset, path, context)]
         image = context.usable and context.kind is MediaKind.IMAGE
+        # on an image the file extractors after the integrity check leave the context as it
+        # left it (ffprobe, keyframes and speech are for video and audio), so exiftool's read,
+        # a Perl process started and asked, runs beside the image extractors instead of before
+        # them; the others run here, in order
+        beside = [fn for fn in others if image and fn is metadata.extract]
+        done = {fn: _run(fn, asset, path, context) for fn in others if fn not in beside}
         # an image's OCR, visual features and authenticity signals are independent: they run
-        # at once; parts keep the sequential order (image extractors, keyframes, signals)
+        # at once; parts keep the sequential order (file extractors, image extractors,
+        # keyframes, signals)
         on_image: list[MediaEvidence] = []
         if image:
             on_image = _concurrently(
                 [
+                    *(partial(_run, fn, asset, path, context) for fn in beside),
                     *(
                         _then(partial(_run, fn, asset, path, context), _OCR_READ.set)
                         if fn is ocr.read_text
@@ -104,6 +115,10 @@ def extract_media(asset: Asset, settings: Settings) -> MediaEvidence:
                     ),
                 ]
             )
+            done.update(zip(beside, on_image, strict=False))
+            on_image = on_image[len(beside) :]
+        parts += [done[fn] for fn in others]
+        if image:
             parts += on_image[:-1]
         for keyframe in context.keyframes:  # in order: OCR skips text an earlier frame read
             on_frame = context.on_frame(keyframe)
