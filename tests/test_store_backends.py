@@ -14,8 +14,7 @@ import pytest
 from sqlalchemy import create_engine, inspect, select, text
 
 from semv.model import RunStatus, TraceKind
-from semv.store import NodeRecord, Store
-from semv.store import _fresh
+from semv.store import NodeRecord, Store, _fresh
 from semv.store import _schema as t
 from semv.store._migrate import alembic_head, current_revision, head_revision
 
@@ -66,7 +65,7 @@ def _alembic_built(path: Path) -> list[tuple[str, str, str, str | None]]:
 
 
 def test_a_fresh_sqlite_store_gets_exactly_the_schema_alembic_builds(tmp_path: Path) -> None:
-    assert _fresh.REVISION == head_revision(), (
+    assert head_revision() == _fresh.REVISION, (
         "a migration moved the head: paste `python -m semv.store._fresh` into "
         "src/semv/store/_fresh.py\n" + _fresh._render()
     )
