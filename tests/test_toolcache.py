@@ -147,3 +147,27 @@ def test_exiftool_is_probed_unless_this_very_file_answered_as_exiftool(tool: Pat
     assert _answered_before(str(tool))
     tool.write_text("#!/bin/sh\nsleep 1000\n")  # replaced by something else: probed again
     assert not _answered_before(str(tool))
+
+
+def test_opencv_being_imported_by_another_thread_is_waited_for(tmp_path: Path) -> None:
+    """The media node imports OpenCV (the forensic extractors) in one thread while the
+    fingerprint thread asks for its version: the version must come from the finished module,
+    never from the half-initialised one another thread is still running."""
+    code = (
+        "import sys, threading\n"
+        "from semv.perception._signal_versions import opencv_version\n"
+        "threading.Thread(target=lambda: __import__('cv2')).start()\n"
+        "while 'cv2' not in sys.modules:\n    pass\n"
+        "print(opencv_version())\n"
+        "import cv2\nprint(cv2.__version__)"
+    )
+    src = Path(__file__).resolve().parents[1] / "src"
+    run = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONPATH": str(src), "SEMV_CACHE_DIR": str(tmp_path / "c")},
+    )
+    got, want = run.stdout.split()
+    assert got == want

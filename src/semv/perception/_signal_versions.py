@@ -53,9 +53,10 @@ def model_fingerprint() -> str:
 def opencv_version() -> str:
     """``cv2.__version__``: from the loaded module, else remembered for the installed files,
     else by importing OpenCV (and remembering the answer)."""
-    loaded = sys.modules.get("cv2")
-    if loaded is not None:
-        return str(loaded.__version__)
+    if "cv2" in sys.modules:
+        # imported (or being imported by another thread: the import statement waits for it to
+        # finish, where reading sys.modules would see a half-initialised module)
+        return _import_version()
     return _toolcache.remembered_for("opencv (cv2.__version__)", _cv2_identity(), _import_version)
 
 
