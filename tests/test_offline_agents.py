@@ -30,12 +30,15 @@ from semv.model import (
     MemoryGuidance,
     MemoryView,
     Modality,
+    OcrText,
     ProducerKind,
     Provenance,
     SourceType,
     Stance,
     UncertaintyCode,
 )
+from semv.nlp.entities import extract
+from semv.nlp.text import find_phrase
 
 AGENTS = OfflineAgents(Settings())
 CLAIM = "Floodwater covers the streets of Paris, France on 2023-03-14 as Mayor Anne Hidalgo visits."
@@ -55,11 +58,16 @@ def exif(**data: Any) -> Evidence:
     )
 
 
-def text_ev(content: str, ev_id: str = "ev:sup:1", **kw: Any) -> Evidence:
+def text_ev(
+    content: str,
+    ev_id: str = "ev:sup:1",
+    source_type: SourceType = SourceType.PRIOR_CAPTION,
+    **kw: Any,
+) -> Evidence:
     return Evidence(
         id=ev_id,
         source="dataset",
-        source_type=SourceType.PRIOR_CAPTION,
+        source_type=source_type,
         modality=Modality.TEXT,
         content=content,
         reliability=0.7,
@@ -223,6 +231,98 @@ async def test_why_markers() -> None:
         case("Angela Merkel and Emmanuel Macron meet at the summit in Brussels on Thursday."),
     )
     assert stances(same) == [Stance.SUPPORT]
+
+
+def ocr_ev(content: str) -> Evidence:
+    """Text read in the case's photo (one line per text region)."""
+    return Evidence(
+        id="ev:ocr:asset:1",
+        source="OCR",
+        source_type=SourceType.OTHER,
+        modality=Modality.IMAGE,
+        content=content,
+        observation=OcrText(lines=(), languages=("en",)),
+        reliability=0.6,
+        provenance=Provenance(producer=ProducerKind.TOOL, agent="test"),
+    )
+
+
+def entities_of(text: str) -> list[str]:
+    facts = extract(text, None)
+    return [m.text for m in facts.places] + list(facts.people) + list(facts.organizations)
+
+
+SIGNPOST = (
+    "Cyclists ride past the Oberwiesenbach signpost beside a vineyard in Bavaria, Germany, "
+    "on 3 June 2015."
+)
+"""A caption whose parse misses the name on the sign (checked below, so the tests exercise the
+miss): its entities are Bavaria and Germany only."""
+
+
+def test_find_phrase_is_a_folded_whole_word_match() -> None:
+    text = "Cyclists pass the alt-Hammoor signpost near Köln's ring road."
+    assert find_phrase("ALT HAMMOOR", text) == "alt-Hammoor"
+    assert find_phrase("Koln", text) == "Köln's"
+    assert find_phrase("Hammoor signpost", text) == "Hammoor signpost"
+    assert find_phrase("Ham", text) is None  # whole words only
+    assert find_phrase("Hammoor road", text) is None  # contiguous only
+    assert find_phrase("the", text) is None and find_phrase("12", "road 12") is None  # no content
+
+
+async def test_why_sign_name_stated_in_the_caption_is_no_contradiction() -> None:
+    c = case(SIGNPOST)
+    assert entities_of(SIGNPOST) == ["Bavaria", "Germany"]  # the parse misses "Oberwiesenbach"
+    # The sign reads the caption's name: it agrees (the OCR parse joins the two lines into one
+    # name, "OBERWIESENBACH Notruf 112"; each line read is a name as well).
+    sign = ocr_ev("OBERWIESENBACH\nNotruf 112")
+    agrees = await argue(Dimension.WHY, (sign,), c)
+    assert stances(agrees) == [Stance.SUPPORT]
+    assert agrees.drafts[0].key_facts == ("OBERWIESENBACH",)
+    assert "names OBERWIESENBACH, as the claim does" in agrees.drafts[0].text
+    sub = (await claims(c)).subclaims["why"]
+    checked = await AGENTS.verify(VerifyInput(subclaim=sub, drafts=agrees.drafts, evidence=(sign,)))
+    assert [r.verified for r in checked.results] == [True]
+    # Neither parse names it (the OCR parse finds only "Notruf"): no support, no attack.
+    missed = await argue(Dimension.WHY, (ocr_ev("Oberwiesenbach\nNotruf 112"),), c)
+    assert stances(missed) == []
+    # Negative control: a sign naming another place than the caption still refutes.
+    other = await argue(Dimension.WHY, (ocr_ev("UNTERHOLZBACH\nNotruf 112"),), c)
+    assert stances(other) == [Stance.ATTACK] and "names none of the claim's" in other.drafts[0].text
+    assert "UNTERHOLZBACH" in other.drafts[0].key_facts
+
+
+async def test_why_name_in_a_report_stated_by_the_claim_is_no_contradiction() -> None:
+    """Beyond text read in the media: a report whose name the caption states (its parse
+    missed it) is not "tied to other places" — but a loose word match adds no support."""
+    c = case(SIGNPOST)
+    news = text_ev(
+        "The village of Oberwiesenbach opens its wine trail to cyclists.",
+        source_type=SourceType.NEWS,
+    )
+    assert entities_of(news.content) == ["Oberwiesenbach"]
+    assert stances(await argue(Dimension.WHY, (news,), c)) == []
+    elsewhere = text_ev(
+        "The village of Unterholzbach opens its wine trail to cyclists.",
+        source_type=SourceType.NEWS,
+    )
+    assert stances(await argue(Dimension.WHY, (elsewhere,), c)) == [Stance.ATTACK]
+
+
+async def test_who_person_the_claim_names_is_not_identified_instead() -> None:
+    c = case(
+        "Anne Hidalgo visits the flooded quay in Paris, guided by river warden bertolt wennigsen."
+    )
+    assert extract(c.claim, None).people == ("Anne Hidalgo",)  # the parse misses the warden
+    named = text_ev(
+        "River warden Bertolt Wennigsen inspects the quay.", source_type=SourceType.NEWS
+    )
+    assert stances(await argue(Dimension.WHO, (named,), c)) == []
+    other = text_ev(
+        "River warden Konrad Albrechtsen inspects the quay.", source_type=SourceType.NEWS
+    )
+    out = await argue(Dimension.WHO, (other,), c)
+    assert stances(out) == [Stance.ATTACK] and "Konrad Albrechtsen instead" in out.drafts[0].text
 
 
 async def test_authenticity() -> None:
@@ -408,6 +508,7 @@ async def test_a_caption_of_the_same_media_describing_another_event_attacks_why(
     assert "caption of the same media" in same_media.drafts[0].text
     # the same text as a news report about something else is not about this media: no attack
     news = text_ev(other_event).model_copy(update={"source_type": SourceType.NEWS})
+    assert entities_of(news.content) == ["Oberwiesenbach"]
     assert stances(await argue(Dimension.WHY, (news,), c)) == []
     restated = "Supporters celebrate the victory in the election in the capital city."
     assert Stance.ATTACK not in stances(await argue(Dimension.WHY, (text_ev(restated),), c))

@@ -39,6 +39,7 @@ from semv.nlp.entities import (
 )
 from semv.nlp.places import Place
 from semv.nlp.quotes import quotes_claim
+from semv.nlp.text import find_phrase
 from semv.reasoning import join_words
 
 __all__ = [
@@ -54,6 +55,7 @@ __all__ = [
     "capture",
     "days",
     "describes_same_media",
+    "echoed_names",
     "entities",
     "is_media_text",
     "is_metadata",
@@ -304,6 +306,31 @@ def entities(facts: TextFacts) -> list[str]:
     names = [m.text for m in facts.places] + list(facts.people) + list(facts.organizations)
     names += list(facts.events)
     return list(dict.fromkeys(names))
+
+
+def echoed_names(view: ClaimView, ev_text: str, observed: TextFacts) -> tuple[str, ...]:
+    """Names that one side extracted and the other side's text states: a name extracted from
+    ``ev_text`` (``observed``) that occurs in the claim's text, or a name extracted from the
+    claim that occurs in ``ev_text``; each as ``ev_text`` writes it (a key fact it can cite).
+
+    Occurrence is a whole-word match of the folded tokens (:func:`semv.nlp.text.find_phrase`),
+    so a name the entity extractor missed on one side still counts as named there: "the Alt
+    Hammoor signpost" names Alt Hammoor whether or not the parser tagged it. An extraction
+    miss is an absence of evidence and must not read as two texts naming different things.
+    """
+    out: list[str] = []
+    for name in entities(observed):
+        # The parser may join text across a line break of text read in the media (OCR
+        # "OBERWIESENBACH\nNotruf 112" → one name): each line of it is a name as well.
+        written = find_phrase(name, ev_text) or name
+        for piece in dict.fromkeys((name, *(p.strip() for p in written.splitlines()))):
+            if piece and find_phrase(piece, view.claim_text) is not None:
+                out.append(piece)
+    for name in entities(view.claim):
+        span = find_phrase(name, ev_text)
+        if span is not None:
+            out.append(span)
+    return tuple(dict.fromkeys(out))
 
 
 def places_related(view: ClaimView, observed: TextFacts, tol: float) -> bool:

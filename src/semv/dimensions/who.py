@@ -4,7 +4,8 @@
   else "The people shown are Ukrainians" (groups, nationalities).
 - **Plan**: do other sources identify each named person or organisation in the media.
 - **Offline rule**: a text that names the same person (full name, or a surname of four or more
-  letters) or organisation supports; one that identifies other people instead attacks; else the
+  letters) or organisation supports; one that identifies other people instead (people the
+  claim's text does not name, whatever its parse found) attacks; else the
   groups it describes the people as (plural demonyms compare equal) agree or conflict.
 - **Signals**: a reverse-search match's caption is read as a text about the media.
 - **Report**: the "Who" section; MV2026 field ``people-and-organisations``.
@@ -38,7 +39,7 @@ from semv.model import (
     Subclaim,
 )
 from semv.nlp.entities import TextFacts, extract, person_matches
-from semv.nlp.text import fold, tokens
+from semv.nlp.text import find_phrase, fold, tokens
 
 __all__ = ["WHO", "group_key", "who_rule"]
 
@@ -132,8 +133,13 @@ def who_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[Fin
                 tuple(dict.fromkeys(h for _, h in matched))[:MAX_KEY_FACTS],
             )
         ]
+    # A person the claim's text names although its parse missed them is no one "instead"
+    # (an extraction miss is no contradiction; ``semv.nlp.text.find_phrase``).
     others = [
-        p for p in observed.people if not any(person_matches(p, o) for o in view.organizations)
+        p
+        for p in observed.people
+        if not any(person_matches(p, o) for o in view.organizations)
+        and find_phrase(p, view.claim_text) is None
     ]
     if view.people and others:
         text = (

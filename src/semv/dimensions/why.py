@@ -11,8 +11,11 @@
   declared training set, ``make fit``) attacks when p(another context) reaches its threshold;
   a text that shares named entities with the claim supports, unless the claim–evidence
   stance model (``_stance.py``, ``semv.nlp.stance``, fitted on AVeriTeC dev) finds that it
-  refutes the claim (a debunking fact-check): then it attacks; a text that is not a caption of
-  the media and ties it to other entities attacks. A recalled ``context-threshold`` memory
+  refutes the claim (a debunking fact-check): then it attacks; text read in the media (OCR,
+  speech) also shares a name that one side's extractor missed but the other side's text
+  states (``echoed_names``: folded whole-word match); a text that is not a caption of the
+  media and ties it to other entities attacks, unless such a name is stated by both (an
+  extraction miss is no contradiction). A recalled ``context-threshold`` memory
   record turns on the similarity check (``context_attack``, off by default).
 - **Signals**: a reverse-search match's caption is read as a text about the media.
 - **Memory**: a recalled ``context-threshold`` record raises ``context_attack`` for this rule;
@@ -31,7 +34,9 @@ from semv.dimensions._common import (
     Finding,
     capitalized,
     describes_same_media,
+    echoed_names,
     entities,
+    is_media_text,
     is_metadata,
     is_observation,
     places_related,
@@ -55,6 +60,7 @@ from semv.model import (
 from semv.nlp.entities import extract
 from semv.nlp.markers import recontext_marker
 from semv.nlp.similarity import similarity
+from semv.nlp.text import find_phrase
 
 __all__ = ["WHY", "why_rule"]
 
@@ -98,6 +104,20 @@ def why_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[Fin
     sim = similarity(view.claim_text, ev.content, cfg)
     observed = extract(ev.content, view.language)
     shared = shared_entities(view, observed, cfg.place_tolerance_km)
+    # A name one side's extractor missed but whose text states it (issue 16's constructed
+    # case: the sign reads "Alt Hammoor", the caption says "the Alt Hammoor signpost" and its
+    # parse has no such entity): never read as naming none of the claim's entities.
+    echoed = echoed_names(view, ev.content, observed)
+    stated = bool(echoed)
+    if is_media_text(ev):
+        # Text read in the case's own media (a sign, a banner, speech) that states a name the
+        # claim states ties the media to the claimed context as an extracted entity does.
+        shared = tuple(dict.fromkeys((*shared, *echoed)))
+        # A line read in the media (one text region) that the claim states whole, named by
+        # neither parse, agrees as well: no support from it, but no contradiction either.
+        stated = stated or any(
+            find_phrase(line, view.claim_text) is not None for line in ev.content.splitlines()
+        )
     same_media = describes_same_media(ev)
     if same_media:
         signals = context_signals(view, ev.content, cfg)
@@ -135,7 +155,10 @@ def why_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[Fin
             facts = (refuted.features.marker,) if refuted.features.marker else shared
             return [Finding(Stance.ATTACK, text, (ev.id,), tuple(facts[:MAX_KEY_FACTS]))]
         text = (
-            f"{src} ({ev.id}) restates the claimed event with the same entities "
+            f"{src} ({ev.id}) names {', '.join(shared)}, as the claim does "
+            f"(similarity {sim.value:.2f})."
+            if is_media_text(ev)
+            else f"{src} ({ev.id}) restates the claimed event with the same entities "
             f"({', '.join(shared)}; similarity {sim.value:.2f})."
         )
         return [Finding(Stance.SUPPORT, text, (ev.id,), shared[:MAX_KEY_FACTS])]
@@ -145,6 +168,7 @@ def why_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[Fin
         claim_entities
         and ev_entities
         and not shared
+        and not stated
         and not same_media
         and not places_related(view, observed, cfg.place_tolerance_km)
     ):

@@ -17,7 +17,15 @@ import re
 import unicodedata
 from functools import lru_cache
 
-__all__ = ["STOPWORDS", "content_words", "fold", "lexical_overlap", "normalize_token", "tokens"]
+__all__ = [
+    "STOPWORDS",
+    "content_words",
+    "find_phrase",
+    "fold",
+    "lexical_overlap",
+    "normalize_token",
+    "tokens",
+]
 
 STOPWORDS: frozenset[str] = frozenset(
     (  # noqa: SIM905
@@ -66,6 +74,37 @@ def tokens(text: str) -> list[str]:
             token = token[:-2]
         out.append(token.replace("’", "'"))
     return out
+
+
+def _folded_token(token: str) -> str:
+    token = fold(token)
+    if token.endswith(("'s", "’s")):
+        token = token[:-2]
+    return token.replace("’", "'")
+
+
+def find_phrase(phrase: str, text: str) -> str | None:
+    """The span of ``text`` whose word tokens, folded (case, diacritics, possessive ``'s``),
+    equal ``phrase``'s, whole words only; None when absent or when ``phrase`` has no content
+    word (only stopwords or short numbers, which every text shares).
+
+    "Alt Hammoor" is found in "the alt-hammoor signpost" ("alt-hammoor"), "Köln" in "KOLN";
+    "Ham" is not found in "Hammoor". The span is taken from ``text`` (NFC) as written, so it
+    can stand as a key fact of an argument that cites ``text``.
+    """
+    wanted = [
+        _folded_token(m.group(0)) for m in _TOKEN.finditer(unicodedata.normalize("NFC", phrase))
+    ]
+    if not wanted or not _content_words(" ".join(wanted)):
+        return None
+    text = unicodedata.normalize("NFC", text)
+    found = list(_TOKEN.finditer(text))
+    words = [_folded_token(m.group(0)) for m in found]
+    n = len(wanted)
+    for i in range(len(words) - n + 1):
+        if words[i : i + n] == wanted:
+            return text[found[i].start() : found[i + n - 1].end()]
+    return None
 
 
 @lru_cache(maxsize=65536)
