@@ -23,6 +23,7 @@ from semv.model import (
     Subclaim,
 )
 from semv.nlp import places as _places
+from semv.nlp import worker as _nlp_worker
 from semv.nlp.dates import parse_date
 from semv.nlp.entities import extract
 
@@ -47,9 +48,13 @@ def _unique(items: list[str]) -> tuple[str, ...]:
 
 def case_facts(case: Case) -> CaseFacts:
     """The facts of the claim and its claimed context (date and place first). The claimed
-    date is parsed once, by the one date parser, in the case's language."""
+    date is parsed once, by the one date parser, in the case's language. The claim's facts
+    come from the NLP worker process when the CLI started one (``semv.nlp.worker``: the same
+    facts, extracted on the other core), else from here."""
     language = case.context.language
-    base = extract(case.claim, language).claim_facts()
+    base = _nlp_worker.facts_for(case.claim, language)
+    if base is None:
+        base = extract(case.claim, language).claim_facts()
     places = list(base.places)
     if case.context.location:
         places.insert(0, case.context.location.strip())

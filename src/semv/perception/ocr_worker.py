@@ -41,13 +41,14 @@ import atexit
 import contextlib
 import hashlib
 import json
-import os
 import subprocess
 import sys
 import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
+
+from semv._worker_process import die_with_parent, start, switched_on, usable_cpus
 
 __all__ = [
     "asked",
@@ -75,19 +76,7 @@ _done = threading.Event()
 def enabled() -> bool:
     """``SEMV_OCR_WORKER=1`` or ``0`` when set; otherwise True where this process may use two or
     more CPUs (a second core is what the worker runs on)."""
-    setting = os.environ.get("SEMV_OCR_WORKER", "").strip()
-    if setting in ("0", "1"):
-        return setting == "1"
-    return usable_cpus() >= 2
-
-
-def usable_cpus() -> int:
-    """How many CPUs this process may run on (its affinity where the OS reports one)."""
-    affinity = getattr(os, "sched_getaffinity", None)
-    if affinity is not None:
-        with contextlib.suppress(OSError):
-            return len(affinity(0))
-    return os.cpu_count() or 1
+    return switched_on("SEMV_OCR_WORKER")
 
 
 def spawn() -> bool:
@@ -97,20 +86,10 @@ def spawn() -> bool:
     with _lock:
         if _proc is not None:
             return True
-        if not enabled() or not sys.executable:
+        if not enabled():
             return False
-        package_root = str(Path(__file__).resolve().parents[2])
-        path = os.environ.get("PYTHONPATH")
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [package_root, path]))}
-        try:
-            _proc = subprocess.Popen(
-                [sys.executable, "-m", "semv.perception.ocr_worker"],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-                env=env,
-            )
-        except (OSError, ValueError, subprocess.SubprocessError):
+        _proc = start("semv.perception.ocr_worker")
+        if _proc is None:
             return False
     atexit.register(_stop)
     return True
@@ -209,18 +188,6 @@ def _stop() -> None:
 # ---- the worker process ----------------------------------------------------------------------
 
 
-def _die_with_parent() -> None:
-    """Linux: the kernel ends this process when its parent dies (no orphan worker)."""
-    if not sys.platform.startswith("linux"):
-        return
-    with contextlib.suppress(OSError, AttributeError):
-        import ctypes
-        import signal
-
-        pr_set_pdeathsig = 1
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL)
-
-
 def _read(path: str, languages: Sequence[str], min_confidence: float) -> dict[str, Any]:
     from io import BytesIO
 
@@ -236,8 +203,7 @@ def _read(path: str, languages: Sequence[str], min_confidence: float) -> dict[st
 
 
 def _serve() -> int:
-    _die_with_parent()
-    if os.getppid() == 1:  # the parent is already gone
+    if not die_with_parent():  # the parent is already gone
         return 0
     from semv.perception._ocr_engines import create_sessions, load_engine
 

@@ -36,6 +36,7 @@ from semv.config import Settings
 from semv.graph import StageContext, StageDef
 from semv.model import Asset, MediaEvidence, MediaKind, UncertaintyCode
 from semv.nlp import parsing
+from semv.nlp import worker as nlp_worker
 from semv.perception import (
     container,
     integrity,
@@ -230,8 +231,10 @@ def _warm_up(asset: Asset) -> None:
     the case's text as soon as this node is done). Once per process. Loading Python modules
     holds the GIL: the engine comes first because it is on this node's critical path (the
     OCR extractor waits for the same load); spaCy once the first OCR reading is done (the
-    detector's peak memory is then freed), while the rest of the extractors run. Nothing
-    computed changes, only when it loads."""
+    detector's peak memory is then freed), while the rest of the extractors run. spaCy is
+    not loaded here when no image is read and the NLP worker process (``semv.nlp.worker``)
+    parses the claim: a text that would still need it (an audio file's transcript) loads it
+    when parsed. Nothing computed changes, only when it loads."""
     if _WARMED.is_set():
         return
     _WARMED.set()
@@ -244,6 +247,8 @@ def _warm_up(asset: Asset) -> None:
         try:
             if reads_images and not in_worker:
                 ocr.load_engine()
+            if not reads_images and nlp_worker.spawned():
+                return  # the NLP worker process parses the claim: no text of media to parse
             if not in_worker:
                 _OCR_READ.wait(timeout=_SPACY_WAIT_S)
             parsing.load()

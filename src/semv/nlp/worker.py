@@ -1,0 +1,217 @@
+"""The claim's facts extracted in a second process, which loads spaCy while this one starts.
+
+On the LLM backend a text-only first pass parses one text with spaCy: the claim, for the
+offline extractor's facts (``semv.dimensions.case_facts``, which ``decompose_case`` runs while
+the model answers the decomposer). Importing spaCy (~0.35 s) and loading its pipeline (~0.4 s)
+for that one parse are CPU in the one process that also imports semv and prepares every model
+call, before the argue requests can leave. This module moves them to a worker process on the
+machine's other core, like OCR's (``semv.perception.ocr_worker``):
+
+1. ``spawn`` (called by the CLI for ``semv verify --text-only --backend llm`` before the
+   command's modules are imported) starts ``python -m semv.nlp.worker``, which loads the spaCy
+   pipeline, the gazetteer and the date parser (one warm-up extraction of a fixed sentence)
+   while the parent imports semv, then waits for a request on its stdin.
+2. ``facts_for`` (called by ``case_facts`` for the claim) sends the text and its language with
+   the pipeline's settings (model name and excluded components), then waits for the answer: the
+   same request echoed with the ``ClaimFacts`` of ``extract(text, language).claim_facts()``,
+   the very function the in-process path calls, as JSON.
+3. The answer is used only when it echoes exactly this request (text, language, settings);
+   otherwise, when the worker reported an error, exited, timed out or was never started,
+   ``facts_for`` returns None and the caller extracts in-process (an error is then met, and
+   handled, as without a worker).
+
+The facts are the same either way: ``ClaimFacts`` holds only tuples of strings, which JSON
+carries exactly (``tests/test_nlp_worker.py`` checks the round trip and a whole run's result
+with the worker on and off). Nothing is left behind: the worker exits once it has answered,
+when its stdin closes (the parent exited) and, on Linux, when the parent dies
+(``PR_SET_PDEATHSIG``); the parent reaps it, and kills it at exit if it still runs.
+
+On where this process may run on two or more CPUs (``SEMV_NLP_WORKER=0`` turns it off,
+``SEMV_NLP_WORKER=1`` on); with one usable CPU it stays off. A case with media needs spaCy in
+this process anyway (the media's text is parsed for query seeds), so the CLI starts it only for
+text-only runs.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import json
+import subprocess
+import sys
+import threading
+from typing import TYPE_CHECKING, Any, Final
+
+from semv._worker_process import die_with_parent, start, switched_on
+
+if TYPE_CHECKING:  # imported when used: the CLI imports this module before any of semv's models
+    from semv.model import ClaimFacts
+
+__all__ = ["WAIT_S", "enabled", "facts_for", "release", "settings", "spawn", "spawned"]
+
+WAIT_S: Final = 120.0
+"""How long ``facts_for`` waits for the worker's answer before extracting in-process."""
+
+_WARM_UP: Final = "Flooding in Lyon, France on 12 March 2024, said the mayor."
+"""Extracted by the worker before its request arrives: spaCy, the gazetteer and the date
+parser's data are then loaded (the same sentence ``semv eval``'s preload extracts)."""
+
+_lock = threading.Lock()
+_proc: subprocess.Popen[bytes] | None = None
+_sent: dict[str, Any] | None = None
+"""The request sent to the worker (at most one per process)."""
+_answer: dict[str, Any] | None = None
+_done = threading.Event()
+"""Set when the worker's output is closed (answered, failed or exited)."""
+
+
+def enabled() -> bool:
+    """``SEMV_NLP_WORKER=1`` or ``0`` when set; otherwise True where this process may use two or
+    more CPUs."""
+    return switched_on("SEMV_NLP_WORKER")
+
+
+def settings() -> dict[str, Any]:
+    """What, besides the text and its language, decides the facts: the spaCy pipeline's name
+    and the components it excludes (``semv.nlp.parsing``)."""
+    from semv.nlp.parsing import EXCLUDE, SPACY_MODEL
+
+    return {"model": SPACY_MODEL, "exclude": list(EXCLUDE)}
+
+
+def spawn() -> bool:
+    """Start the worker (once per process); False when it is off (``enabled``) or cannot be
+    started, and the claim is then parsed in-process."""
+    global _proc
+    with _lock:
+        if _proc is not None:
+            return True
+        if not enabled():
+            return False
+        _proc = start("semv.nlp.worker")
+        if _proc is None:
+            return False
+    atexit.register(_stop)
+    return True
+
+
+def spawned() -> bool:
+    """A worker was started in this process."""
+    return _proc is not None
+
+
+def facts_for(text: str, language: str | None) -> ClaimFacts | None:
+    """The worker's ``extract(text, language).claim_facts()``, or None: no worker, already
+    asked for another text, an answer to another request, an error, or no answer in
+    ``WAIT_S``. The first call sends the request; the caller then extracts in-process on
+    None."""
+    order = {"text": text, "language": language, **settings()}
+    if not _send(order):
+        return None
+    if not _done.wait(WAIT_S):
+        _stop()
+        return None
+    answer = _answer
+    if answer is None or {k: answer.get(k) for k in order} != order:
+        return None
+    facts = answer.get("facts")
+    if not isinstance(facts, dict):
+        return None
+    from semv.model import ClaimFacts
+
+    try:
+        return ClaimFacts.model_validate(facts)
+    except ValueError:
+        return None
+
+
+def release() -> None:
+    """Nothing to ask: the worker exits (its stdin closes) and is reaped."""
+    _send(None)
+
+
+def _send(order: dict[str, Any] | None) -> bool:
+    """Send ``order`` (None: close without one) when nothing was sent yet; True when
+    ``order`` is the request the worker has (sent now or before)."""
+    global _sent
+    proc = _proc
+    if proc is None or proc.stdin is None:
+        return False
+    with _lock:
+        if _sent is not None or _done.is_set():
+            return order is not None and _sent == order
+        _sent = order or {}
+        try:
+            if order is not None:
+                proc.stdin.write(json.dumps(order).encode() + b"\n")
+            proc.stdin.close()
+        except OSError:
+            _done.set()
+            return False
+    threading.Thread(target=_collect, args=(proc,), name="semv-nlp-worker", daemon=True).start()
+    return order is not None
+
+
+def _collect(proc: subprocess.Popen[bytes]) -> None:
+    """Read the worker's answer until it closes its output, then reap it."""
+    global _answer
+    try:
+        assert proc.stdout is not None
+        for raw in proc.stdout:
+            with contextlib.suppress(ValueError):
+                answer = json.loads(raw)
+                if isinstance(answer, dict):
+                    _answer = answer
+    except OSError:
+        pass
+    finally:
+        _done.set()
+        with contextlib.suppress(OSError, subprocess.SubprocessError):
+            proc.wait(timeout=10)
+
+
+def _stop() -> None:
+    proc = _proc
+    if proc is not None and proc.poll() is None:
+        with contextlib.suppress(OSError):
+            proc.kill()
+        with contextlib.suppress(OSError, subprocess.SubprocessError):
+            proc.wait(timeout=5)
+    _done.set()
+
+
+# ---- the worker process ----------------------------------------------------------------------
+
+
+def answer(order: dict[str, Any]) -> dict[str, Any]:
+    """The worker's answer to ``order``: the order itself with the facts, or with the error
+    met (the parent then extracts in-process and meets it again)."""
+    from semv.nlp.entities import extract
+
+    try:
+        if {k: order.get(k) for k in ("model", "exclude")} != settings():
+            raise ValueError("the worker's spaCy settings differ from the request's")
+        language = order["language"]
+        facts = extract(str(order["text"]), None if language is None else str(language))
+        return {**order, "facts": facts.claim_facts().model_dump(mode="json")}
+    except Exception as exc:  # the parent extracts in-process
+        return {**order, "error": f"{type(exc).__name__}: {exc}"}
+
+
+def _serve() -> int:
+    if not die_with_parent():  # the parent is already gone
+        return 0
+    from semv.nlp.entities import extract_facts
+
+    with contextlib.suppress(Exception):  # while the parent imports semv
+        extract_facts(_WARM_UP)
+    line = sys.stdin.buffer.readline()
+    if not line.strip():
+        return 0  # released, or the parent exited
+    sys.stdout.write(json.dumps(answer(json.loads(line))) + "\n")
+    sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_serve())
