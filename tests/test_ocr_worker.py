@@ -106,6 +106,8 @@ def test_a_released_worker_exits_without_reading(fresh: None) -> None:
     ocr_worker.release()
     assert _exited(proc)
     assert ocr_worker._results == {}
+    # a later run of the same process (a test's second in-process verify) reads in-process
+    assert not ocr_worker.request([Path("x.png")], CONFIG.ocr_languages, 0.5)
 
 
 def test_the_worker_is_off_when_turned_off(fresh: None, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -145,7 +145,7 @@ def _send(order: dict[str, Any] | None) -> bool:
             if order is not None:
                 proc.stdin.write(json.dumps(order).encode() + b"\n")
             proc.stdin.close()
-        except OSError:
+        except (OSError, ValueError):
             _done.set()
             return False
     threading.Thread(target=_collect, args=(proc,), name="semv-nlp-worker", daemon=True).start()

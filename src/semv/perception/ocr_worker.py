@@ -109,8 +109,8 @@ def request(images: Sequence[Path], languages: Sequence[str], min_confidence: fl
     """Ask the worker to read ``images``; False when there is no worker to ask (the reader
     then reads in-process)."""
     proc = _proc
-    if proc is None or proc.stdin is None or not images or _requested:
-        return False
+    if proc is None or proc.stdin is None or proc.stdin.closed or not images or _requested:
+        return False  # no worker, or it was released (an earlier run of this process)
     order = {
         "images": [str(p) for p in images],
         "languages": list(languages),
@@ -119,7 +119,7 @@ def request(images: Sequence[Path], languages: Sequence[str], min_confidence: fl
     try:
         proc.stdin.write(json.dumps(order).encode() + b"\n")
         proc.stdin.close()
-    except OSError:
+    except (OSError, ValueError):
         _done.set()
         return False
     with _lock:
