@@ -1,7 +1,8 @@
 """semv's natural-language layer: dates, places, entities, embeddings, similarity, markers.
 
 Every backend, procedure and stage that reads text uses these modules; they sit below
-``semv.agents`` and import only ``semv.model``, ``semv.config`` and third-party libraries, so a
+``semv.agents`` and import only ``semv.model``, ``semv.config``, ``semv._worker_process`` (how a
+worker process starts and ends) and third-party libraries, so a
 run on the LLM backend or a baseline procedure does not depend on offline-backend internals.
 
 Modules (import the one you need; nothing heavy is loaded by importing this package):
@@ -15,6 +16,7 @@ Modules (import the one you need; nothing heavy is loaded by importing this pack
 - ``similarity``: claim-evidence content similarity (lexical + calibrated embedding).
 - ``markers``: lexical recontextualization markers and editing-software names.
 - ``quantities``: numbers as written, told apart from years and days of the month.
+- ``worker``: the claim's facts extracted in a second process (the CLI's text-only LLM runs).
 """
 
 __all__ = [
@@ -27,4 +29,5 @@ __all__ = [
     "quantities",
     "similarity",
     "text",
+    "worker",
 ]
