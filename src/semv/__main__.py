@@ -1,5 +1,12 @@
-"""``python -m semv`` is the same as ``semv``."""
+"""``python -m semv`` is the same as ``semv``; ``semv verify``'s worker processes start
+before the CLI (typer, rich) is imported (``semv._prelude``)."""
 
-from semv.cli import entry
+import sys
+
+from semv._prelude import start_workers
+
+start_workers(sys.argv[1:])
+
+from semv.cli import entry  # noqa: E402 - after the workers started
 
 entry()

@@ -47,41 +47,12 @@ class _SemvGroup(LazyGroup):
         return super().resolve_command(ctx, args)
 
 
-_NO_MEDIA_FLAGS = frozenset({"--text-only", "--help", "-h"})
-
-
 def _prelude(args: list[str]) -> None:
-    """Before a command's modules load, ``semv verify`` starts the worker processes that load
-    a model on the other core while this process imports the pipeline (each on with two or
-    more usable CPUs, off with its switch at 0):
+    """``semv._prelude.start_workers``: the worker processes ``semv verify`` starts before the
+    command's modules are imported (a no-op when ``python -m semv`` already started them)."""
+    from semv._prelude import start_workers
 
-    - of media, OCR's (``semv.perception.ocr_worker``, ``SEMV_OCR_WORKER``), which imports
-      RapidOCR; the media stage hands it the images when it will read them, or releases it;
-    - ``--text-only`` on the LLM backend, the NLP worker (``semv.nlp.worker``,
-      ``SEMV_NLP_WORKER``), which loads spaCy and extracts the claim's facts, the one text
-      such a run parses (with media, the media's text is parsed here, so spaCy loads here
-      anyway)."""
-    if args[:1] != ["verify"] or {"--help", "-h"}.intersection(args):
-        return
-    if not _NO_MEDIA_FLAGS.intersection(args):
-        from semv.perception import ocr_worker
-
-        ocr_worker.spawn()
-    elif "--text-only" in args and _backend(args) == "llm":
-        from semv.nlp import worker
-
-        worker.spawn()
-
-
-def _backend(args: list[str]) -> str | None:
-    """The value of ``--backend`` in ``args`` (the last one given), if any."""
-    value = None
-    for i, arg in enumerate(args):
-        if arg == "--backend" and i + 1 < len(args):
-            value = args[i + 1]
-        elif arg.startswith("--backend="):
-            value = arg.partition("=")[2]
-    return value
+    start_workers(args)
 
 
 app = typer.Typer(
