@@ -65,6 +65,10 @@ SEMV = (sys.executable, "-m", "semv")
 MIB = 1024 * 1024
 NO_EMBED_CACHE = {"SEMV_EMBED_CACHE": "0"}
 IN_PROCESS_OCR = {"SEMV_OCR_WORKER": "0"}
+BYTECODE = {"cached": True}
+"""Whether the timed processes may write and reuse Python bytecode (``__pycache__``), as an
+installed semv has it (pip compiles on install): ``--bytecode off`` keeps the environment's
+``PYTHONDONTWRITEBYTECODE`` (this workplace sets it), so every process recompiles semv."""
 IN_PROCESS_NLP = {"SEMV_NLP_WORKER": "0"}
 """Turns off OCR's worker process (on by default with two or more usable CPUs): OCR reads in
 the ``semv`` process, as on a one-core machine."""
@@ -122,6 +126,15 @@ def _watch_tree(root: int, peaks: dict[int, int], stop: threading.Event) -> None
             todo += [(child, cmd) for child in _children(pid)]
 
 
+def _child_env(extra: dict[str, str] | None) -> dict[str, str]:
+    """The timed process's environment: this one's plus ``extra``; without
+    ``PYTHONDONTWRITEBYTECODE`` unless ``--bytecode off`` (``BYTECODE``)."""
+    base = dict(os.environ)
+    if BYTECODE["cached"]:
+        base.pop("PYTHONDONTWRITEBYTECODE", None)
+    return {**base, **(extra or {})}
+
+
 def run(args: Sequence[str], *, check: bool = True, env: dict[str, str] | None = None) -> Proc:
     """One process: wall time and its own peak RSS (``ru_maxrss``, KiB on Linux)."""
     started = time.perf_counter()
@@ -131,7 +144,7 @@ def run(args: Sequence[str], *, check: bool = True, env: dict[str, str] | None =
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
-        env={**os.environ, **(env or {})},
+        env=_child_env(env),
     )
     peaks: dict[int, int] = {}
     stop = threading.Event()
@@ -525,7 +538,26 @@ def main(argv: list[str] | None = None) -> int:
         help="another tree's src folder: compare its cold verifies (with --only ookpik: the "
         "OOKPIK passes, cold --ookpik-repeats, warm --repeats) with this tree's, alternated",
     )
+    parser.add_argument(
+        "--bytecode",
+        choices=("cached", "off"),
+        default="cached",
+        help="cached (default): the timed processes write and reuse __pycache__ as an "
+        "installed semv does (one untimed `semv verify` of the example first compiles it); off: "
+        "keep PYTHONDONTWRITEBYTECODE if set, every process recompiling semv",
+    )
     args = parser.parse_args(argv)
+    BYTECODE["cached"] = args.bytecode == "cached"
+    if BYTECODE["cached"]:
+        with tempfile.TemporaryDirectory() as tmp:  # compile once, untimed
+            run(["verify", str(EXAMPLE), "--data-dir", tmp], check=False)
+            if args.baseline:
+                run(
+                    ["verify", str(EXAMPLE), "--data-dir", f"{tmp}/b"],
+                    check=False,
+                    env={"PYTHONPATH": args.baseline},
+                )
+    console.print(f"bytecode: {args.bytecode}")
     if args.only == "baseline":
         if not args.baseline:
             parser.error("--only baseline needs --baseline SRC")
