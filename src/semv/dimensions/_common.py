@@ -314,8 +314,8 @@ def echoed_names(view: ClaimView, ev_text: str, observed: TextFacts) -> tuple[st
     claim that occurs in ``ev_text``; each as ``ev_text`` writes it (a key fact it can cite).
 
     Occurrence is a whole-word match of the folded tokens (:func:`semv.nlp.text.find_phrase`),
-    so a name the entity extractor missed on one side still counts as named there: "the Alt
-    Hammoor signpost" names Alt Hammoor whether or not the parser tagged it. An extraction
+    so a name the entity extractor missed on one side still counts as named there: "the
+    Oberwiesenbach signpost" names Oberwiesenbach whether or not the parser tagged it. An extraction
     miss is an absence of evidence and must not read as two texts naming different things.
     """
     out: list[str] = []

@@ -104,9 +104,9 @@ def why_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[Fin
     sim = similarity(view.claim_text, ev.content, cfg)
     observed = extract(ev.content, view.language)
     shared = shared_entities(view, observed, cfg.place_tolerance_km)
-    # A name one side's extractor missed but whose text states it (issue 16's constructed
-    # case: the sign reads "Alt Hammoor", the caption says "the Alt Hammoor signpost" and its
-    # parse has no such entity): never read as naming none of the claim's entities.
+    # A name one side's extractor missed but whose text states it (a sign reads a village's
+    # name, the caption says "the <village> signpost" and its parse has no such entity):
+    # never read as naming none of the claim's entities.
     echoed = echoed_names(view, ev.content, observed)
     stated = bool(echoed)
     if is_media_text(ev):

@@ -88,9 +88,9 @@ def find_phrase(phrase: str, text: str) -> str | None:
     equal ``phrase``'s, whole words only; None when absent or when ``phrase`` has no content
     word (only stopwords or short numbers, which every text shares).
 
-    "Alt Hammoor" is found in "the alt-hammoor signpost" ("alt-hammoor"), "Köln" in "KOLN";
-    "Ham" is not found in "Hammoor". The span is taken from ``text`` (NFC) as written, so it
-    can stand as a key fact of an argument that cites ``text``.
+    "Ober Wiesenbach" is found in "the ober-wiesenbach signpost" ("ober-wiesenbach"), "Köln"
+    in "KOLN"; "Wies" is not found in "Wiesenbach". The span is taken from ``text`` (NFC) as
+    written, so it can stand as a key fact of an argument that cites ``text``.
     """
     wanted = [
         _folded_token(m.group(0)) for m in _TOKEN.finditer(unicodedata.normalize("NFC", phrase))

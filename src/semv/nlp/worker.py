@@ -44,7 +44,7 @@ import sys
 import threading
 from typing import TYPE_CHECKING, Any, Final
 
-from semv._worker_process import die_with_parent, start, switched_on
+from semv._worker_process import die_with_parent, start, stop, switched_on
 
 if TYPE_CHECKING:  # imported when used: the CLI imports this module before any of semv's models
     from semv.model import ClaimFacts
@@ -173,12 +173,7 @@ def _collect(proc: subprocess.Popen[bytes]) -> None:
 
 
 def _stop() -> None:
-    proc = _proc
-    if proc is not None and proc.poll() is None:
-        with contextlib.suppress(OSError):
-            proc.kill()
-        with contextlib.suppress(OSError, subprocess.SubprocessError):
-            proc.wait(timeout=5)
+    stop(_proc)
     _done.set()
 
 

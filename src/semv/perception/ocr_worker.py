@@ -48,7 +48,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
 
-from semv._worker_process import die_with_parent, start, switched_on, usable_cpus
+from semv._worker_process import die_with_parent, start, stop, switched_on, usable_cpus
 
 __all__ = [
     "asked",
@@ -176,12 +176,7 @@ def _collect(proc: subprocess.Popen[bytes]) -> None:
 
 
 def _stop() -> None:
-    proc = _proc
-    if proc is not None and proc.poll() is None:
-        with contextlib.suppress(OSError):
-            proc.kill()
-        with contextlib.suppress(OSError, subprocess.SubprocessError):
-            proc.wait(timeout=5)
+    stop(_proc)
     _done.set()
 
 

@@ -70,9 +70,9 @@ IMAGE_EXTRACTORS: tuple[Extractor, ...] = (
 """Per image: the asset itself when it is an image, and every keyframe of a video."""
 
 _WORKERS = 4
+"""Threads for the independent per-image extractors (metadata, OCR, visual features, signals)."""
 _SPACY_WAIT_S = 60.0
 """The warm-up loads spaCy after the first OCR reading, or after this long at the latest."""
-"""Threads for the independent per-image extractors (OCR, visual features, signals)."""
 
 
 def extract_media(asset: Asset, settings: Settings) -> MediaEvidence:
