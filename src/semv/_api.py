@@ -5,30 +5,16 @@ from __future__ import annotations
 from pathlib import Path
 
 from semv._aio import run as run_quietly
-from semv.adapters import LoadedCase, detect_adapter, get_adapter
+from semv.adapters import get_adapter, load_cases
 from semv.agents import Agents
 from semv.agents.backends import build_agents
 from semv.config import Settings, load_settings
-from semv.errors import InputError
 from semv.model import Case, Result
 from semv.pipeline import run_case
 from semv.procedures import DEFAULT_PROCEDURE
 from semv.store import Store
 
 __all__ = ["load_cases", "verify"]
-
-
-def load_cases(
-    path: Path, *, adapter: str | None = None, text_only: bool = False, limit: int | None = None
-) -> tuple[str, list[LoadedCase]]:
-    """Read and validate every case at ``path`` before anything runs (bad input leaves no run)."""
-    if not path.exists():
-        raise InputError(f"{path}: no such file or directory")
-    chosen = get_adapter(adapter) if adapter else detect_adapter(path)
-    cases = list(chosen.load(path, text_only=text_only, limit=limit))
-    if not cases:
-        raise InputError(f"{path}: no cases found ({chosen.name} adapter)")
-    return chosen.contract, cases
 
 
 def verify(

@@ -17,7 +17,7 @@ from semv.adapters._mmfakebench import BINARY as MMFAKEBENCH_BINARY
 from semv.adapters._mmfakebench import FAKE_CLASSES, MmFakeBenchAdapter
 from semv.adapters._mv2026 import Mv2026Adapter
 from semv.adapters._mvreport import REQUIRED_FIELDS, MvReport, parse_date, parse_mv_report
-from semv.adapters._registry import adapter_names, detect_adapter, get_adapter
+from semv.adapters._registry import adapter_names, detect_adapter, get_adapter, load_cases
 from semv.adapters._remmd import REMMD_L1, REMMD_L2, RemmdAdapter, l2_label
 from semv.adapters._verite import VERITE_LABELS, VeriteAdapter
 
@@ -45,6 +45,7 @@ __all__ = [
     "detect_adapter",
     "get_adapter",
     "l2_label",
+    "load_cases",
     "parse_date",
     "parse_mv_report",
 ]

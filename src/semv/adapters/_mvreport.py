@@ -13,11 +13,11 @@ clarity) as the fields a complete report fills: ``REQUIRED_FIELDS``.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Final
 
-from semv.dimensions import DIMENSIONS
 from semv.model import InternalLabel
 
 __all__ = [
@@ -46,15 +46,22 @@ REQUIRED_FIELDS: Final[tuple[str, ...]] = (
 )
 """The M = 14 required report fields of Eq. 36."""
 
-_HEADINGS: Final[dict[str, tuple[str, ...]]] = {
-    "summary": ("summary", "overview"),
-    "source": ("source", "provenance", "origin"),
-    **{s.mv_field: s.mv_headings for s in DIMENSIONS.values() if s.mv_field is not None},
-    "cross-checking": ("evidence", "cross", "corroborat"),
-    "uncertainty": ("uncertaint", "limitation", "caveat", "open question"),
-}
-"""Section-heading keywords (lower-case substrings) that fill a field; each dimension's field
-and headings come from its ``DimensionSpec`` (``mv_field``, ``mv_headings``)."""
+
+@functools.cache
+def _headings() -> dict[str, tuple[str, ...]]:
+    """Section-heading keywords (lower-case substrings) that fill a field; each dimension's
+    field and headings come from its ``DimensionSpec`` (``mv_field``, ``mv_headings``). Built
+    on first use: loading a case imports no dimension module (and no NLP)."""
+    from semv.dimensions import DIMENSIONS
+
+    return {
+        "summary": ("summary", "overview"),
+        "source": ("source", "provenance", "origin"),
+        **{s.mv_field: s.mv_headings for s in DIMENSIONS.values() if s.mv_field is not None},
+        "cross-checking": ("evidence", "cross", "corroborat"),
+        "uncertainty": ("uncertaint", "limitation", "caveat", "open question"),
+    }
+
 
 _LINES: Final[dict[str, tuple[str, ...]]] = {
     "content-classification": ("claim", "category", "classification"),
@@ -234,7 +241,7 @@ def parse_mv_report(markdown: str) -> MvReport:
         if any(x in k for x in _LINES["publication-time"]) and (d := parse_date(v))
     )
     fields: dict[str, bool] = dict.fromkeys(REQUIRED_FIELDS, False)
-    for name, keywords in _HEADINGS.items():
+    for name, keywords in _headings().items():
         fields[name] = any(
             any(k in heading for k in keywords) and _filled(body)
             for heading, body in sections.items()

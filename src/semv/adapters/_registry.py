@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Final
 
-from semv.adapters._base import Adapter
+from semv.adapters._base import Adapter, LoadedCase
 from semv.adapters._cosmos import CosmosAdapter, looks_like_cosmos
 from semv.adapters._generic import CASE_FILE_NAMES, GenericAdapter, find_case_file
 from semv.adapters._mmfakebench import MmFakeBenchAdapter
@@ -16,7 +16,7 @@ from semv.adapters._verite import VeriteAdapter
 from semv.errors import AdapterNotFound, InputError
 from semv.safeload import loads_json
 
-__all__ = ["adapter_names", "detect_adapter", "get_adapter"]
+__all__ = ["adapter_names", "detect_adapter", "get_adapter", "load_cases"]
 
 _ADAPTERS: Final[dict[str, Adapter]] = {
     adapter.name: adapter
@@ -79,6 +79,20 @@ def detect_adapter(path: Path) -> Adapter:
     raise InputError(
         f"{path}: cannot detect the dataset format; name an adapter ({', '.join(adapter_names())})"
     )
+
+
+def load_cases(
+    path: Path, *, adapter: str | None = None, text_only: bool = False, limit: int | None = None
+) -> tuple[str, list[LoadedCase]]:
+    """Read and validate every case at ``path`` before anything runs (bad input leaves no
+    run): the adapter's contract and the cases."""
+    if not path.exists():
+        raise InputError(f"{path}: no such file or directory")
+    chosen = get_adapter(adapter) if adapter else detect_adapter(path)
+    cases = list(chosen.load(path, text_only=text_only, limit=limit))
+    if not cases:
+        raise InputError(f"{path}: no cases found ({chosen.name} adapter)")
+    return chosen.contract, cases
 
 
 def _first_row_is_cosmos(path: Path) -> bool:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from semv._procedure_names import DEFAULT_PROCEDURE, PROCEDURE_NAMES
 from semv.cli._common import (
     DEFAULT_DATA_DIR,
     BackendOpt,
@@ -32,10 +33,12 @@ from semv.cli._common import (
     settings_from,
 )
 from semv.errors import InputError, SemvError
-from semv.procedures import DEFAULT_PROCEDURE, procedure_names
 
 if TYPE_CHECKING:
     from rich.progress import Progress
+
+    from semv.config import Settings
+    from semv.model import Case
 
 __all__ = ["runs", "show", "verify"]
 
@@ -81,7 +84,7 @@ def verify(
         str,
         typer.Option(
             "--procedure",
-            help="Verification procedure: " + ", ".join(procedure_names()) + " (default: semv).",
+            help="Verification procedure: " + ", ".join(PROCEDURE_NAMES) + " (default: semv).",
         ),
     ] = DEFAULT_PROCEDURE,
     resume: Annotated[
@@ -94,20 +97,17 @@ def verify(
     ] = None,
 ) -> None:
     """Verify a case: print the verdict and where the report is."""
-    from semv._aio import run as run_quietly
-    from semv._api import load_cases
-    from semv.agents.backends import (
-        build_agents,
-        executor_concurrency,
-        probe_llm,
-        with_llm_overrides,
-    )
-    from semv.pipeline import run_case
-    from semv.procedures import get_procedure
+    # only what reading the case and sending the decomposer's first request needs: the
+    # pipeline, the stages and the procedures load while the model answers (issue 15)
+    from semv.adapters import load_cases
+    from semv.agents.backends import probe_llm, with_llm_overrides
 
     retrieval = None
     try:
-        chosen_procedure = get_procedure(procedure)
+        if procedure not in PROCEDURE_NAMES:
+            from semv.procedures import get_procedure
+
+            get_procedure(procedure)  # the error naming the valid procedures
         settings = with_llm_overrides(
             settings_from(config), backend=backend, url=llm_url, model=llm_model
         )
@@ -124,7 +124,7 @@ def verify(
             store = open_store(data_dir, store_url)
             claimed = claim_interrupted(store, str(resume))
             contract, cases, resumes = claimed.contract, [LoadedCase(claimed.case)], claimed.run_id
-            chosen_procedure = get_procedure(claimed.procedure)
+            procedure = claimed.procedure
             committed = len(store.run_nodes(claimed.run_id))
             err.print(
                 f"resuming interrupted run {claimed.run_id}: case {claimed.case.id}, procedure "
@@ -154,8 +154,19 @@ def verify(
         # response cache: one flag, one meaning (no request leaves the machine)
         if llm and not replay:
             probe_llm(settings)  # fail fast: no run whose every role falls back
+            if procedure == DEFAULT_PROCEDURE and resumes is None:  # a resumed run may reuse it
+                from semv.agents.llm._prefetch import start_decompose
+
+                start_decompose(settings, enforced(cases[0].case, settings), store)
+        from semv._aio import run as run_quietly
+        from semv.agents.backends import build_agents, executor_concurrency
+        from semv.pipeline import run_case
+        from semv.procedures import get_procedure
+
+        chosen_procedure = get_procedure(procedure)
         agents = build_agents(settings, store=store, replay=replay and llm)
     except SemvError as exc:
+        _discard_prefetched()
         fail(exc)
     try:
         for loaded in cases:
@@ -220,9 +231,28 @@ def verify(
     except SemvError as exc:
         fail(exc)
     finally:
+        _discard_prefetched()
         if retrieval is not None:
             retrieval.close()
         store.close()
+
+
+def enforced(case: Case, settings: Settings) -> Case:
+    """``case`` as the run will verify it (``semv.limits``: long texts truncated); a case the
+    limits refuse is returned as is (the run refuses it and sends nothing)."""
+    from semv.limits import enforce_limits
+
+    try:
+        return enforce_limits(case, settings.limits)[0]
+    except SemvError:
+        return case
+
+
+def _discard_prefetched() -> None:
+    """Forget an early request no call took (``semv.agents.llm._prefetch``), if one was sent."""
+    prefetch = sys.modules.get("semv.agents.llm._prefetch")
+    if prefetch is not None:
+        prefetch.discard()
 
 
 def show(

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
+from semv._procedure_names import DEFAULT_PROCEDURE
 from semv.errors import InputError
 from semv.graph import NodeOutcome, NodeSpec
 from semv.model import Case, Result
@@ -20,8 +21,6 @@ if TYPE_CHECKING:
     from semv.retrieval import Retrieval
 
 __all__ = ["DEFAULT_PROCEDURE", "GraphBuilder", "Procedure", "ResultBuilder", "lookup"]
-
-DEFAULT_PROCEDURE = "semv"
 
 
 class GraphBuilder(Protocol):

@@ -55,12 +55,13 @@ from semv.agents.llm._contracts import (
     ReflectOutput,
 )
 from semv.agents.llm._evidence import prompt_item, select_for_dimension
-from semv.agents.llm._prompts import (
-    bounded_schema,
-    prompt_version,
-    prompts_digest,
-    render,
-    system_prompt,
+from semv.agents.llm._prompts import prompt_version, prompts_digest, render
+from semv.agents.llm._requests import (
+    Target,
+    chat_request,
+    decompose_user,
+    system_message,
+    target_of,
 )
 from semv.agents.llm._schemas import (
     ArgueAnswer,
@@ -120,32 +121,9 @@ def _offline_describe(offline: OfflineAgents, request: DescribeInput) -> Descrip
 
 
 @dataclass(frozen=True)
-class _Target:
-    url: str
-    model: str
-    temperature: float
-    max_tokens: int
-
-
-@dataclass(frozen=True)
 class _Outcome:
     answer: BaseModel | None
     problem: str | None
-
-
-_DUTIES = {  # a role whose prompt opens with its task needs no duty line besides (issue 20)
-    "decompose": "",
-    "plan": "You plan how to verify one subclaim.",
-    "proponent": "",
-    "opponent": "",
-    "debaters": "",
-    "verify": "",
-    "escalate": "You are the senior verifier: give the final judgment on whether arguments "
-    "about an undecided subclaim are grounded in the evidence they cite.",
-    "judge_clash": "",
-    "describe": "You describe images for fact-checkers, factually and without speculation.",
-    "reflect": "You extract reusable verification lessons from a finished run.",
-}
 
 
 class LlmAgents:
@@ -216,28 +194,8 @@ class LlmAgents:
 
     # ---- plumbing ----------------------------------------------------------------------------
 
-    def _target(self, role: str) -> _Target:
-        cfg = self.config
-        override = cfg.roles.get(role)
-        if role == "escalate":
-            return _Target(
-                url=cfg.escalate_url or cfg.url,
-                model=cfg.escalate_model or cfg.model,
-                temperature=cfg.temperature,
-                max_tokens=cfg.max_tokens,
-            )
-        return _Target(
-            url=(override.url if override and override.url else cfg.url),
-            model=(override.model if override and override.model else cfg.model),
-            temperature=(
-                override.temperature
-                if override and override.temperature is not None
-                else cfg.temperature
-            ),
-            max_tokens=(
-                override.max_tokens if override and override.max_tokens else cfg.max_tokens
-            ),
-        )
+    def _target(self, role: str) -> Target:
+        return target_of(self.config, role)
 
     def _record(self, record: CallRecord) -> None:
         self.ledger.add(record)
@@ -277,19 +235,10 @@ class LlmAgents:
         return (ledger or self.ledger).new_invocation()
 
     def _key(
-        self, target: _Target, prompt: str, version: str | None, messages: list[dict[str, Any]],
+        self, target: Target, prompt: str, version: str | None, messages: list[dict[str, Any]],
         answer: type[BaseModel],
     ) -> tuple[ChatRequest, str]:  # fmt: skip
-        request = ChatRequest(
-            url=target.url,
-            model=target.model,
-            messages=messages,
-            temperature=target.temperature,
-            max_tokens=target.max_tokens,
-            seed=self.config.seed,
-            schema_name=answer.__name__,
-            schema=bounded_schema(answer.model_json_schema(), self._list_bounds(answer)),
-        )
+        request = chat_request(self.config, target, messages, answer)
         key = request_key(
             model=target.model,
             prompt_version=version or prompt_version(prompt),
@@ -297,23 +246,6 @@ class LlmAgents:
             params=request.params(),
         )
         return request, key
-
-    def _list_bounds(self, answer: type[BaseModel]) -> dict[str, int]:
-        """``maxItems`` of the answer's lists in the schema sent to the server: a grammar-
-        constrained small model cannot loop on a list past what the backend keeps anyway."""
-        n = self.config.max_arguments
-        return {
-            "arguments": 2 * n if answer is BatchedArgueAnswer else n,
-            "subclaims": len(Dimension),
-            "evidence": 4,
-            "key_facts": 4,
-            "queries": 4,
-            "questions": 4,
-            "checks": 4,
-            "source_types": 4,
-            "visible_text": 8,
-            "objects": 8,
-        }
 
     def _cost(self, model: str, prompt_tokens: int, completion_tokens: int) -> float | None:
         price = self.config.prices.get(model)
@@ -397,9 +329,9 @@ class LlmAgents:
                 node,
                 invocation,
                 task,
-                start + reply.waited,
+                reply.sent_at if reply.sent_at is not None else start + reply.waited,
                 reply.seconds,
-                queued=reply.waited,
+                queued=0.0 if reply.sent_at is not None else reply.waited,
                 prompt_tokens=reply.prompt_tokens,
                 completion_tokens=reply.completion_tokens,
                 retries=reply.retries,
@@ -414,7 +346,7 @@ class LlmAgents:
         self,
         *,
         role: str,
-        target: _Target,
+        target: Target,
         prompt: str,
         version: str | None,
         answer: type[BaseModel],
@@ -464,7 +396,7 @@ class LlmAgents:
         return None, None, problem
 
     async def _refuse(
-        self, role: str, target: _Target, prompt: str, version: str | None,
+        self, role: str, target: Target, prompt: str, version: str | None,
         messages: list[dict[str, Any]], answer: type[BaseModel], problem: str,
     ) -> None:  # fmt: skip
         """A request the budget kept from being sent is remembered as a failure, so that
@@ -502,7 +434,7 @@ class LlmAgents:
         """Fit the prompt to its budget, ask, validate, repair once. Returns (answer, None) or
         (None, why it is unusable)."""
         target = self._target(config_role or role)
-        system = {"role": "system", "content": system_prompt(role, duty or _DUTIES[role], answer)}
+        system = system_message(role, answer, duty or None)
         messages, tokens, problem = await self._fit(
             role=role,
             target=target,
@@ -635,7 +567,7 @@ class LlmAgents:
             # the case's budget goes first come, first served, and the VLM's describe calls
             # (before the claims node) came first: an early call must not take their share
             return
-        user = self._decompose_user(case)
+        user = decompose_user(case)
         # the extractors load spaCy: beside loaded media they wait for the ``claims`` node
         # (the media warm-up loads spaCy after OCR's first read, and the node runs after the
         # media nodes anyway), so they never take the CPU the media extraction needs
@@ -660,21 +592,6 @@ class LlmAgents:
                 continue
             user = self._plan_user(dim, case.claim, f"claim:{dim}", statement, ())
             early.start(("plan", user), node, self._plan_answer(user))
-
-    @staticmethod
-    def _decompose_user(case: Case) -> str:
-        context = "; ".join(
-            f"{k}: {v}"
-            for k, v in (("date", case.context.date), ("location", case.context.location))
-            if v
-        )
-        # the claim alone: what it asserts per dimension is the claim's, not the evidence's
-        return render(
-            "decompose",
-            dimensions=[d.value for d in Dimension],
-            claim=case.claim,
-            context=context,
-        )
 
     async def _decompose_parts(
         self,
@@ -708,7 +625,7 @@ class LlmAgents:
         structured facts (dates, places, people) come from the offline extractors, which also
         answer any dimension the model leaves out or the whole role when it fails."""
         case = request.case
-        user = self._decompose_user(case)
+        user = decompose_user(case)
         early = current_early.get()
         started = early.take(("decompose", user)) if early is not None else None
         parts: tuple[tuple[DecomposeAnswer | None, str | None], Claims | None] = await (

@@ -29,7 +29,14 @@ from typing import Any
 
 import httpx
 
-__all__ = ["ChatReply", "ChatRequest", "LlmClient", "LlmUnavailable", "tls_needed"]
+__all__ = [
+    "ChatReply",
+    "ChatRequest",
+    "LlmClient",
+    "LlmUnavailable",
+    "request_body",
+    "tls_needed",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -78,6 +85,9 @@ class ChatReply:
     seconds: float
     finish_reason: str | None
     waited: float = 0.0
+    sent_at: float | None = None
+    """``time.perf_counter()`` when the request was sent, for an answer whose request left
+    before this call (``semv.agents.llm._prefetch``); None: sent by this call."""
     """Seconds queued behind the concurrency limit before the first attempt (not latency)."""
 
 
@@ -153,25 +163,34 @@ class LlmClient:
         return random.uniform(0.0, ceiling)
 
     def _body(self, req: ChatRequest, fmt: str) -> dict[str, Any]:
-        body: dict[str, Any] = {
-            "model": req.model,
-            "messages": req.messages,
-            "temperature": req.temperature,
-            "max_tokens": req.max_tokens,
-            "stream": False,
-        }
-        if req.seed is not None:
-            body["seed"] = req.seed
-        if fmt == "json_schema":
-            body["response_format"] = {
-                "type": "json_schema",
-                "json_schema": {"name": req.schema_name, "schema": req.schema, "strict": True},
-            }
-        elif fmt == "json_object_schema":
-            body["response_format"] = {"type": "json_object", "schema": req.schema}
-        elif fmt == "json_object":
-            body["response_format"] = {"type": "json_object"}
-        return body
+        return request_body(req, fmt)
+
+    def format_for(self, url: str) -> str:
+        """The structured-output form the next request to ``url`` uses."""
+        return self._format.get(url, self._default_format)
+
+    async def _prefetched(self, endpoint: str, body: dict[str, Any]) -> ChatReply | None:
+        """The answer to this exact request when ``semv.agents.llm._prefetch`` sent it before
+        this call and the server answered 200; None otherwise (none sent, or it failed: this
+        call then sends the request itself, with its retries)."""
+        from semv.agents.llm import _prefetch
+
+        sent = _prefetch.take(endpoint, self.api_key, body)
+        if sent is None:
+            return None
+        try:
+            response, started, answered = await asyncio.wrap_future(sent)
+        except Exception as exc:  # any failure: the call asks again
+            logger.debug("the early request to %s failed: %s", endpoint, exc)
+            return None
+        if response.status_code != 200:
+            return None
+        self.requests += 1
+        try:
+            reply = self._reply(response, 0, answered - started)
+        except LlmUnavailable:
+            return None
+        return dataclasses.replace(reply, sent_at=started)
 
     async def chat(self, req: ChatRequest) -> ChatReply:
         """POST one chat completion; raise ``LlmUnavailable`` when it cannot be had."""
@@ -182,8 +201,12 @@ class LlmClient:
         async with limit:
             started = time.perf_counter()
             waited = started - queued
+            if (
+                early := await self._prefetched(endpoint, self._body(req, self.format_for(req.url)))
+            ) is not None:
+                return dataclasses.replace(early, waited=waited)
             while True:
-                fmt = self._format.get(req.url, self._default_format)
+                fmt = self.format_for(req.url)
                 retry_after: str | None = None
                 try:
                     self.requests += 1
@@ -317,6 +340,29 @@ _PROXY_VARIABLES = (
     "https_proxy",
     "all_proxy",
 )
+
+
+def request_body(req: ChatRequest, fmt: str) -> dict[str, Any]:
+    """The JSON body of ``req`` with the structured-output form ``fmt`` (``_FORMATS``)."""
+    body: dict[str, Any] = {
+        "model": req.model,
+        "messages": req.messages,
+        "temperature": req.temperature,
+        "max_tokens": req.max_tokens,
+        "stream": False,
+    }
+    if req.seed is not None:
+        body["seed"] = req.seed
+    if fmt == "json_schema":
+        body["response_format"] = {
+            "type": "json_schema",
+            "json_schema": {"name": req.schema_name, "schema": req.schema, "strict": True},
+        }
+    elif fmt == "json_object_schema":
+        body["response_format"] = {"type": "json_object", "schema": req.schema}
+    elif fmt == "json_object":
+        body["response_format"] = {"type": "json_object"}
+    return body
 
 
 def tls_needed(url: str) -> bool:

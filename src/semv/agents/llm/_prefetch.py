@@ -1,0 +1,136 @@
+"""The decomposer's request, sent before ``semv verify`` imports the pipeline (issue 15).
+
+On the LLM backend a first pass is a chain of model round trips that opens with the
+decomposer's; everything the process does before that request leaves adds to the wall time.
+Its prompt holds only the claim and its context, so ``semv verify`` sends it
+(``start_decompose``) as soon as the case is loaded and the store is open, from a thread, and
+imports the pipeline, the stages and the offline backend while the server answers.
+
+The run itself is unchanged: the backend renders the decomposer's prompt, looks it up in the
+response cache, fits it to its budget, records the call and caches the answer exactly as
+without this module. Only when its request reaches the client (``LlmClient.chat``) byte for
+byte identical to the one sent here (endpoint, API key, JSON body) does the client take the
+early answer (``take``) instead of sending the request again; a different request, an early
+request that failed or answered anything but 200 leaves the call to send its own, with its
+retries. The call's record keeps the early request's real send time and duration, so the
+run's model critical path is what the server spent.
+
+Sent only where the backend's first call is certain to be this request: the ``semv``
+procedure on the LLM backend, without ``--replay``, no answer to it in the response cache, no
+case prompt budget (a request over budget is never sent), and no image the model describes
+first (``llm.vision`` with media loaded). ``SEMV_LLM_PREFETCH=0`` turns it off: every request
+is then sent by the call that needs it.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import json
+import logging
+import os
+import threading
+import time
+from typing import TYPE_CHECKING, Any
+
+from semv.agents.llm._cache import ResponseCache, request_key
+from semv.agents.llm._client import request_body, tls_needed
+from semv.agents.llm._prompts import prompt_version
+from semv.agents.llm._requests import chat_request, decompose_user, system_message, target_of
+from semv.agents.llm._schemas import DecomposeAnswer
+
+if TYPE_CHECKING:
+    import httpx
+
+    from semv.config import Settings
+    from semv.model import Case
+    from semv.store import Store
+
+__all__ = ["Sent", "discard", "start_decompose", "take"]
+
+logger = logging.getLogger(__name__)
+
+Sent = concurrent.futures.Future[tuple["httpx.Response", float, float]]
+"""An early request: the server's response, and ``time.perf_counter()`` when it was sent and
+when it was answered."""
+
+_lock = threading.Lock()
+_sent: dict[tuple[str, str, str], Sent] = {}
+
+
+def _key(endpoint: str, api_key: str | None, body: dict[str, Any]) -> tuple[str, str, str]:
+    return endpoint, api_key or "", json.dumps(body, sort_keys=True, ensure_ascii=False)
+
+
+def start_decompose(settings: Settings, case: Case, store: Store | None) -> bool:
+    """Send the decomposer's request for ``case`` now, from a thread, where the backend's run
+    will certainly make it first (see the module's docstring); True when sent."""
+    cfg = settings.llm
+    if os.environ.get("SEMV_LLM_PREFETCH", "1").strip() == "0":
+        return False
+    if settings.agents.backend != "llm" or cfg.case_prompt_tokens is not None:
+        return False
+    if cfg.vision and any(a.loaded for a in case.media):
+        return False
+    target = target_of(cfg, "decompose")
+    messages = [
+        system_message("decompose", DecomposeAnswer),
+        {"role": "user", "content": decompose_user(case)},
+    ]
+    request = chat_request(cfg, target, messages, DecomposeAnswer)
+    if store is not None:
+        key = request_key(
+            model=target.model,
+            prompt_version=prompt_version("decompose"),
+            messages=messages,
+            params=request.params(),
+        )
+        if ResponseCache(store).get(key) is not None:
+            return False  # the run takes the cached answer: nothing to send
+    endpoint = target.url.rstrip("/") + "/chat/completions"
+    api_key = os.environ.get(cfg.api_key_env) or None
+    body = request_body(request, cfg.response_format)
+    sent: Sent = concurrent.futures.Future()
+    with _lock:
+        key3 = _key(endpoint, api_key, body)
+        if key3 in _sent:
+            return True
+        _sent[key3] = sent
+    thread = threading.Thread(
+        target=_post,
+        args=(sent, endpoint, api_key, body, cfg.timeout_s),
+        name="semv-llm-prefetch",
+        daemon=True,
+    )
+    thread.start()
+    return True
+
+
+def _post(
+    sent: Sent, endpoint: str, api_key: str | None, body: dict[str, Any], timeout_s: float
+) -> None:
+    import httpx
+
+    headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+    try:
+        with httpx.Client(
+            timeout=httpx.Timeout(timeout_s), headers=headers, verify=tls_needed(endpoint)
+        ) as client:
+            started = time.perf_counter()
+            response = client.post(endpoint, json=body)
+            sent.set_result((response, started, time.perf_counter()))
+    except Exception as exc:  # the backend's call sends the request itself
+        sent.set_exception(exc)
+
+
+def take(endpoint: str, api_key: str | None, body: dict[str, Any]) -> Sent | None:
+    """The early request of exactly this endpoint, key and body (once), or None."""
+    if not _sent:
+        return None
+    with _lock:
+        return _sent.pop(_key(endpoint, api_key, body), None)
+
+
+def discard() -> None:
+    """Forget every early request no call took (``semv verify`` at its end)."""
+    with _lock:
+        _sent.clear()

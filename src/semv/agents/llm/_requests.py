@@ -1,0 +1,137 @@
+"""What one role's request to the model server is, as pure functions of the configuration.
+
+The backend (``LlmAgents``) builds every request here, and so does the decomposer's request
+that ``semv verify`` sends before the pipeline is imported (``_prefetch``): the two build the
+same bytes from the same case and settings because they share these functions, and the
+client takes an early answer only for a byte-identical request.
+
+Imports only the configuration, the model and the prompts (no offline backend, no store).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel
+
+from semv.agents.llm._client import ChatRequest
+from semv.agents.llm._prompts import bounded_schema, render, system_prompt
+from semv.agents.llm._schemas import BatchedArgueAnswer
+from semv.config import LlmConfig
+from semv.model import Case, Dimension
+
+__all__ = [
+    "DUTIES",
+    "Target",
+    "chat_request",
+    "decompose_user",
+    "list_bounds",
+    "system_message",
+    "target_of",
+]
+
+DUTIES = {  # a role whose prompt opens with its task needs no duty line besides (issue 20)
+    "decompose": "",
+    "plan": "You plan how to verify one subclaim.",
+    "proponent": "",
+    "opponent": "",
+    "debaters": "",
+    "verify": "",
+    "escalate": "You are the senior verifier: give the final judgment on whether arguments "
+    "about an undecided subclaim are grounded in the evidence they cite.",
+    "judge_clash": "",
+    "describe": "You describe images for fact-checkers, factually and without speculation.",
+    "reflect": "You extract reusable verification lessons from a finished run.",
+}
+"""Each protocol role's duty line in its system prompt."""
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where a role's request goes and how the model samples it."""
+
+    url: str
+    model: str
+    temperature: float
+    max_tokens: int
+
+
+def target_of(cfg: LlmConfig, role: str) -> Target:
+    """The role's server, model and sampling: its ``llm.roles`` override, else the backend's
+    (``escalate``: the stronger verifier's server and model when configured)."""
+    override = cfg.roles.get(role)
+    if role == "escalate":
+        return Target(
+            url=cfg.escalate_url or cfg.url,
+            model=cfg.escalate_model or cfg.model,
+            temperature=cfg.temperature,
+            max_tokens=cfg.max_tokens,
+        )
+    return Target(
+        url=(override.url if override and override.url else cfg.url),
+        model=(override.model if override and override.model else cfg.model),
+        temperature=(
+            override.temperature
+            if override and override.temperature is not None
+            else cfg.temperature
+        ),
+        max_tokens=(override.max_tokens if override and override.max_tokens else cfg.max_tokens),
+    )
+
+
+def list_bounds(cfg: LlmConfig, answer: type[BaseModel]) -> dict[str, int]:
+    """``maxItems`` of the answer's lists in the schema sent to the server: a grammar-
+    constrained small model cannot loop on a list past what the backend keeps anyway."""
+    n = cfg.max_arguments
+    return {
+        "arguments": 2 * n if answer is BatchedArgueAnswer else n,
+        "subclaims": len(Dimension),
+        "evidence": 4,
+        "key_facts": 4,
+        "queries": 4,
+        "questions": 4,
+        "checks": 4,
+        "source_types": 4,
+        "visible_text": 8,
+        "objects": 8,
+    }
+
+
+def system_message(role: str, answer: type[BaseModel], duty: str | None = None) -> dict[str, Any]:
+    """The role's system message: its duty (``DUTIES`` unless given) and its answer's shape."""
+    content = system_prompt(role, DUTIES[role] if duty is None else duty, answer)
+    return {"role": "system", "content": content}
+
+
+def chat_request(
+    cfg: LlmConfig, target: Target, messages: list[dict[str, Any]], answer: type[BaseModel]
+) -> ChatRequest:
+    """The request of ``messages`` to ``target``, its answer constrained to ``answer``'s
+    schema with the backend's list bounds."""
+    return ChatRequest(
+        url=target.url,
+        model=target.model,
+        messages=messages,
+        temperature=target.temperature,
+        max_tokens=target.max_tokens,
+        seed=cfg.seed,
+        schema_name=answer.__name__,
+        schema=bounded_schema(answer.model_json_schema(), list_bounds(cfg, answer)),
+    )
+
+
+def decompose_user(case: Case) -> str:
+    """The decomposer's user message: the claim alone, with the case's stated date and place
+    (what the claim asserts per dimension is the claim's, not the evidence's)."""
+    context = "; ".join(
+        f"{k}: {v}"
+        for k, v in (("date", case.context.date), ("location", case.context.location))
+        if v
+    )
+    return render(
+        "decompose",
+        dimensions=[d.value for d in Dimension],
+        claim=case.claim,
+        context=context,
+    )
