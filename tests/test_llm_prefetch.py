@@ -53,22 +53,34 @@ def _roles(server: ScriptedServer) -> list[str]:
     return [role_of(b) for b in server.requests]
 
 
-def test_the_run_takes_the_early_answer_and_records_its_real_duration(tmp_path: Path) -> None:
+@pytest.mark.parametrize("plans", [False, True])
+def test_the_run_takes_the_early_answers_and_records_their_real_duration(
+    tmp_path: Path, plans: bool
+) -> None:
     with ScriptedServer(latency=0.2) as server:
         settings = llm_settings(server.url)
         _, case = example_case()
-        assert _prefetch.start_decompose(settings, case, None)
+        assert _prefetch.start_decompose(settings, case, None, plans=plans)
+        if plans:  # the plan requests leave on the decomposer's answer, before the run
+            deadline = time.monotonic() + 10
+            while _roles(server).count("plan") < 6 and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert _roles(server)[:7] == ["decompose"] + ["plan"] * 6
         outcome = run(settings, tmp_path)
         roles = _roles(server)
-    assert roles.count("decompose") == 1  # sent once, early; the run sent no second one
+    # each sent once, early; the run sent no second one
+    assert roles.count("decompose") == 1
+    assert roles.count("plan") == 6
     assert roles[0] == "decompose"
     usage = outcome.result.usage
     assert usage is not None
     assert usage.roles["decompose"].calls == 1
-    # the call's latency is the early request's own (the server held it 0.2 s), so the
-    # model's critical path still counts the decomposer's round trip
+    assert usage.roles["plan"].calls == 6
+    # a call's latency is its early request's own (the server held it 0.2 s), so the
+    # model's critical path still counts every round trip
     assert usage.roles["decompose"].latency_s >= 0.2
-    assert usage.model_critical_path_s >= 0.2 * 4
+    assert usage.roles["plan"].latency_s >= 6 * 0.2
+    assert usage.model_critical_path_s >= 0.2 * 5
 
 
 def test_a_request_that_differs_is_sent_by_its_call(tmp_path: Path) -> None:
@@ -92,13 +104,35 @@ def test_a_failed_early_request_leaves_the_call_to_send_its_own(tmp_path: Path) 
 
     with ScriptedServer(script) as server:
         settings = llm_settings(server.url)
-        assert _prefetch.start_decompose(settings, example_case()[1], None)
+        assert _prefetch.start_decompose(settings, example_case()[1], None, plans=True)
         outcome = run(settings, tmp_path)
         roles = _roles(server)
     assert roles.count("decompose") == 2
+    assert roles.count("plan") == 6  # none early: the run started them on its own answer
     usage = outcome.result.usage
     assert usage is not None and usage.roles["decompose"].fallbacks == 0
     assert not [u for u in outcome.result.uncertainty if u.code == "model-fallback"]
+
+
+def test_an_unusable_early_answer_sends_no_plans_and_is_repaired_by_the_run(
+    tmp_path: Path,
+) -> None:
+    def script(role: str, body: dict[str, Any], n: int) -> Reply:
+        if n == 0:
+            return Reply(content="I cannot answer in JSON.")
+        return competent_script(role, body, n)
+
+    with ScriptedServer(script) as server:
+        settings = llm_settings(server.url)
+        assert _prefetch.start_decompose(settings, example_case()[1], None, plans=True)
+        outcome = run(settings, tmp_path)
+        roles = _roles(server)
+    # the early answer is taken, found unusable and repaired by the run (one more decompose
+    # request), whose plan calls then start on the repaired answer
+    assert roles[:2] == ["decompose", "decompose"]
+    assert roles.count("plan") == 6
+    usage = outcome.result.usage
+    assert usage is not None and usage.roles["decompose"].calls == 2
 
 
 def test_the_client_takes_an_identical_request_once() -> None:

@@ -157,7 +157,8 @@ def verify(
             if procedure == DEFAULT_PROCEDURE and resumes is None:  # a resumed run may reuse it
                 from semv.agents.llm._prefetch import start_decompose
 
-                start_decompose(settings, enforced(cases[0].case, settings), store)
+                # with the plan calls its answer lets start: verify runs with memory off
+                start_decompose(settings, enforced(cases[0].case, settings), store, plans=True)
         from semv._aio import run as run_quietly
         from semv.agents.backends import build_agents, executor_concurrency
         from semv.pipeline import run_case

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import json
 import logging
 import mimetypes
 import os
@@ -26,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from semv._code import code_fingerprint
 from semv.agents._early import EarlyStart, current_early
@@ -60,6 +59,9 @@ from semv.agents.llm._requests import (
     Target,
     chat_request,
     decompose_user,
+    early_plans,
+    parse_answer,
+    plan_user,
     system_message,
     target_of,
 )
@@ -96,7 +98,6 @@ __all__ = ["LlmAgents", "ReplayMiss", "repair_evidence_id"]
 
 logger = logging.getLogger(__name__)
 _A = TypeVar("_A", bound=BaseModel)
-_FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
 _ID_JUNK = re.compile(r"[\s\"'`\[\]()<>{}]")
 
 
@@ -463,7 +464,7 @@ class LlmAgents:
                 self._fallback_counted(role)
                 # the server is unavailable: no repair attempt
                 return None, ServerUnreachable(problem or "server unavailable")
-            parsed, problem = _parse(content, answer)
+            parsed, problem = parse_answer(content, answer)
             if parsed is not None:
                 return parsed, None
             if attempt == 0:
@@ -580,18 +581,14 @@ class LlmAgents:
 
     def _start_plans(self, case: Case, answer: DecomposeAnswer, nodes: Mapping[str, str]) -> None:
         """The plan calls of the subclaims whose statement ``answer`` gives, exactly as the
-        plan nodes will render them (``decompose`` keeps a stated dimension's statement, and
-        the subclaim's id is ``claim:<dimension>``; memory is off, so no records)."""
+        plan nodes will render them (``_requests.early_plans``)."""
         early = current_early.get()
         if early is None:
             return
-        stated = {s.dimension.value: s.statement.strip() for s in answer.subclaims}
-        for dim, statement in stated.items():
+        for dim, user in early_plans(case, answer).items():
             node = nodes.get(dim)
-            if node is None or not statement:
-                continue
-            user = self._plan_user(dim, case.claim, f"claim:{dim}", statement, ())
-            early.start(("plan", user), node, self._plan_answer(user))
+            if node is not None:
+                early.start(("plan", user), node, self._plan_answer(user))
 
     async def _decompose_parts(
         self,
@@ -658,19 +655,6 @@ class LlmAgents:
             )
         return base.model_copy(update={"subclaims": subclaims})
 
-    @staticmethod
-    def _plan_user(
-        dimension: str, claim: str, subclaim_id: str, statement: str, memory: Sequence[str]
-    ) -> str:
-        return render(
-            "plan",
-            dimension=dimension,
-            claim=claim,
-            subclaim_id=subclaim_id,
-            statement=statement,
-            memory=list(memory),
-        )
-
     async def _plan_answer(self, user: str) -> tuple[PlanAnswer | None, str | None]:
         return await self._ask(
             role="plan",
@@ -682,7 +666,7 @@ class LlmAgents:
 
     async def plan(self, request: PlanInput) -> ResearchPlan:
         sub = request.subclaim
-        user = self._plan_user(
+        user = plan_user(
             sub.dimension.value, request.case.claim, sub.id, sub.statement, request.memory.records
         )
         early = current_early.get()
@@ -1116,22 +1100,3 @@ def repair_evidence_id(raw: str, ids: Sequence[str]) -> str:
     wanted = cleaned if cleaned.startswith("ev:") else f"ev:{cleaned}"
     matches = [i for i in ids if i.lower() == wanted]
     return matches[0] if len(matches) == 1 else raw
-
-
-def _parse(content: str, answer: type[_A]) -> tuple[_A | None, str | None]:
-    text = content.strip()
-    fenced = _FENCE.match(text)
-    if fenced:
-        text = fenced.group(1)
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        return None, f"not JSON ({exc.msg} at char {exc.pos})"
-    try:
-        return answer.model_validate(data), None
-    except ValidationError as exc:
-        errors = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc']) or '(root)'}: {e['msg']}"
-            for e in exc.errors()[:5]
-        )
-        return None, f"schema violation: {errors}"

@@ -34,6 +34,7 @@ __all__ = [
     "ChatRequest",
     "LlmClient",
     "LlmUnavailable",
+    "completion_reply",
     "request_body",
     "tls_needed",
 ]
@@ -187,7 +188,7 @@ class LlmClient:
             return None
         self.requests += 1
         try:
-            reply = self._reply(response, 0, answered - started)
+            reply = completion_reply(response, 0, answered - started)
         except LlmUnavailable:
             return None
         return dataclasses.replace(reply, sent_at=started)
@@ -216,7 +217,7 @@ class LlmClient:
                 else:
                     status = response.status_code
                     if status == 200:
-                        reply = self._reply(response, attempt, time.perf_counter() - started)
+                        reply = completion_reply(response, attempt, time.perf_counter() - started)
                         return dataclasses.replace(reply, waited=waited)
                     text = response.text[:300]
                     rejects_format = status in (400, 422, 500) and "response_format" in text
@@ -311,26 +312,6 @@ class LlmClient:
         self._contexts[(root, model)] = found
         return found
 
-    @staticmethod
-    def _reply(response: httpx.Response, retries: int, seconds: float) -> ChatReply:
-        try:
-            body = response.json()
-            choice = body["choices"][0]
-            content = choice["message"].get("content") or ""
-            usage = body.get("usage") or {}
-        except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
-            raise LlmUnavailable(
-                f"malformed completion envelope: {exc}", retries=retries, seconds=seconds
-            ) from exc
-        return ChatReply(
-            content=str(content),
-            prompt_tokens=int(usage.get("prompt_tokens") or 0),
-            completion_tokens=int(usage.get("completion_tokens") or 0),
-            retries=retries,
-            seconds=seconds,
-            finish_reason=choice.get("finish_reason"),
-        )
-
 
 _PROXY_VARIABLES = (
     "HTTP_PROXY",
@@ -340,6 +321,28 @@ _PROXY_VARIABLES = (
     "https_proxy",
     "all_proxy",
 )
+
+
+def completion_reply(response: httpx.Response, retries: int, seconds: float) -> ChatReply:
+    """The chat completion in ``response`` (a 200 answer); ``LlmUnavailable`` when its
+    envelope is malformed."""
+    try:
+        body = response.json()
+        choice = body["choices"][0]
+        content = choice["message"].get("content") or ""
+        usage = body.get("usage") or {}
+    except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
+        raise LlmUnavailable(
+            f"malformed completion envelope: {exc}", retries=retries, seconds=seconds
+        ) from exc
+    return ChatReply(
+        content=str(content),
+        prompt_tokens=int(usage.get("prompt_tokens") or 0),
+        completion_tokens=int(usage.get("completion_tokens") or 0),
+        retries=retries,
+        seconds=seconds,
+        finish_reason=choice.get("finish_reason"),
+    )
 
 
 def request_body(req: ChatRequest, fmt: str) -> dict[str, Any]:

@@ -4,7 +4,10 @@ On the LLM backend a first pass is a chain of model round trips that opens with 
 decomposer's; everything the process does before that request leaves adds to the wall time.
 Its prompt holds only the claim and its context, so ``semv verify`` sends it
 (``start_decompose``) as soon as the case is loaded and the store is open, from a thread, and
-imports the pipeline, the stages and the offline backend while the server answers.
+imports the pipeline, the stages and the offline backend while the server answers. With
+``plans`` (a run with memory off, as ``semv verify`` runs), the decomposer's answer then sends
+the plan requests the run starts on it (``LlmAgents.start_early``: one per stated subclaim,
+rendered by the same ``_requests.early_plans``), before the answer is handed on.
 
 The run itself is unchanged: the backend renders the decomposer's prompt, looks it up in the
 response cache, fits it to its budget, records the call and caches the answer exactly as
@@ -30,13 +33,30 @@ import logging
 import os
 import threading
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from pydantic import BaseModel
+
 from semv.agents.llm._cache import ResponseCache, request_key
-from semv.agents.llm._client import request_body, tls_needed
+from semv.agents.llm._client import (
+    ChatRequest,
+    LlmUnavailable,
+    completion_reply,
+    request_body,
+    tls_needed,
+)
 from semv.agents.llm._prompts import prompt_version
-from semv.agents.llm._requests import chat_request, decompose_user, system_message, target_of
-from semv.agents.llm._schemas import DecomposeAnswer
+from semv.agents.llm._requests import (
+    Target,
+    chat_request,
+    decompose_user,
+    early_plans,
+    parse_answer,
+    system_message,
+    target_of,
+)
+from semv.agents.llm._schemas import DecomposeAnswer, PlanAnswer
 
 if TYPE_CHECKING:
     import httpx
@@ -61,9 +81,12 @@ def _key(endpoint: str, api_key: str | None, body: dict[str, Any]) -> tuple[str,
     return endpoint, api_key or "", json.dumps(body, sort_keys=True, ensure_ascii=False)
 
 
-def start_decompose(settings: Settings, case: Case, store: Store | None) -> bool:
+def start_decompose(
+    settings: Settings, case: Case, store: Store | None, *, plans: bool = False
+) -> bool:
     """Send the decomposer's request for ``case`` now, from a thread, where the backend's run
-    will certainly make it first (see the module's docstring); True when sent."""
+    will certainly make it first (see the module's docstring), and with ``plans`` the plan
+    requests its answer lets the run start; True when sent."""
     cfg = settings.llm
     if os.environ.get("SEMV_LLM_PREFETCH", "1").strip() == "0":
         return False
@@ -71,42 +94,73 @@ def start_decompose(settings: Settings, case: Case, store: Store | None) -> bool
         return False
     if cfg.vision and any(a.loaded for a in case.media):
         return False
-    target = target_of(cfg, "decompose")
-    messages = [
-        system_message("decompose", DecomposeAnswer),
-        {"role": "user", "content": decompose_user(case)},
-    ]
-    request = chat_request(cfg, target, messages, DecomposeAnswer)
-    if store is not None:
-        key = request_key(
-            model=target.model,
-            prompt_version=prompt_version("decompose"),
-            messages=messages,
-            params=request.params(),
-        )
-        if ResponseCache(store).get(key) is not None:
-            return False  # the run takes the cached answer: nothing to send
-    endpoint = target.url.rstrip("/") + "/chat/completions"
     api_key = os.environ.get(cfg.api_key_env) or None
-    body = request_body(request, cfg.response_format)
+    request = _request(settings, "decompose", decompose_user(case), DecomposeAnswer)
+    if _cached(store, "decompose", request):
+        return False  # the run takes the cached answer: nothing to send
+
+    def then(response: httpx.Response) -> None:
+        _send_plans(settings, case, store, api_key, response)
+
+    _send(request, cfg.response_format, api_key, cfg.timeout_s, then if plans else None)
+    return True
+
+
+def _request(settings: Settings, role: str, user: str, answer: type[BaseModel]) -> ChatRequest:
+    cfg = settings.llm
+    messages = [system_message(role, answer), {"role": "user", "content": user}]
+    return chat_request(cfg, target_of(cfg, role), messages, answer)
+
+
+def _cached(store: Store | None, prompt: str, request: ChatRequest) -> bool:
+    """The response cache holds an answer to ``request`` (the backend's key, ``_complete``)."""
+    if store is None:
+        return False
+    key = request_key(
+        model=request.model,
+        prompt_version=prompt_version(prompt),
+        messages=request.messages,
+        params=request.params(),
+    )
+    return ResponseCache(store).get(key) is not None
+
+
+def _endpoint(target: Target | ChatRequest) -> str:
+    return target.url.rstrip("/") + "/chat/completions"
+
+
+def _send(
+    request: ChatRequest,
+    fmt: str,
+    api_key: str | None,
+    timeout_s: float,
+    then: Callable[[httpx.Response], None] | None = None,
+) -> None:
+    """Register ``request`` and post it from a thread (once per identical request)."""
+    endpoint = _endpoint(request)
+    body = request_body(request, fmt)
     sent: Sent = concurrent.futures.Future()
     with _lock:
-        key3 = _key(endpoint, api_key, body)
-        if key3 in _sent:
-            return True
-        _sent[key3] = sent
+        key = _key(endpoint, api_key, body)
+        if key in _sent:
+            return
+        _sent[key] = sent
     thread = threading.Thread(
         target=_post,
-        args=(sent, endpoint, api_key, body, cfg.timeout_s),
+        args=(sent, endpoint, api_key, body, timeout_s, then),
         name="semv-llm-prefetch",
         daemon=True,
     )
     thread.start()
-    return True
 
 
 def _post(
-    sent: Sent, endpoint: str, api_key: str | None, body: dict[str, Any], timeout_s: float
+    sent: Sent,
+    endpoint: str,
+    api_key: str | None,
+    body: dict[str, Any],
+    timeout_s: float,
+    then: Callable[[httpx.Response], None] | None,
 ) -> None:
     import httpx
 
@@ -117,9 +171,39 @@ def _post(
         ) as client:
             started = time.perf_counter()
             response = client.post(endpoint, json=body)
-            sent.set_result((response, started, time.perf_counter()))
+            answered = time.perf_counter()
     except Exception as exc:  # the backend's call sends the request itself
         sent.set_exception(exc)
+        return
+    if then is not None and response.status_code == 200:
+        try:  # registered before anyone sees this answer, so the run's calls find them
+            then(response)
+        except Exception as exc:  # nothing more is sent early; the run sends its own
+            logger.debug("no early plan requests: %s", exc)
+    sent.set_result((response, started, answered))
+
+
+def _send_plans(
+    settings: Settings,
+    case: Case,
+    store: Store | None,
+    api_key: str | None,
+    response: httpx.Response,
+) -> None:
+    """The plan requests the run will start on this decomposer's answer (none when the
+    answer is unusable: the run repairs it first)."""
+    try:
+        content = completion_reply(response, 0, 0.0).content
+    except LlmUnavailable:
+        return
+    answer, _problem = parse_answer(content, DecomposeAnswer)
+    if answer is None:
+        return
+    cfg = settings.llm
+    for user in early_plans(case, answer).values():
+        request = _request(settings, "plan", user, PlanAnswer)
+        if not _cached(store, "plan", request):
+            _send(request, cfg.response_format, api_key, cfg.timeout_s)
 
 
 def take(endpoint: str, api_key: str | None, body: dict[str, Any]) -> Sent | None:

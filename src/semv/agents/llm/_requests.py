@@ -10,14 +10,17 @@ Imports only the configuration, the model and the prompts (no offline backend, n
 
 from __future__ import annotations
 
+import json
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from semv.agents.llm._client import ChatRequest
 from semv.agents.llm._prompts import bounded_schema, render, system_prompt
-from semv.agents.llm._schemas import BatchedArgueAnswer
+from semv.agents.llm._schemas import BatchedArgueAnswer, DecomposeAnswer
 from semv.config import LlmConfig
 from semv.model import Case, Dimension
 
@@ -26,10 +29,16 @@ __all__ = [
     "Target",
     "chat_request",
     "decompose_user",
+    "early_plans",
     "list_bounds",
+    "parse_answer",
+    "plan_user",
     "system_message",
     "target_of",
 ]
+
+_A = TypeVar("_A", bound=BaseModel)
+_FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
 
 DUTIES = {  # a role whose prompt opens with its task needs no duty line besides (issue 20)
     "decompose": "",
@@ -135,3 +144,50 @@ def decompose_user(case: Case) -> str:
         claim=case.claim,
         context=context,
     )
+
+
+def plan_user(
+    dimension: str, claim: str, subclaim_id: str, statement: str, memory: Sequence[str]
+) -> str:
+    """The planner's user message for one subclaim (with the recalled memory records)."""
+    return render(
+        "plan",
+        dimension=dimension,
+        claim=claim,
+        subclaim_id=subclaim_id,
+        statement=statement,
+        memory=list(memory),
+    )
+
+
+def early_plans(case: Case, answer: DecomposeAnswer) -> dict[str, str]:
+    """Per dimension whose statement the decomposer's ``answer`` gives, the plan node's user
+    message as it will render it with memory off: ``decompose`` keeps a stated dimension's
+    statement, and the subclaim's id is ``claim:<dimension>``."""
+    stated = {s.dimension.value: s.statement.strip() for s in answer.subclaims}
+    return {
+        dim: plan_user(dim, case.claim, f"claim:{dim}", statement, ())
+        for dim, statement in stated.items()
+        if statement
+    }
+
+
+def parse_answer(content: str, answer: type[_A]) -> tuple[_A | None, str | None]:
+    """The model's ``content`` validated as ``answer`` (a JSON object, optionally fenced),
+    or None and what is wrong with it."""
+    text = content.strip()
+    fenced = _FENCE.match(text)
+    if fenced:
+        text = fenced.group(1)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return None, f"not JSON ({exc.msg} at char {exc.pos})"
+    try:
+        return answer.model_validate(data), None
+    except ValidationError as exc:
+        errors = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or '(root)'}: {e['msg']}"
+            for e in exc.errors()[:5]
+        )
+        return None, f"schema violation: {errors}"
