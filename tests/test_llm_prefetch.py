@@ -7,10 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import re
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -30,6 +27,7 @@ from semv.model import Case
 from semv.procedures import procedure_names
 from semv.store import Store
 from tests.llm_server import Reply, ScriptedServer, competent_script
+from tests.masked_verify import verify_masked
 from tests.test_llm_backend import example_case, llm_settings, run
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -208,34 +206,11 @@ def test_the_light_procedure_names_are_the_registered_ones() -> None:
     assert PROCEDURE_NAMES[0] == DEFAULT_PROCEDURE
 
 
-def _verify(data: Path, url: str, prefetch: bool) -> tuple[dict[str, Any], str]:
-    env = {
-        **os.environ,
-        "PYTHONPATH": str(ROOT / "src"),
-        "SEMV_LLM_PREFETCH": str(int(prefetch)),
-    }
-    done = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "semv", "verify", str(EXAMPLE), "--text-only",
-         "--backend", "llm", "--llm-url", url, "--data-dir", str(data), "--json"],
-        capture_output=True, text=True, env=env, check=True, timeout=600,
-    )  # fmt: skip
-    # run ids, the data dir, the trace head (it hashes the events and their times) and the
-    # measured latencies differ between any two runs; the rest of the result must not
-    result = json.loads(re.sub(r"r\d{8}T\d{6}\w+", "RUN", done.stdout.replace(str(data), "DATA")))
-    result.pop("trace_head")
-    usage = result["usage"]
-    for key in ("wall_s", "critical_path_s", "model_critical_path_s"):
-        usage.pop(key)
-    for role in usage["roles"].values():
-        role.pop("latency_s")
-    return result, done.stderr
-
-
 def test_a_verify_gives_the_same_result_with_the_early_request(tmp_path: Path) -> None:
     with ScriptedServer() as server:
-        on, imports_on = _verify(tmp_path / "a", server.url, prefetch=True)
+        on, imports_on = verify_masked(tmp_path / "a", server.url, {"SEMV_LLM_PREFETCH": "1"})
         after_on = _roles(server)
-        off, _ = _verify(tmp_path / "b", server.url, prefetch=False)
+        off, _ = verify_masked(tmp_path / "b", server.url, {"SEMV_LLM_PREFETCH": "0"})
         after_off = _roles(server)[len(after_on) :]
     assert after_on.count("decompose") == after_off.count("decompose") == 1
     assert sorted(after_on) == sorted(after_off)

@@ -22,6 +22,7 @@ from semv.nlp import worker
 from semv.nlp.entities import extract
 from semv.perception import ocr_worker
 from tests.llm_server import ScriptedServer
+from tests.masked_verify import verify_masked
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "lyon-flood"
@@ -206,30 +207,10 @@ def test_the_worker_ends_with_its_parent(how: str) -> None:
     assert _gone(pid)
 
 
-def _verify(data: Path, url: str, on: bool) -> tuple[dict[str, object], str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "SEMV_NLP_WORKER": str(int(on))}
-    done = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "semv", "verify", str(EXAMPLE), "--text-only",
-         "--backend", "llm", "--llm-url", url, "--data-dir", str(data), "--json"],
-        capture_output=True, text=True, env=env, check=True, timeout=600,
-    )  # fmt: skip
-    # run ids, the data dir, the trace head (which hashes the run's events and their times)
-    # and the measured latencies differ between any two runs; the rest of the result must not
-    out = re.sub(r"r\d{8}T\d{6}\w+", "RUN", done.stdout.replace(str(data), "DATA"))
-    result = json.loads(out)
-    result.pop("trace_head")
-    usage = result["usage"]
-    for key in ("wall_s", "critical_path_s", "model_critical_path_s"):
-        usage.pop(key)
-    for role in usage["roles"].values():
-        role.pop("latency_s")
-    return result, done.stderr
-
-
 def test_a_text_only_llm_verify_gives_the_same_result_with_the_worker(tmp_path: Path) -> None:
     with ScriptedServer() as server:
-        on, imports_on = _verify(tmp_path / "a", server.url, on=True)
-        off, imports_off = _verify(tmp_path / "b", server.url, on=False)
+        on, imports_on = verify_masked(tmp_path / "a", server.url, {"SEMV_NLP_WORKER": "1"})
+        off, imports_off = verify_masked(tmp_path / "b", server.url, {"SEMV_NLP_WORKER": "0"})
     spacy = re.compile(r"\|\s+spacy$", re.M)
     assert not spacy.search(imports_on)  # the worker parsed the claim: no spaCy here
     assert spacy.search(imports_off)
