@@ -9,6 +9,7 @@ import asyncio
 import json
 import re
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +44,15 @@ def _clean() -> Any:
 
 def _decompose_requests(server: ScriptedServer) -> int:
     return sum("decompose" in str(b["messages"][0]["content"])[:400] for b in server.requests)
+
+
+def _first_then_competent(first: Reply) -> Callable[[str, dict[str, Any], int], Reply]:
+    """A script answering the server's first request (the early one) with ``first``."""
+
+    def script(role: str, body: dict[str, Any], n: int) -> Reply:
+        return first if n == 0 else competent_script(role, body, n)
+
+    return script
 
 
 def _roles(server: ScriptedServer) -> list[str]:
@@ -95,12 +105,7 @@ def test_a_request_that_differs_is_sent_by_its_call(tmp_path: Path) -> None:
 
 
 def test_a_failed_early_request_leaves_the_call_to_send_its_own(tmp_path: Path) -> None:
-    def script(role: str, body: dict[str, Any], n: int) -> Reply:
-        if n == 0:
-            return Reply(status=503, content="busy")
-        return competent_script(role, body, n)
-
-    with ScriptedServer(script) as server:
+    with ScriptedServer(_first_then_competent(Reply(status=503, content="busy"))) as server:
         settings = llm_settings(server.url)
         assert _prefetch.start_decompose(settings, example_case()[1], None, plans=True)
         outcome = run(settings, tmp_path)
@@ -115,12 +120,7 @@ def test_a_failed_early_request_leaves_the_call_to_send_its_own(tmp_path: Path) 
 def test_an_unusable_early_answer_sends_no_plans_and_is_repaired_by_the_run(
     tmp_path: Path,
 ) -> None:
-    def script(role: str, body: dict[str, Any], n: int) -> Reply:
-        if n == 0:
-            return Reply(content="I cannot answer in JSON.")
-        return competent_script(role, body, n)
-
-    with ScriptedServer(script) as server:
+    with ScriptedServer(_first_then_competent(Reply(content="I cannot answer in JSON."))) as server:
         settings = llm_settings(server.url)
         assert _prefetch.start_decompose(settings, example_case()[1], None, plans=True)
         outcome = run(settings, tmp_path)

@@ -44,7 +44,7 @@ from semv.agents._protocol import (
     VerifyOutput,
 )
 from semv.agents.llm._budget import EvidencePrompt, TokenBudget, Variant
-from semv.agents.llm._cache import ResponseCache, request_key
+from semv.agents.llm._cache import ResponseCache
 from semv.agents.llm._client import ChatRequest, LlmClient, LlmUnavailable
 from semv.agents.llm._contracts import (
     ImageDescribeInput,
@@ -54,7 +54,7 @@ from semv.agents.llm._contracts import (
     ReflectOutput,
 )
 from semv.agents.llm._evidence import prompt_item, select_for_dimension
-from semv.agents.llm._prompts import prompt_version, prompts_digest, render
+from semv.agents.llm._prompts import prompts_digest, render
 from semv.agents.llm._requests import (
     Target,
     chat_request,
@@ -62,6 +62,7 @@ from semv.agents.llm._requests import (
     early_plans,
     parse_answer,
     plan_user,
+    response_key,
     system_message,
     target_of,
 )
@@ -240,13 +241,7 @@ class LlmAgents:
         answer: type[BaseModel],
     ) -> tuple[ChatRequest, str]:  # fmt: skip
         request = chat_request(self.config, target, messages, answer)
-        key = request_key(
-            model=target.model,
-            prompt_version=version or prompt_version(prompt),
-            messages=messages,
-            params=request.params(),
-        )
-        return request, key
+        return request, response_key(request, prompt, version)
 
     def _cost(self, model: str, prompt_tokens: int, completion_tokens: int) -> float | None:
         price = self.config.prices.get(model)

@@ -34,6 +34,7 @@ __all__ = [
     "ChatRequest",
     "LlmClient",
     "LlmUnavailable",
+    "chat_endpoint",
     "completion_reply",
     "request_body",
     "tls_needed",
@@ -163,9 +164,6 @@ class LlmClient:
         ceiling = min(self.backoff_max_s, self.backoff_s * (2**attempt))
         return random.uniform(0.0, ceiling)
 
-    def _body(self, req: ChatRequest, fmt: str) -> dict[str, Any]:
-        return request_body(req, fmt)
-
     def format_for(self, url: str) -> str:
         """The structured-output form the next request to ``url`` uses."""
         return self._format.get(url, self._default_format)
@@ -196,14 +194,16 @@ class LlmClient:
     async def chat(self, req: ChatRequest) -> ChatReply:
         """POST one chat completion; raise ``LlmUnavailable`` when it cannot be had."""
         client, limit = self._client(req.url)
-        endpoint = req.url.rstrip("/") + "/chat/completions"
+        endpoint = chat_endpoint(req.url)
         queued = time.perf_counter()
         attempt = 0
         async with limit:
             started = time.perf_counter()
             waited = started - queued
             if (
-                early := await self._prefetched(endpoint, self._body(req, self.format_for(req.url)))
+                early := await self._prefetched(
+                    endpoint, request_body(req, self.format_for(req.url))
+                )
             ) is not None:
                 return dataclasses.replace(early, waited=waited)
             while True:
@@ -211,7 +211,7 @@ class LlmClient:
                 retry_after: str | None = None
                 try:
                     self.requests += 1
-                    response = await client.post(endpoint, json=self._body(req, fmt))
+                    response = await client.post(endpoint, json=request_body(req, fmt))
                 except (httpx.TimeoutException, httpx.TransportError) as exc:
                     problem = f"{type(exc).__name__}: {exc}".rstrip(": ")
                 else:
@@ -343,6 +343,11 @@ def completion_reply(response: httpx.Response, retries: int, seconds: float) -> 
         seconds=seconds,
         finish_reason=choice.get("finish_reason"),
     )
+
+
+def chat_endpoint(url: str) -> str:
+    """The chat-completions endpoint of the server at ``url`` (…/v1)."""
+    return url.rstrip("/") + "/chat/completions"
 
 
 def request_body(req: ChatRequest, fmt: str) -> dict[str, Any]:

@@ -38,21 +38,21 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from semv.agents.llm._cache import ResponseCache, request_key
+from semv.agents.llm._cache import ResponseCache
 from semv.agents.llm._client import (
     ChatRequest,
     LlmUnavailable,
+    chat_endpoint,
     completion_reply,
     request_body,
     tls_needed,
 )
-from semv.agents.llm._prompts import prompt_version
 from semv.agents.llm._requests import (
-    Target,
     chat_request,
     decompose_user,
     early_plans,
     parse_answer,
+    response_key,
     system_message,
     target_of,
 )
@@ -114,19 +114,7 @@ def _request(settings: Settings, role: str, user: str, answer: type[BaseModel]) 
 
 def _cached(store: Store | None, prompt: str, request: ChatRequest) -> bool:
     """The response cache holds an answer to ``request`` (the backend's key, ``_complete``)."""
-    if store is None:
-        return False
-    key = request_key(
-        model=request.model,
-        prompt_version=prompt_version(prompt),
-        messages=request.messages,
-        params=request.params(),
-    )
-    return ResponseCache(store).get(key) is not None
-
-
-def _endpoint(target: Target | ChatRequest) -> str:
-    return target.url.rstrip("/") + "/chat/completions"
+    return store is not None and ResponseCache(store).get(response_key(request, prompt)) is not None
 
 
 def _send(
@@ -137,7 +125,7 @@ def _send(
     then: Callable[[httpx.Response], None] | None = None,
 ) -> None:
     """Register ``request`` and post it from a thread (once per identical request)."""
-    endpoint = _endpoint(request)
+    endpoint = chat_endpoint(request.url)
     body = request_body(request, fmt)
     sent: Sent = concurrent.futures.Future()
     with _lock:

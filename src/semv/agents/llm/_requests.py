@@ -5,7 +5,8 @@ that ``semv verify`` sends before the pipeline is imported (``_prefetch``): the 
 same bytes from the same case and settings because they share these functions, and the
 client takes an early answer only for a byte-identical request.
 
-Imports only the configuration, the model and the prompts (no offline backend, no store).
+Imports only the configuration, the model, the prompts and the response cache's key (no
+offline backend, no stage graph).
 """
 
 from __future__ import annotations
@@ -18,8 +19,9 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from semv.agents.llm._cache import request_key
 from semv.agents.llm._client import ChatRequest
-from semv.agents.llm._prompts import bounded_schema, render, system_prompt
+from semv.agents.llm._prompts import bounded_schema, prompt_version, render, system_prompt
 from semv.agents.llm._schemas import BatchedArgueAnswer, DecomposeAnswer
 from semv.config import LlmConfig
 from semv.model import Case, Dimension
@@ -33,6 +35,7 @@ __all__ = [
     "list_bounds",
     "parse_answer",
     "plan_user",
+    "response_key",
     "system_message",
     "target_of",
 ]
@@ -127,6 +130,17 @@ def chat_request(
         seed=cfg.seed,
         schema_name=answer.__name__,
         schema=bounded_schema(answer.model_json_schema(), list_bounds(cfg, answer)),
+    )
+
+
+def response_key(request: ChatRequest, prompt: str, version: str | None = None) -> str:
+    """The response cache's key of ``request`` made from the template ``prompt`` (its
+    ``version`` when a procedure's own template states one)."""
+    return request_key(
+        model=request.model,
+        prompt_version=version or prompt_version(prompt),
+        messages=request.messages,
+        params=request.params(),
     )
 
 
