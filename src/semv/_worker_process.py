@@ -4,18 +4,25 @@ A worker process (``semv.perception.ocr_worker``, ``semv.nlp.worker``) is starte
 before the command's modules load, so that it loads a model on the machine's other core while
 this process imports semv. Both are on where this process may run on two or more CPUs and are
 turned on or off by an environment switch; both start as ``python -m <module>`` with this tree
-on ``PYTHONPATH``, and both end with their parent (``die_with_parent``).
+on ``PYTHONPATH``, are sent one JSON request on their stdin and answer in JSON lines (read by a
+thread, ``Worker.collect``), and both end with their parent (``die_with_parent``). ``Worker``
+holds what the parent keeps of one of them.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
+import json
 import os
 import subprocess
 import sys
+import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-__all__ = ["die_with_parent", "start", "stop", "switched_on", "usable_cpus"]
+__all__ = ["Worker", "die_with_parent", "start", "stop", "switched_on", "usable_cpus"]
 
 
 def usable_cpus() -> int:
@@ -76,3 +83,93 @@ def die_with_parent() -> bool:
             pr_set_pdeathsig = 1
             ctypes.CDLL("libc.so.6", use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL)
     return os.getppid() != 1
+
+
+class Worker:
+    """The parent's side of one worker process: started at most once per process (``spawn``),
+    its answers read by a thread (``collect``), killed at exit when it still runs."""
+
+    def __init__(self, module: str, switch: str) -> None:
+        self.module = module
+        """What ``python -m`` runs."""
+        self.switch = switch
+        """The environment variable that turns it on (``1``) or off (``0``)."""
+        self.lock = threading.Lock()
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.done = threading.Event()
+        """Set when the worker's output is closed (answered, failed or exited), or earlier
+        when ``collect``'s handler says the answer is complete."""
+
+    def enabled(self) -> bool:
+        """``switch=1`` or ``0`` when set; otherwise True where this process may use two or more
+        CPUs (``switched_on``)."""
+        return switched_on(self.switch)
+
+    def spawn(self) -> bool:
+        """Start the worker (once per process); False when it is off (``enabled``) or cannot be
+        started, and the caller then does the work in-process."""
+        with self.lock:
+            if self.proc is not None:
+                return True
+            if not self.enabled():
+                return False
+            self.proc = start(self.module)
+            if self.proc is None:
+                return False
+        atexit.register(self.stop)
+        return True
+
+    def spawned(self) -> bool:
+        """A worker was started in this process."""
+        return self.proc is not None
+
+    def stop(self) -> None:
+        """Kill the worker if it still runs (at exit, or when its answer is overdue); nothing
+        more will be read from it."""
+        stop(self.proc)
+        self.done.set()
+
+    def send(self, order: dict[str, Any] | None) -> bool:
+        """Write ``order`` as one JSON line (None: nothing) and close the worker's stdin: the
+        worker answers, or exits without work. False when there is no worker to write to."""
+        proc = self.proc
+        if proc is None or proc.stdin is None or proc.stdin.closed:
+            return False
+        try:
+            if order is not None:
+                proc.stdin.write(json.dumps(order).encode() + b"\n")
+            proc.stdin.close()
+        except (OSError, ValueError):
+            self.done.set()
+            return False
+        return True
+
+    def collect(self, on_answer: Callable[[dict[str, Any]], bool]) -> None:
+        """Read the worker's JSON lines in a thread, handing each object to ``on_answer`` (True
+        from it: the answer is complete, ``done`` is set at once rather than when the worker's
+        output closes), then reap the worker."""
+        proc = self.proc
+        if proc is not None:
+            threading.Thread(
+                target=self._read,
+                args=(proc, on_answer),
+                name=f"{self.module}-reader",
+                daemon=True,
+            ).start()
+
+    def _read(
+        self, proc: subprocess.Popen[bytes], on_answer: Callable[[dict[str, Any]], bool]
+    ) -> None:
+        try:
+            assert proc.stdout is not None
+            for raw in proc.stdout:
+                with contextlib.suppress(ValueError):
+                    answer = json.loads(raw)
+                    if isinstance(answer, dict) and on_answer(answer):
+                        self.done.set()
+        except OSError:
+            pass
+        finally:
+            self.done.set()
+            with contextlib.suppress(OSError, subprocess.SubprocessError):
+                proc.wait(timeout=10)

@@ -36,16 +36,13 @@ seeds), so the CLI starts it only for text-only runs.
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import json
 import os
-import subprocess
 import sys
-import threading
 from typing import TYPE_CHECKING, Any, Final
 
-from semv._worker_process import die_with_parent, start, stop, switched_on
+from semv._worker_process import Worker, die_with_parent
 
 if TYPE_CHECKING:  # imported when used: the CLI imports this module before any of semv's models
     from semv.model import ClaimFacts
@@ -59,19 +56,16 @@ _WARM_UP: Final = "Flooding in Lyon, France on 12 March 2024, said the mayor."
 """Extracted by the worker before its request arrives: spaCy, the gazetteer and the date
 parser's data are then loaded (the same sentence ``semv eval``'s preload extracts)."""
 
-_lock = threading.Lock()
-_proc: subprocess.Popen[bytes] | None = None
+_worker = Worker("semv.nlp.worker", "SEMV_NLP_WORKER")
 _sent: dict[str, Any] | None = None
 """The request sent to the worker (at most one per process)."""
 _answer: dict[str, Any] | None = None
-_done = threading.Event()
-"""Set when the worker's output is closed (answered, failed or exited)."""
 
 
 def enabled() -> bool:
     """``SEMV_NLP_WORKER=1`` or ``0`` when set; otherwise True where this process may use two or
     more CPUs."""
-    return switched_on("SEMV_NLP_WORKER")
+    return _worker.enabled()
 
 
 def settings() -> dict[str, Any]:
@@ -85,22 +79,12 @@ def settings() -> dict[str, Any]:
 def spawn() -> bool:
     """Start the worker (once per process); False when it is off (``enabled``) or cannot be
     started, and the claim is then parsed in-process."""
-    global _proc
-    with _lock:
-        if _proc is not None:
-            return True
-        if not enabled():
-            return False
-        _proc = start("semv.nlp.worker")
-        if _proc is None:
-            return False
-    atexit.register(_stop)
-    return True
+    return _worker.spawn()
 
 
 def spawned() -> bool:
     """A worker was started in this process."""
-    return _proc is not None
+    return _worker.spawned()
 
 
 def facts_for(text: str, language: str | None) -> ClaimFacts | None:
@@ -111,8 +95,8 @@ def facts_for(text: str, language: str | None) -> ClaimFacts | None:
     order = {"text": text, "language": language, **settings()}
     if not _send(order):
         return None
-    if not _done.wait(WAIT_S):
-        _stop()
+    if not _worker.done.wait(WAIT_S):
+        _worker.stop()
         return None
     answer = _answer
     if answer is None or {k: answer.get(k) for k in order} != order:
@@ -137,47 +121,23 @@ def _send(order: dict[str, Any] | None) -> bool:
     """Send ``order`` (None: close without one) when nothing was sent yet; True when
     ``order`` is the request the worker has (sent now or before)."""
     global _sent
-    proc = _proc
-    if proc is None or proc.stdin is None:
+    if _worker.proc is None:
         return False
-    with _lock:
-        if _sent is not None or _done.is_set():
+    with _worker.lock:
+        if _sent is not None or _worker.done.is_set():
             return order is not None and _sent == order
         _sent = order or {}
-        try:
-            if order is not None:
-                proc.stdin.write(json.dumps(order).encode() + b"\n")
-            proc.stdin.close()
-        except (OSError, ValueError):
-            _done.set()
+        if not _worker.send(order):
             return False
-    threading.Thread(target=_collect, args=(proc,), name="semv-nlp-worker", daemon=True).start()
+    _worker.collect(_keep)
     return order is not None
 
 
-def _collect(proc: subprocess.Popen[bytes]) -> None:
-    """Read the worker's answer until it closes its output, then reap it."""
+def _keep(answer: dict[str, Any]) -> bool:
+    """The worker answers once: keep the answer, and the caller need not wait for its exit."""
     global _answer
-    try:
-        assert proc.stdout is not None
-        for raw in proc.stdout:
-            with contextlib.suppress(ValueError):
-                answer = json.loads(raw)
-                if isinstance(answer, dict):
-                    _answer = answer
-                    # the worker answers once: the caller need not wait for its exit
-                    _done.set()
-    except OSError:
-        pass
-    finally:
-        _done.set()
-        with contextlib.suppress(OSError, subprocess.SubprocessError):
-            proc.wait(timeout=10)
-
-
-def _stop() -> None:
-    stop(_proc)
-    _done.set()
+    _answer = answer
+    return True
 
 
 # ---- the worker process ----------------------------------------------------------------------

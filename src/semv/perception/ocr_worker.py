@@ -37,18 +37,14 @@ CPU for the second process's imports (docs/evaluation.md). With one usable CPU i
 
 from __future__ import annotations
 
-import atexit
-import contextlib
 import hashlib
 import json
-import subprocess
 import sys
-import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
 
-from semv._worker_process import die_with_parent, start, stop, switched_on, usable_cpus
+from semv._worker_process import Worker, die_with_parent, usable_cpus
 
 __all__ = [
     "asked",
@@ -64,40 +60,27 @@ __all__ = [
 WAIT_S: Final = 300.0
 """How long a reader waits for the worker's lines before reading in-process."""
 
-_lock = threading.Lock()
-_proc: subprocess.Popen[bytes] | None = None
+_worker = Worker("semv.perception.ocr_worker", "SEMV_OCR_WORKER")
 _requested: dict[str, tuple[tuple[str, ...], float]] = {}
 """Path → (languages, minimum confidence) of each image sent to the worker."""
 _results: dict[str, dict[str, Any]] = {}
-_done = threading.Event()
-"""Set when the worker's output is closed (every result read, or it failed or exited)."""
 
 
 def enabled() -> bool:
     """``SEMV_OCR_WORKER=1`` or ``0`` when set; otherwise True where this process may use two or
     more CPUs (a second core is what the worker runs on)."""
-    return switched_on("SEMV_OCR_WORKER")
+    return _worker.enabled()
 
 
 def spawn() -> bool:
     """Start the worker (once per process); False when it is off (``enabled``) or cannot be
     started, and the reader then stays in-process."""
-    global _proc
-    with _lock:
-        if _proc is not None:
-            return True
-        if not enabled():
-            return False
-        _proc = start("semv.perception.ocr_worker")
-        if _proc is None:
-            return False
-    atexit.register(_stop)
-    return True
+    return _worker.spawn()
 
 
 def spawned() -> bool:
     """A worker was started in this process."""
-    return _proc is not None
+    return _worker.spawned()
 
 
 def asked(image: Path) -> bool:
@@ -108,36 +91,26 @@ def asked(image: Path) -> bool:
 def request(images: Sequence[Path], languages: Sequence[str], min_confidence: float) -> bool:
     """Ask the worker to read ``images``; False when there is no worker to ask (the reader
     then reads in-process)."""
-    proc = _proc
-    if proc is None or proc.stdin is None or proc.stdin.closed or not images or _requested:
-        return False  # no worker, or it was released (an earlier run of this process)
+    if not images or _requested:
+        return False  # nothing to read, or asked already (an earlier run of this process)
     order = {
         "images": [str(p) for p in images],
         "languages": list(languages),
         "min_confidence": min_confidence,
     }
-    try:
-        proc.stdin.write(json.dumps(order).encode() + b"\n")
-        proc.stdin.close()
-    except (OSError, ValueError):
-        _done.set()
-        return False
-    with _lock:
+    if not _worker.send(order):
+        return False  # no worker, or it was released
+    with _worker.lock:
         for image in images:
             _requested[str(image)] = (tuple(languages), min_confidence)
-    threading.Thread(target=_collect, args=(proc,), name="semv-ocr-worker", daemon=True).start()
+    _worker.collect(_keep)
     return True
 
 
 def release() -> None:
     """Nothing to read: the worker exits (its stdin closes) and is reaped."""
-    proc = _proc
-    if proc is None or _requested:
-        return
-    with contextlib.suppress(OSError):
-        if proc.stdin is not None:
-            proc.stdin.close()
-    threading.Thread(target=_collect, args=(proc,), name="semv-ocr-worker", daemon=True).start()
+    if not _requested and _worker.send(None):
+        _worker.collect(_keep)
 
 
 def lines_for(
@@ -148,8 +121,8 @@ def lines_for(
     asked = _requested.get(str(image))
     if asked is None or asked != (tuple(languages), min_confidence):
         return None
-    if not _done.wait(WAIT_S):
-        _stop()
+    if not _worker.done.wait(WAIT_S):
+        _worker.stop()
         return None
     got = _results.get(str(image))
     if got is None or got.get("sha256") != hashlib.sha256(data).hexdigest():
@@ -158,26 +131,11 @@ def lines_for(
     return lines if isinstance(lines, list) else None
 
 
-def _collect(proc: subprocess.Popen[bytes]) -> None:
-    """Read the worker's answers until it closes its output, then reap it."""
-    try:
-        assert proc.stdout is not None
-        for raw in proc.stdout:
-            with contextlib.suppress(ValueError):
-                answer = json.loads(raw)
-                if isinstance(answer, dict) and isinstance(answer.get("path"), str):
-                    _results[answer["path"]] = answer
-    except OSError:
-        pass
-    finally:
-        _done.set()
-        with contextlib.suppress(OSError, subprocess.SubprocessError):
-            proc.wait(timeout=10)
-
-
-def _stop() -> None:
-    stop(_proc)
-    _done.set()
+def _keep(answer: dict[str, Any]) -> bool:
+    """Keep one image's answer; the worker's output closes after the last."""
+    if isinstance(answer.get("path"), str):
+        _results[answer["path"]] = answer
+    return False
 
 
 # ---- the worker process ----------------------------------------------------------------------
