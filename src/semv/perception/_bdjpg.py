@@ -135,19 +135,27 @@ def _unclipped(img: Image.Image, dy: int = 0, dx: int = 0) -> npt.NDArray[np.boo
     return np.asarray(~bad.reshape(h // 8, 8, w // 8, 8).any(axis=(1, 3)))
 
 
-def _em_alpha(h: Float, p0: Float, p1: Float) -> tuple[float, float]:
+def _em_alphas(h: Float, p0s: Float, p1: Float) -> tuple[Float, Float]:
     """EM for the mixing weight α of p = α p0 + (1 − α) p1 given bin counts ``h`` (the
-    paper's EM estimate with Q₁ fixed); returns (α, log-likelihood gain over α = 0)."""
-    alpha = 0.5
+    paper's EM estimate with Q₁ fixed), for each row of ``p0s`` (one per candidate Q₁) at
+    once; returns (α, log-likelihood gain over α = 0) per row."""
     ok = (h > 0) & (p1 > 0)
-    h, p0, p1 = h[ok], p0[ok], p1[ok]
+    h, p0s, p1 = h[ok], p0s[:, ok], p1[ok]
+    total = max(float(h.sum()), 1.0)
+    alpha = np.full((len(p0s), 1), 0.5)
     for _ in range(_EM_ITER):
-        mix = alpha * p0 + (1 - alpha) * p1
-        resp = alpha * p0 / np.maximum(mix, 1e-300)
-        alpha = float(np.sum(h * resp) / max(float(h.sum()), 1.0))
-    mix = alpha * p0 + (1 - alpha) * p1
-    gain = float(np.sum(h * (np.log(np.maximum(mix, 1e-300)) - np.log(p1))))
-    return alpha, gain
+        mix = alpha * p0s + (1 - alpha) * p1
+        resp = alpha * p0s / np.maximum(mix, 1e-300)
+        alpha = np.sum(h * resp, axis=1, keepdims=True) / total
+    mix = alpha * p0s + (1 - alpha) * p1
+    gain = np.sum(h * (np.log(np.maximum(mix, 1e-300)) - np.log(p1)), axis=1)
+    return alpha[:, 0], gain
+
+
+def _em_alpha(h: Float, p0: Float, p1: Float) -> tuple[float, float]:
+    """``_em_alphas`` for one ``p0``."""
+    alpha, gain = _em_alphas(h, p0[None, :], p1)
+    return float(alpha[0]), float(gain[0])
 
 
 def _normal_cdf(z: Float) -> Float:
@@ -168,10 +176,16 @@ def _interval_mass(sorted_c: Float, lo: Float, hi: Float) -> Float:
     return np.asarray((count + 0.5) / (n + 0.5 * len(lo)), dtype=np.float64)
 
 
-def _aligned_models(calib: Float, q2: float, q1: int) -> tuple[Float, Float]:
-    """p(x | H₁) and p(x | H₀; Q₁) over the index bins −128..128 (module docstring)."""
+def _h1_model(calib: Float, q2: float) -> Float:
+    """p(x | H₁) over the index bins −128..128: the calibrated coefficients quantized by Q₂."""
     x = np.arange(-_BINS, _BINS + 1, dtype=np.float64)
     p1 = _interval_mass(calib, (x - 0.5) * q2, (x + 0.5) * q2)
+    return np.asarray(p1 / p1.sum(), dtype=np.float64)
+
+
+def _h0_model(calib: Float, q2: float, q1: int) -> Float:
+    """p(x | H₀; Q₁) over the index bins −128..128 (module docstring)."""
+    x = np.arange(-_BINS, _BINS + 1, dtype=np.float64)
     kmax = int(np.ceil((_BINS + 1) * q2 / q1)) + 1
     k = np.arange(-kmax, kmax + 1, dtype=np.float64)
     mass = _interval_mass(calib, (k - 0.5) * q1, (k + 0.5) * q1)
@@ -186,7 +200,7 @@ def _aligned_models(calib: Float, q2: float, q1: int) -> tuple[Float, Float]:
         inside = np.abs(target) <= _BINS
         np.add.at(p0, (target[inside] + _BINS).astype(np.int64), (mass * share)[inside])
     p0 = np.maximum(p0, 1e-6 * float(p0.max(initial=1e-12)))
-    return p1 / p1.sum(), p0 / p0.sum()
+    return np.asarray(p0 / p0.sum(), dtype=np.float64)
 
 
 def aligned_map(img: Image.Image, q_luma: tuple[int, ...] | None = None) -> DJPGMap:
@@ -210,18 +224,15 @@ def aligned_map(img: Image.Image, q_luma: tuple[int, ...] | None = None) -> DJPG
             q1s.append(0)
             continue
         h = np.bincount((idx[inside & valid] + _BINS).astype(np.int64), minlength=2 * _BINS + 1)
-        best: tuple[float, int, float, Float, Float] | None = None
-        for q1 in range(1, _Q1_MAX + 1):
-            if q1 == round(q2):
-                continue
-            p1, p0 = _aligned_models(calib, q2, q1)
-            alpha, gain = _em_alpha(h.astype(np.float64), p0, p1)
-            if best is None or gain > best[0]:
-                best = (gain, q1, alpha, p0, p1)
-        if best is None or best[0] < _LRT:
+        candidates = [q1 for q1 in range(1, _Q1_MAX + 1) if q1 != round(q2)]
+        p1 = _h1_model(calib, q2)
+        p0s = np.stack([_h0_model(calib, q2, q1) for q1 in candidates])
+        alphas_q1, gains = _em_alphas(h.astype(np.float64), p0s, p1)
+        best = int(np.argmax(gains))  # the first of equal gains, as the smaller Q₁
+        if gains[best] < _LRT:
             q1s.append(0)
             continue
-        _, q1, alpha, p0, p1 = best
+        q1, alpha, p0 = candidates[best], float(alphas_q1[best]), p0s[best]
         table = np.clip(np.log(p1) - np.log(p0), -_MAX_LOG_LR, _MAX_LOG_LR)
         pos = (np.clip(idx, -_BINS, _BINS) + _BINS).astype(np.int64)
         log_lr += np.where(inside, table[pos], 0.0)

@@ -87,7 +87,7 @@ def block_dct(y: npt.NDArray[np.float64], dy: int = 0, dx: int = 0) -> npt.NDArr
     v = y[dy:, dx:]
     h, w = v.shape[0] // 8 * 8, v.shape[1] // 8 * 8
     blocks = v[:h, :w].reshape(h // 8, 8, w // 8, 8).transpose(0, 2, 1, 3)
-    return np.asarray(np.einsum("ij,abjk,lk->abil", _D, blocks, _D))
+    return np.asarray(_D @ blocks @ _D.T)  # D·B·Dᵀ per block (two batched matmuls)
 
 
 def _smooth(h: npt.NDArray[np.float64], width: float = 4.0) -> npt.NDArray[np.float64]:
