@@ -49,7 +49,7 @@ from semv.perception.manipulation import FEATURES, ManipulationModel, forensic_s
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"
 OUT = ROOT / "src" / "semv" / "perception" / "data" / "forensic_model.json"
-VERSION = "2"
+VERSION = "3"
 L2 = 1.0
 """Default ridge penalty λ on the standardised weights (the intercept is not penalised)."""
 L2_GRID = (0.3, 1.0, 3.0, 10.0)
@@ -192,6 +192,9 @@ def data_sha256(data: Path) -> str:
 
 
 WEB_SUFFIXES = ("#web", "#web-twice", "#splice-web")
+CMS_SUFFIXES = ("#cms", "#paste-cms")
+"""The corpus v3 additions: leaving them out gives the v2 corpus (for a comparison with the
+figures model v2 reported)."""
 
 
 def _previous_model(path: Path) -> ManipulationModel | None:
@@ -268,7 +271,8 @@ def main(argv: list[str] | None = None) -> int:
     for split in ("train", "test"):
         sel = [i for i, item in enumerate(items) if item.split == split]
         real = [i for i in sel if items[i].real]
-        v1: list[int] = [i for i in sel if not items[i].name.endswith(WEB_SUFFIXES)]
+        v2: list[int] = [i for i in sel if not items[i].name.endswith(CMS_SUFFIXES)]
+        v1: list[int] = [i for i in v2 if not items[i].name.endswith(WEB_SUFFIXES)]
         labels = [items[i].label for i in sel]
         report[split] = {f: _auroc([x[i, j] for i in sel], labels) for j, f in enumerate(FEATURES)}
         report[split]["model"] = _auroc([float(prob[i]) for i in sel], labels)
@@ -278,9 +282,15 @@ def main(argv: list[str] | None = None) -> int:
         report[split]["model_v1_corpus_only"] = _auroc(
             [float(prob[i]) for i in v1], [items[i].label for i in v1]
         )
+        report[split]["model_v2_corpus_only"] = _auroc(
+            [float(prob[i]) for i in v2], [items[i].label for i in v2]
+        )
         if previous is not None:
             before = [previous.probability(rows[i]) for i in sel]
             report[split]["previous_model"] = _auroc(before, labels)
+            report[split]["previous_model_real_only"] = _auroc(
+                [previous.probability(rows[i]) for i in real], [items[i].label for i in real]
+            )
     cv = nested_cv(x, y, groups)
     report["cv"] = {
         "model": _auroc([float(v) for v in cv], [it.label for it in items]),
@@ -312,8 +322,8 @@ def main(argv: list[str] | None = None) -> int:
         "then the larger penalty",
         "selection_inner_cv_auroc": selection,
         "split": "by source name: sha256(name) mod 3 == 0 -> test (held out), else train",
-        "corpus": "semv.eval.forensic_corpus v2 (CASIA v2 samples, exif-samples, "
-        "metadata-extractor-images, derived recirculations, web recirculations and "
+        "corpus": "semv.eval.forensic_corpus v3 (CASIA v2 samples, exif-samples, "
+        "metadata-extractor-images, derived recirculations, web and CMS recirculations and "
         "tamperings); COSMOS not used",
         "data_sha256": data_sha256(args.data),
         "counts": counts,

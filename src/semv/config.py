@@ -314,8 +314,10 @@ class ForensicsConfig(_Section):
     manipulation_attacks: bool = Field(
         False,
         description="Let a manipulation probability at or above the fitted threshold attack "
-        "authenticity. Off by default: the final check flags 93% of the COSMOS news photos "
-        "(docs/evaluation.md), so the probability is a review item until a model transfers.",
+        "authenticity. Off by default: on real images alone the model ranks at chance in "
+        "nested CV, and the COSMOS news photos it flags (11% with model v3, 93% with v2) are "
+        "no independent check of v3 (docs/evaluation.md), so the probability is a review item "
+        "until a model is validated on a deployment's own images.",
     )
     maps_dir: str | None = Field(
         None,

@@ -19,6 +19,16 @@ Both classes, from ``../shared/data`` (never the COSMOS sample, which is a final
   a second platform); and the splice put through the same two generations (``splice-web``,
   tampered). Drawn after the v1 draws from the same generator, so the v1 images are unchanged
   (``corpus(..., web=False)`` is the v1 corpus).
+* **CMS recirculation** (corpus v3, added because a news photo is typically published by a
+  platform at a coarse quality and then saved again, finer, at the same size by a CMS or an
+  editor: an *aligned double compression, coarse then fine*, over the whole image, which none
+  of the v1/v2 recirculations contain): the whole photo downscaled to a long side of
+  640-1280 px and saved at quality 50-75, then saved again unchanged at quality 85-95 (``cms``,
+  authentic); and the same platform copy with a patch from another photo of the split pasted
+  (scaled by 0.7-1.3 half the time) and saved at that same fine quality (``paste-cms``,
+  tampered: a real photo taken from the web, an object pasted, re-compressed). The two differ
+  only by the paste. Drawn after the v2 draws, so the v1 and v2 images are unchanged
+  (``corpus(..., cms=False)`` is the v2 corpus).
 
 **Split**: by source group (a derived image goes with its photo; a splice takes its patch from
 the same split only; photos that are near-duplicates under rotation or mirroring — pHash distance
@@ -152,6 +162,18 @@ def _patch_size(img: Image.Image, rng: np.random.Generator) -> tuple[int, int]:
     return max(24, int(img.width * side)), max(24, int(img.height * side))
 
 
+def _cut(donor: Image.Image, pw: int, ph: int, rng: np.random.Generator) -> Image.Image:
+    """A ``pw`` × ``ph`` patch of ``donor`` at a random place, scaled by 0.7-1.3 (bicubic)
+    half the time."""
+    px = int(rng.integers(0, max(1, donor.width - pw)))
+    py = int(rng.integers(0, max(1, donor.height - ph)))
+    patch = donor.crop((px, py, px + pw, py + ph))
+    if rng.random() < 0.5:
+        s = float(rng.uniform(0.7, 1.3))
+        patch = patch.resize((max(16, int(pw * s)), max(16, int(ph * s))), Image.Resampling.BICUBIC)
+    return patch
+
+
 Decoded = tuple[Image.Image, int | None, tuple[int, ...] | None]
 
 
@@ -167,8 +189,27 @@ def _web(img: Image.Image, rng: np.random.Generator) -> tuple[Decoded, Decoded]:
     return first, second
 
 
+def _cms(img: Image.Image, donor: Image.Image, rng: np.random.Generator) -> tuple[Decoded, Decoded]:
+    """(authentic, tampered) CMS recirculations of ``img``: a platform copy (long side
+    640-1280 px, quality 50-75) saved again at quality 85-95, as it is and with a patch of
+    ``donor`` pasted (scaled by 0.7-1.3 half the time)."""
+    f = min(1.0, float(rng.uniform(640, 1280)) / max(img.size))
+    size = (max(64, round(img.width * f)), max(64, round(img.height * f)))
+    coarse, _, _ = _jpeg(img.resize(size, Image.Resampling.LANCZOS), int(rng.integers(50, 76)))
+    fine = int(rng.integers(85, 96))
+    pw, ph = _patch_size(coarse, rng)
+    patch = _cut(donor, min(pw, donor.width), min(ph, donor.height), rng)
+    return _jpeg(coarse, fine), _jpeg(_paste(coarse, patch, rng), fine)
+
+
 def _derived(
-    name: str, base: Image.Image, donor: Image.Image, full: Image.Image, *, web: bool = True
+    name: str,
+    base: Image.Image,
+    donor: Image.Image,
+    full: Image.Image,
+    *,
+    web: bool = True,
+    cms: bool = True,
 ) -> Iterator[tuple[str, int, str, Image.Image, int | None, tuple[int, ...] | None]]:
     rng = _rng(name)
     q = [int(v) for v in rng.integers(70, 96, size=6)]
@@ -178,14 +219,7 @@ def _derived(
     yield "resized", 0, "recirculated", *_jpeg(small, q[1])
     dx, dy = (int(v) for v in rng.integers(1, 8, size=2))
     yield "shifted", 0, "recirculated", *_jpeg(base.crop((dx, dy, base.width, base.height)), q[2])
-    pw, ph = _patch_size(base, rng)
-    px = int(rng.integers(0, max(1, donor.width - pw)))
-    py = int(rng.integers(0, max(1, donor.height - ph)))
-    patch = donor.crop((px, py, px + pw, py + ph))
-    if rng.random() < 0.5:
-        s = float(rng.uniform(0.7, 1.3))
-        patch = patch.resize((max(16, int(pw * s)), max(16, int(ph * s))), Image.Resampling.BICUBIC)
-    spliced = _paste(base, patch, rng)
+    spliced = _paste(base, _cut(donor, *_patch_size(base, rng), rng), rng)
     yield "splice", 1, "spliced", *_jpeg(spliced, q[3])
     cw, ch = _patch_size(base, rng)
     cx = int(rng.integers(0, max(1, base.width - cw)))
@@ -205,11 +239,19 @@ def _derived(
     yield "web", 0, "recirculated", *first
     yield "web-twice", 0, "recirculated", *second
     yield "splice-web", 1, "spliced", *_web(spliced_img, rng)[1]
+    if not cms:
+        return
+    authentic, tampered = _cms(full, donor, rng)
+    yield "cms", 0, "recirculated", *authentic
+    yield "paste-cms", 1, "spliced", *tampered
 
 
-def corpus(data: Path, *, derived: bool = True, web: bool = True) -> Iterator[CorpusImage]:
+def corpus(
+    data: Path, *, derived: bool = True, web: bool = True, cms: bool = True
+) -> Iterator[CorpusImage]:
     """Every image of the declared corpus (see the module docstring), in a fixed order;
-    ``web=False`` leaves out the v2 web recirculations (the v1 corpus)."""
+    ``cms=False`` leaves out the v3 CMS recirculations (the v2 corpus), ``web=False`` also
+    the v2 web recirculations (the v1 corpus)."""
     tampered, authentic = real_sources(data)
     for path in tampered:
         img, quality, q_luma = _decode(path.read_bytes())
@@ -234,7 +276,7 @@ def corpus(data: Path, *, derived: bool = True, web: bool = True) -> Iterator[Co
         same = [n for n in names if split[n] == split[name] and n != name]
         donor = bases[same[i % len(same)]] if same else bases[name].rotate(180)
         for suffix, label, kind, img, quality, q_luma in _derived(
-            name, bases[name], donor, fulls[name], web=web
+            name, bases[name], donor, fulls[name], web=web, cms=web and cms
         ):
             yield CorpusImage(
                 f"{name}#{suffix}",
