@@ -17,6 +17,7 @@ from PIL import Image
 from typer.testing import CliRunner
 
 from semv.cli import app
+from semv.cli._forensics import _judgement
 from semv.config import ForensicsConfig
 from semv.model import Asset, ForensicMap, MediaKind, UncertaintyCode
 from semv.perception import _copymove, _dq, _resampling
@@ -188,6 +189,15 @@ def test_cli_prints_probability_signals_and_maps(tmp_path: Path) -> None:
     assert all(Path(p).is_file() for p in report["maps"].values())
     text = CliRunner().invoke(app, ["forensics", str(path), "--data-dir", str(data)])
     assert text.exit_code == 0 and "P(manipulated) = " in text.output
+    flat = " ".join(text.output.split())
+    judged = {
+        "not flagged": not report["manipulated"],
+        "flagged for review (forensics.manipulation_attacks is off)": report["manipulated"],
+    }
+    assert [words for words, shown in judged.items() if shown] == [
+        words for words in judged if words in flat
+    ]
+    assert "argues against authenticity" not in flat  # the attack is off by default
     assert "map combined:" in text.output
 
 
@@ -203,3 +213,17 @@ def test_cli_refuses_an_unreadable_image_with_exit_2(tmp_path: Path) -> None:
     assert not (data / "artifacts").exists()  # nothing half-written
     missing = CliRunner().invoke(app, ["forensics", str(tmp_path / "absent.png")])
     assert missing.exit_code == 2 and "no such image file" in missing.output
+
+
+@pytest.mark.parametrize(("manipulated", "argues", "words"), [
+    (False, False, "not flagged"),
+    (True, False, "flagged for review (forensics.manipulation_attacks is off)"),
+    (True, True, "flagged: argues against authenticity"),
+])  # fmt: skip
+def test_cli_says_what_a_probability_at_the_threshold_does(
+    manipulated: bool, argues: bool, words: str
+) -> None:
+    """At or above the threshold the text says "flagged", and whether the probability argues
+    (``forensics.manipulation_attacks``) or is a review item: never a bare "manipulated"."""
+    report = {"manipulated": manipulated, "argues_against_authenticity": argues}
+    assert _judgement(report) == words

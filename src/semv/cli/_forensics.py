@@ -79,12 +79,23 @@ def _report(index: int, path: Path, settings: Settings) -> dict[str, Any]:
     }
 
 
+def _judgement(report: dict[str, Any]) -> str:
+    """What the probability means for the verdict: below the threshold nothing; at or above
+    it an authenticity attack only where ``forensics.manipulation_attacks`` is on, otherwise
+    a review item (the model is a screening score, not a finding: docs/evaluation.md)."""
+    if not report["manipulated"]:
+        return "not flagged"
+    if report["argues_against_authenticity"]:
+        return "flagged: argues against authenticity"
+    return "flagged for review (forensics.manipulation_attacks is off)"
+
+
 def _print(report: dict[str, Any]) -> None:
     p = report["manipulation_probability"]
     if p is None:
         head = "no manipulation probability (no fitted model, or no maps)"
     else:
-        judged = "MANIPULATED" if report["manipulated"] else "not flagged"
+        judged = _judgement(report)
         head = f"P(manipulated) = {p:.2f} (threshold {report['threshold']:.2f}): {judged}"
     out.print(f"[bold]{report['image']}[/]: {head}", highlight=False)
     if report["signals"]:
