@@ -41,7 +41,7 @@ def fresh(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """A process that has not started a worker yet, with the worker on (and kills the one a
     test started)."""
     monkeypatch.setenv("SEMV_NLP_WORKER", "1")
-    monkeypatch.setattr(worker, "_worker", Worker("semv.nlp.worker", "SEMV_NLP_WORKER"))
+    monkeypatch.setattr(worker, "_worker", Worker(worker._worker.module, worker._worker.switch))
     monkeypatch.setattr(worker, "_sent", None)
     monkeypatch.setattr(worker, "_answer", None)
     yield

@@ -34,7 +34,7 @@ def fresh(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     test started)."""
     monkeypatch.setenv("SEMV_OCR_WORKER", "1")
     monkeypatch.setattr(
-        ocr_worker, "_worker", Worker("semv.perception.ocr_worker", "SEMV_OCR_WORKER")
+        ocr_worker, "_worker", Worker(ocr_worker._worker.module, ocr_worker._worker.switch)
     )
     monkeypatch.setattr(ocr_worker, "_requested", {})
     monkeypatch.setattr(ocr_worker, "_results", {})
