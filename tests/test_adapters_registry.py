@@ -23,7 +23,15 @@ from semv.model import RunStatus
 
 
 def test_names_and_lookup() -> None:
-    assert adapter_names() == ("cosmos", "generic", "mmfakebench", "mv2026", "remmd", "verite")
+    assert adapter_names() == (
+        "5pils-ooc",
+        "cosmos",
+        "generic",
+        "mmfakebench",
+        "mv2026",
+        "remmd",
+        "verite",
+    )
     for name in adapter_names():
         adapter = get_adapter(name)
         assert isinstance(adapter, Adapter)
@@ -37,7 +45,7 @@ def test_unknown_adapter_lists_valid_names() -> None:
         get_adapter("fakeddit")
     assert str(info.value) == (
         "unknown adapter 'fakeddit'; valid adapters: "
-        "cosmos, generic, mmfakebench, mv2026, remmd, verite"
+        "5pils-ooc, cosmos, generic, mmfakebench, mv2026, remmd, verite"
     )
     assert isinstance(info.value, InputError)
 

@@ -2,7 +2,8 @@
 
 Adapters: ``generic`` (case folders, DESIGN §4), ``cosmos`` (COSMOS / OOKPIK caption pairs, the
 official train/val/test layouts), ``mv2026`` (Grand Challenge case folders), ``remmd``
-(ReMMDBench), ``mmfakebench`` and ``verite``.
+(ReMMDBench), ``mmfakebench``, ``verite`` and ``5pils-ooc`` (5Pils-OOC captions with web
+captions of the same image).
 Every adapter yields ``LoadedCase(case, gold)``: the ``Case`` never holds a gold label; the gold
 sits in a ``SealedGold`` that reveals it only to a committed run. Every input problem is an
 ``semv.errors.InputError`` whose message names the file and the problem.
@@ -10,6 +11,7 @@ sits in a ``SealedGold`` that reveals it only to a committed run. Every input pr
 
 from semv.adapters._base import COSMOS_CONTRACT, INTERNAL_CONTRACT, Adapter, LoadedCase
 from semv.adapters._cosmos import CosmosAdapter
+from semv.adapters._fivepils import FivePilsOocAdapter
 from semv.adapters._generic import GenericAdapter
 from semv.adapters._gold import SealedGold
 from semv.adapters._media import MEDIA_EXTENSIONS
@@ -33,6 +35,7 @@ __all__ = [
     "VERITE_LABELS",
     "Adapter",
     "CosmosAdapter",
+    "FivePilsOocAdapter",
     "GenericAdapter",
     "LoadedCase",
     "MmFakeBenchAdapter",

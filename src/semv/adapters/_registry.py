@@ -8,6 +8,7 @@ from typing import Final
 
 from semv.adapters._base import Adapter, LoadedCase
 from semv.adapters._cosmos import CosmosAdapter, looks_like_cosmos
+from semv.adapters._fivepils import FivePilsOocAdapter, looks_like_fivepils
 from semv.adapters._generic import CASE_FILE_NAMES, GenericAdapter, find_case_file
 from semv.adapters._mmfakebench import MmFakeBenchAdapter
 from semv.adapters._mv2026 import Mv2026Adapter, is_mv2026_case
@@ -27,6 +28,7 @@ _ADAPTERS: Final[dict[str, Adapter]] = {
         RemmdAdapter(),
         MmFakeBenchAdapter(),
         VeriteAdapter(),
+        FivePilsOocAdapter(),
     )
 }
 
@@ -52,7 +54,8 @@ def detect_adapter(path: Path) -> Adapter:
     a ``.json``/``.jsonl`` file whose first row has ``caption1`` and ``caption2`` → cosmos;
     a folder with ``input/*.json`` (or sub-folders with one) → mv2026; a folder of
     ``<id>/sample.json`` → remmd; a ``.csv`` with ``caption,image_path,label`` → verite; a JSON
-    list whose first record has ``fake_cls`` → mmfakebench.
+    list whose first record has ``fake_cls`` → mmfakebench; a JSON list whose first record has
+    ``caption``, ``true_caption`` and ``evidence_captions`` → 5pils-ooc.
     Raises ``InputError`` when nothing matches.
     """
     if path.is_dir():
@@ -74,6 +77,8 @@ def detect_adapter(path: Path) -> Adapter:
             return _ADAPTERS[VeriteAdapter.name]
         if path.suffix.lower() == ".json" and _first_record_has(path, "fake_cls"):
             return _ADAPTERS[MmFakeBenchAdapter.name]
+        if path.suffix.lower() == ".json" and _first_record_is_fivepils(path):
+            return _ADAPTERS[FivePilsOocAdapter.name]
     else:
         raise InputError(f"{path}: no such file or directory")
     raise InputError(
@@ -126,3 +131,16 @@ def _first_record_has(path: Path, key: str) -> bool:
     except (OSError, UnicodeDecodeError, json.JSONDecodeError, InputError):
         return False
     return isinstance(rows, list) and bool(rows) and isinstance(rows[0], dict) and key in rows[0]
+
+
+def _first_record_is_fivepils(path: Path) -> bool:
+    try:
+        rows = loads_json(path.read_text(encoding="utf-8"), str(path))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, InputError):
+        return False
+    return (
+        isinstance(rows, list)
+        and bool(rows)
+        and isinstance(rows[0], dict)
+        and looks_like_fivepils(rows[0])
+    )

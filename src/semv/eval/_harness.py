@@ -263,9 +263,9 @@ def _drop_partial_tail(file: Path) -> None:
 
 
 def _cluster(loaded: LoadedCase) -> str:
-    """Bootstrap cluster of a case: VERITE's rows share images in triplets, so the image is the
-    cluster; otherwise the case itself."""
-    if loaded.case.adapter == "verite" and loaded.case.media:
+    """Bootstrap cluster of a case: VERITE's rows share images in triplets and 5Pils-OOC's in
+    pairs, so the image is the cluster; otherwise the case itself."""
+    if loaded.case.adapter in ("verite", "5pils-ooc") and loaded.case.media:
         return loaded.case.media[0].path
     return loaded.case.id
 

@@ -190,6 +190,7 @@ def _generic(m: Mapping[str, Any], method: str) -> list[str]:
 _RENDER: Final[dict[str, Callable[[Mapping[str, Any], str], list[str]]]] = {
     "cosmos": _cosmos,
     "verite": _verite,
+    "5pils-ooc": _cosmos,
     "remmd": _remmd,
     "mmfakebench": _mmfakebench,
     "mv2026": _mv2026,

@@ -313,6 +313,14 @@ class VeriteTask(CosmosTask):
         return metrics
 
 
+class FivePilsOocTask(CosmosTask):
+    """5Pils-OOC: a fact-checker's caption against captions of the same image found on the web;
+    OOC (the out-of-context caption) is the positive class, as for COSMOS."""
+
+    name = "5pils-ooc"
+    table = "5Pils-OOC (accurate vs. out-of-context captions, web captions as evidence)"
+
+
 _BAND_TO_REMMD: Final[dict[Band, VeracityLabel]] = {
     Band.SUPPORTED: VeracityLabel.TRUE,
     Band.WEAKLY_SUPPORTED: VeracityLabel.MOSTLY_TRUE,
@@ -644,6 +652,7 @@ class InternalTask:
 _TASKS: Final[dict[str, Callable[[], Task]]] = {
     "cosmos": CosmosTask,
     "verite": VeriteTask,
+    "5pils-ooc": FivePilsOocTask,
     "remmd": RemmdTask,
     "mmfakebench": MmFakeBenchTask,
     "mv2026": Mv2026Task,
