@@ -9,6 +9,7 @@
     ├── StageError          a stage failed while running (exit 1)
     │   └── InvariantViolation  a node update broke an invariant of Def. 3.2 (Eq. 9)
     ├── StoreError          persistence failed, or a run/node was not found
+    │   ├── StoreUnavailable the store URL is unusable or its database cannot be opened (exit 2)
     │   └── RunNotFound     (exit 2)
     ├── GoldAccessError     gold labels requested before the report was committed
     └── ContestError        a review batch cannot be applied to the run (exit 2)
@@ -29,6 +30,7 @@ __all__ = [
     "SemvError",
     "StageError",
     "StoreError",
+    "StoreUnavailable",
 ]
 
 
@@ -73,6 +75,13 @@ class InvariantViolation(StageError):
 
 class StoreError(SemvError):
     """Persistence failed."""
+
+
+class StoreUnavailable(StoreError):
+    """The store URL is unusable or its database cannot be opened (a user condition: a wrong
+    URL, an unreachable host, a refused login)."""
+
+    exit_code = 2
 
 
 class RunNotFound(StoreError):

@@ -358,10 +358,15 @@ def runs(
     from rich.markup import escape
     from rich.table import Column, Table
 
+    from semv.store import display_url
+
     if store_url is None and not store_exists(data_dir):  # listing must not create a store
         records, gone, procedures = [], set(), {}
     else:
-        store = open_store(data_dir, store_url)
+        try:
+            store = open_store(data_dir, store_url)
+        except SemvError as exc:
+            fail(exc)
         try:
             records = store.list_runs(10_000 if interrupted else limit)
             gone = set(store.interrupted(records))
@@ -389,15 +394,16 @@ def runs(
     if json_out:
         sys.stdout.write(json.dumps(entries, ensure_ascii=False) + "\n")
         return
+    where = data_dir if store_url is None else display_url(store_url)
     if ids:
         sys.stdout.write("".join(f"{e['run_id']}\n" for e in entries))
         if not entries:
-            err.print(f"no runs in {store_url or data_dir}", highlight=False)
+            err.print(f"no runs in {where}", highlight=False)
         return
     if not entries:
         what = "no interrupted runs" if interrupted else "no runs yet"
         err.print(
-            f"{what} in {store_url or data_dir} (verify a case with "
+            f"{what} in {where} (verify a case with "
             f"`semv verify CASE --data-dir {data_dir}`)",
             highlight=False,
         )

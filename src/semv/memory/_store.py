@@ -350,7 +350,7 @@ class MemoryStore:
             ).all()
         if len(rows) != 1:
             what = "no snapshot" if not rows else "several snapshots"
-            raise InputError(f"memory snapshot '{ref}': {what} match in {self.store.url}")
+            raise InputError(f"memory snapshot '{ref}': {what} match in {self.store.display_url}")
         records = [Record.model_validate(r) for r in json.loads(rows[0].body)]
         return str(rows[0].hash), records
 

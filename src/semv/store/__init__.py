@@ -13,6 +13,7 @@ from semv.store._store import (
     result_hash,
     utc_now,
 )
+from semv.store._url import display_url
 
 __all__ = [
     "JobTable",
@@ -24,6 +25,7 @@ __all__ = [
     "TraceCheck",
     "canonical_json",
     "content_hash",
+    "display_url",
     "genesis_hash",
     "new_run_id",
     "result_hash",

@@ -35,12 +35,13 @@ from sqlalchemy import (
 )
 from sqlalchemy.exc import IntegrityError, OperationalError, SQLAlchemyError
 
-from semv.errors import RunNotFound, StoreError
+from semv.errors import RunNotFound, StoreError, StoreUnavailable
 from semv.model import RunStatus, TraceEvent, TraceKind
 from semv.store import _schema as t
 from semv.store._hashing import canonical_json, sha256_text
 from semv.store._headlog import head_log_for
 from semv.store._migrate import upgrade as upgrade_schema
+from semv.store._url import display_url, mask_in
 
 logger = logging.getLogger(__name__)
 
@@ -215,8 +216,8 @@ class Store:
         self.url = normalize_url(url)
         self.data_dir = data_dir
         self._engine: Engine = open_engine(self.url)
-        self.display_url = self._engine.url.render_as_string(hide_password=True)
-        """The URL for messages and logs (a password is masked)."""
+        self.display_url = display_url(self.url)
+        """The URL for messages and logs (a password is masked, in every form)."""
         self._create_schema()
         self._heads: dict[str, tuple[int, str]] = {}
         self._locking = self._engine.dialect.name == "postgresql"
@@ -235,10 +236,15 @@ class Store:
                 return
             except OperationalError as exc:
                 if attempt == _SCHEMA_ATTEMPTS - 1:
-                    raise StoreError(f"{self.display_url}: cannot open store: {exc}") from exc
+                    raise self._unavailable(exc) from exc
                 time.sleep(0.05 * (attempt + 1))
             except SQLAlchemyError as exc:
-                raise StoreError(f"{self.display_url}: cannot open store: {exc}") from exc
+                raise self._unavailable(exc) from exc
+
+    def _unavailable(self, exc: Exception) -> StoreUnavailable:
+        """Cannot open the store: a user condition (exit 2), the URL shown masked."""
+        detail = mask_in(str(exc).splitlines()[0] if str(exc) else repr(exc), self.url)
+        return StoreUnavailable(f"{self.display_url}: cannot open store: {detail}")
 
     def close(self) -> None:
         self._engine.dispose()
@@ -1115,7 +1121,9 @@ def open_engine(url: str) -> Engine:
             pool_pre_ping=not sqlite,
         )
     except (SQLAlchemyError, ImportError, ValueError) as exc:
-        raise StoreError(f"{url}: not a usable store URL: {exc}") from exc
+        raise StoreUnavailable(
+            f"{display_url(url)}: not a usable store URL: {mask_in(str(exc), url)}"
+        ) from exc
     if sqlite:
         event.listen(engine, "connect", _sqlite_pragmas)
     return engine
