@@ -43,8 +43,8 @@ def test_a_later_process_renders_the_same_report_without_compiling(
     compiled = _compiled_names(monkeypatch)
     first = render_report(_context())
     assert "report.md.j2" in compiled and "report.html.j2" in compiled
-    assert any((tmp_path / "templates-html").iterdir())
-    assert any((tmp_path / "templates-text").iterdir())
+    assert any((tmp_path / "templates-html-finalize").iterdir())
+    assert any((tmp_path / "templates-text-finalize").iterdir())
     _environment.cache_clear()  # as a new process: nothing compiled in memory
     compiled.clear()
     again = render_report(_context())

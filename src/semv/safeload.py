@@ -9,6 +9,7 @@ are operational (``Settings.limits`` holds the configurable ones).
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 from typing import Any, Final
@@ -67,15 +68,49 @@ def loads_json(text: str | bytes, where: str, max_depth: int = MAX_DEPTH) -> Any
 
 
 def loads_yaml(text: str, where: str, max_depth: int = MAX_DEPTH) -> Any:
-    """``yaml.safe_load`` with a depth bound; ``yaml.YAMLError`` still propagates."""
+    """``yaml.safe_load`` with a depth bound, refusing a mapping that repeats a key (YAML
+    would keep the last one silently); ``yaml.YAMLError`` still propagates. Parsed by libyaml
+    when PyYAML has it (a 10 MB document: ~0.3 s instead of ~15 s and 180 MB)."""
     try:
         import yaml  # only YAML files need it (~15 ms of every start otherwise)
 
-        value = yaml.safe_load(text)
+        value = yaml.load(text, Loader=_unique_key_loader())  # noqa: S506 (a safe loader)
     except RecursionError as exc:
         raise InputError(f"{where}: nested more than {max_depth} levels deep") from exc
     check_depth(value, where, max_depth)
     return value
+
+
+@functools.cache
+def _unique_key_loader() -> type:
+    """A safe YAML loader (libyaml's when available) that refuses duplicate mapping keys."""
+    import yaml
+
+    base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+    class UniqueKeyLoader(base):  # type: ignore[valid-type,misc]
+        def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+            if isinstance(node, yaml.MappingNode):
+                seen: set[Any] = set()
+                for key_node, _ in node.value:
+                    if key_node.tag == "tag:yaml.org,2002:merge":
+                        continue  # "<<: *base" merges keys an explicit key may override
+                    key = self.construct_object(key_node, deep=True)
+                    try:
+                        repeated = key in seen
+                    except TypeError:
+                        continue  # an unhashable key: the base constructor words it
+                    if repeated:
+                        raise yaml.constructor.ConstructorError(
+                            "while constructing a mapping",
+                            node.start_mark,
+                            f"duplicate key {key!r} (YAML would keep only the last value)",
+                            key_node.start_mark,
+                        )
+                    seen.add(key)
+            return super().construct_mapping(node, deep=deep)
+
+    return UniqueKeyLoader
 
 
 def read_text_bounded(path: Path, max_bytes: int = MAX_DOCUMENT_BYTES) -> str:

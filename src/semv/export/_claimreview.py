@@ -27,6 +27,7 @@ from urllib.parse import urlsplit
 
 from semv.config import ExportConfig
 from semv.errors import InputError
+from semv.links import publishable_url
 from semv.model import Argument, Bundle, Evidence, Result, RunStatus, Stance
 from semv.store import Store
 
@@ -84,7 +85,7 @@ def _earlier(items: Iterable[tuple[str, str | None, str | None]]) -> tuple[Appea
     found = {
         url: Appearance(url, published[:10])
         for ev_id, url, published in items
-        if ev_id.split(":")[1:2] == [_REVERSE_KIND] and url and _http(url) and published
+        if ev_id.split(":")[1:2] == [_REVERSE_KIND] and url and publishable_url(url) and published
     }
     return tuple(sorted(found.values(), key=lambda a: (a.date or "", a.url)))
 
@@ -143,7 +144,7 @@ def claim_review(
     if facts.label in cfg.numeric_ratings:
         rating["ratingValue"] = cfg.numeric_ratings[facts.label]
     item: dict[str, Any] = {"@type": "Claim"}
-    if _http(facts.source_url):
+    if facts.source_url and publishable_url(facts.source_url):
         item["appearance"] = [{"@type": "CreativeWork", "url": facts.source_url}]
     if facts.earlier:
         first = facts.earlier[0]
@@ -176,10 +177,16 @@ def complete(doc: Mapping[str, Any], *, url: str, date_published: str) -> dict[s
     return {**doc, "url": url, "datePublished": date_published[:10]}
 
 
+_INVISIBLE: Final = re.compile("[\u061c\u200b\u200e\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
+
+
 def script_json(doc: Mapping[str, Any]) -> str:
     """``doc`` as the text of a ``<script type="application/ld+json">`` block."""
     text = json.dumps(doc, ensure_ascii=False, sort_keys=True, indent=1)
-    # a JSON string may hold "</script>": escape "<" so the block cannot be closed early
+    # a JSON string may hold "</script>": escape "<" so the block cannot be closed early;
+    # invisible characters (bidi overrides, zero-width spaces) become \\uXXXX escapes, the
+    # same data to a JSON reader and no hidden character in the page's source
+    text = _INVISIBLE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
     return text.replace("<", "\\u003c")
 
 

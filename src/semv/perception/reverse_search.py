@@ -36,6 +36,7 @@ from PIL import Image
 
 from semv.config import ReverseSearchConfig, Settings
 from semv.errors import InputError
+from semv.links import publishable_url
 from semv.model import (
     Asset,
     Evidence,
@@ -452,8 +453,11 @@ def _evidence(
     parts = [f"Reverse-image match in the local index ({how})"]
     if image.first_seen:
         parts.append(f"first seen {image.first_seen}")
-    if image.source_url:
-        parts.append(f"at {image.source_url}")
+    link = image.source_url if image.source_url and publishable_url(image.source_url) else None
+    if link:
+        parts.append(f"at {link}")
+    elif image.source_url:
+        parts.append("at a private or local address (not published)")
     text = ", ".join(parts)
     if image.caption:
         text += f". Its caption there: “{image.caption}”"
@@ -474,7 +478,7 @@ def _evidence(
         caption=image.caption or None,
         source_url=image.source_url or None,
     )
-    host = urlsplit(image.source_url).netloc if image.source_url else ""
+    host = urlsplit(link).netloc if link else ""
     frame = f"t{time_s:.3f}:".replace(".", "_") if time_s is not None else ""
     if time_s is not None:
         text = f"Keyframe at {time_s:.2f} s: " + text[0].lower() + text[1:]
@@ -493,9 +497,9 @@ def _evidence(
             tool_version=_versions(),
             method=method,
             derived_from=(asset.id,),
-            url=image.source_url,
+            url=link,
         ),
-        url=image.source_url,
+        url=link,
         title="Earlier copy in the local reverse-image index",
         published=image.first_seen,
     )

@@ -6,10 +6,10 @@ import re
 from collections.abc import Iterable
 from pathlib import PurePath
 from typing import Final
-from urllib.parse import urlsplit
 
 from semv.dimensions import DimensionSpec, SectionEvidence, report_order
 from semv.glossary import explain, terms
+from semv.links import publishable_url
 from semv.model import (
     Argument,
     ClashRecord,
@@ -99,13 +99,11 @@ def build_view(ctx: ReportContext) -> ReportView:
 
 
 def safe_link(url: str | None) -> str | None:
-    """``url`` if it is an absolute http(s) URL (safe to put in an ``href``), else None."""
+    """``url`` if it is an absolute http(s) URL to a public host (safe to put in an
+    ``href``, ``semv.links``), else None: the text stays, only the link goes."""
     if not url:
         return None
-    parts = urlsplit(url.strip())
-    if parts.scheme.lower() in ("http", "https") and parts.netloc:
-        return url.strip()
-    return None
+    return url.strip() if publishable_url(url) else None
 
 
 class _Builder:

@@ -21,6 +21,7 @@ from semv.dimensions import report_order
 from semv.glossary import note_heading
 from semv.model import RenderedReport
 from semv.report._build import build_view
+from semv.report._neutral import neutralise
 from semv.report._context import ReportContext
 from semv.report._view import ReportView
 
@@ -102,9 +103,11 @@ def _compiled_templates(html: bool) -> BytecodeCache | None:
     first report without compiling the templates again (~0.2 s of CPU at the end of every
     verify). Jinja keys each entry by the template's name and checks its source's checksum
     and Jinja's and Python's versions, so an edited template is compiled anew. One directory
-    per environment (``cache_dir()/templates-html``, ``-text``): the two compile the same
-    source differently (autoescaping). A cache that cannot be written only costs the
-    compile."""
+    per environment (``cache_dir()/templates-html-finalize``, ``templates-text-finalize``):
+    the two compile the same source differently (autoescaping), and code compiled without the
+    ``finalize`` hook (``semv.report._neutral``) must never be loaded into an environment
+    with it, which Jinja's checks would not notice. A cache that cannot be written only costs
+    the compile."""
     from jinja2 import FileSystemBytecodeCache
     from jinja2.bccache import Bucket
 
@@ -115,7 +118,7 @@ def _compiled_templates(html: bool) -> BytecodeCache | None:
             with contextlib.suppress(OSError):
                 super().dump_bytecode(bucket)
 
-    path = cache_dir() / ("templates-html" if html else "templates-text")
+    path = cache_dir() / ("templates-html-finalize" if html else "templates-text-finalize")
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError:
@@ -135,6 +138,7 @@ def _environment(*, html: bool) -> Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
         bytecode_cache=_compiled_templates(html),
+        finalize=neutralise,
     )
     env.filters["num"] = _num
     env.filters["md"] = _md

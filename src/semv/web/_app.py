@@ -20,6 +20,7 @@ from semv.config import Settings, load_settings
 from semv.errors import ContestError, InputError, RunNotFound, SemvError
 from semv.export import PdfError
 from semv.glossary import explain, policy_meaning
+from semv.report._neutral import neutralise
 from semv.retrieval import Retrieval
 from semv.store import SessionTable, Store
 from semv.web._auth import Auth, parse_tokens, tokens_from_env
@@ -112,7 +113,10 @@ def create_app(
     )
     # autoescape everything (the templates end in .j2, which select_autoescape would miss)
     env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True, trim_blocks=True
+        loader=jinja2.FileSystemLoader(HERE / "templates"),
+        autoescape=True,
+        trim_blocks=True,
+        finalize=neutralise,  # bidi overrides, zero-width characters, NUL shown as [U+XXXX]
     )
     env.globals["explain"] = explain  # plain-language meanings of labels, codes and symbols
     env.globals["policy_meaning"] = policy_meaning
