@@ -92,7 +92,11 @@ def web_tracebacks(base: Path) -> set[str]:
 
     deep = '{"actions": ' + "[" * 1000 + "]" * 1000 + "}"
     kinds: set[str] = set()
-    with TestClient(create_app(base, tokens=["t0ken"]), raise_server_exceptions=False) as client:
+    with TestClient(
+        create_app(base, tokens=["t0ken"]),
+        raise_server_exceptions=False,
+        base_url="http://127.0.0.1",
+    ) as client:
         run_id = client.get("/api/runs").json()[0]["run_id"]
         for headers in ({}, {"Authorization": "Bearer t0ken"}):
             response = client.post(f"/api/runs/{run_id}/contest", content=deep, headers=headers)

@@ -20,6 +20,7 @@ from semv.memory import MemoryStore
 from semv.store import Store
 from semv.web import create_app
 from tests.hostile_corpus import EXAMPLE, ITEMS, Item
+from tests.web_helpers import LOCAL
 
 runner = CliRunner()
 TOKEN = "alice:s3cret-token"
@@ -79,7 +80,7 @@ def test_hostile_cli_input(item: Item, base: tuple[Path, str], tmp_path: Path) -
 def web(base: tuple[Path, str], tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
     data = tmp_path_factory.mktemp("hostile-web") / "data"
     shutil.copytree(base[0], data)
-    with TestClient(create_app(data, tokens=[TOKEN])) as client:
+    with TestClient(create_app(data, tokens=[TOKEN]), base_url=LOCAL) as client:
         yield client
 
 

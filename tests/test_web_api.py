@@ -24,6 +24,7 @@ from semv.model import TraceKind
 from semv.store import Store
 from semv.web import create_app
 from tests.web_helpers import (
+    LOCAL,
     EXAMPLE,
     HOSTILE_TITLE,
     SCRIPT,
@@ -48,7 +49,7 @@ def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def client(data_dir: Path) -> Iterator[TestClient]:
-    with TestClient(create_app(data_dir)) as c:
+    with TestClient(create_app(data_dir), base_url=LOCAL) as c:
         yield c
 
 
@@ -224,7 +225,7 @@ def test_bad_file_names_and_empty_uploads(client: TestClient) -> None:
 
 def test_oversized_uploads_are_refused(tmp_path: Path) -> None:
     small = Settings(web=WebConfig(max_upload_mb=0.02, max_unpacked_mb=0.05))
-    with TestClient(create_app(tmp_path / "store", settings=small)) as c:
+    with TestClient(create_app(tmp_path / "store", settings=small), base_url=LOCAL) as c:
         headers = _csrf(c)
         big = c.post(
             "/api/cases",
@@ -440,7 +441,9 @@ def test_add_with_minimal_reviewer_evidence(client: TestClient, run_id: str) -> 
 
 
 def test_writes_need_a_token_when_auth_is_on(data_dir: Path, run_id: str, tmp_path: Path) -> None:
-    with TestClient(create_app(data_dir, tokens=["alice:s3cret", "plain-token"])) as c:
+    with TestClient(
+        create_app(data_dir, tokens=["alice:s3cret", "plain-token"]), base_url=LOCAL
+    ) as c:
         assert c.get(f"/api/runs/{run_id}").status_code == 200  # reads stay open
         jobs_before = c.get("/api/jobs").json()  # earlier servers' jobs live in the store
         headers = _csrf(c)

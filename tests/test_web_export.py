@@ -11,12 +11,14 @@ from fastapi.testclient import TestClient
 from semv.export import check_claim_review
 from semv.web import create_app
 from tests.test_export_pdf import needs_chromium
-from tests.web_helpers import EXAMPLE, wait_job, zip_folder
+from tests.web_helpers import EXAMPLE, LOCAL, wait_job, zip_folder
 
 
 @pytest.fixture(scope="module")
 def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
-    with TestClient(create_app(tmp_path_factory.mktemp("web-export") / "store")) as c:
+    with TestClient(
+        create_app(tmp_path_factory.mktemp("web-export") / "store"), base_url=LOCAL
+    ) as c:
         yield c
 
 
@@ -40,8 +42,19 @@ def test_claimreview_endpoint_serves_a_valid_document(client: TestClient, run_id
     assert r.status_code == 200
     assert r.headers["content-type"].startswith("application/ld+json")
     doc = r.json()
+    # no web.public_url and no export.report_base_url: no url rather than the client's Host
+    assert check_claim_review(doc) == ["missing url"]
+    state = client.app.state.web  # type: ignore[attr-defined]
+    web = state.settings.web.model_copy(update={"public_url": "http://127.0.0.1:8000"})
+    state.settings = state.settings.model_copy(update={"web": web})
+    try:
+        doc = client.get(f"/api/runs/{run_id}/claimreview").json()
+    finally:
+        state.settings = state.settings.model_copy(
+            update={"web": web.model_copy(update={"public_url": None})}
+        )
     assert check_claim_review(doc) == []
-    assert doc["url"] == f"http://testserver/api/runs/{run_id}/report"
+    assert doc["url"] == f"http://127.0.0.1:8000/api/runs/{run_id}/report"
     assert doc["reviewRating"]["alternateName"] == "Missing context"
     assert client.get("/api/runs/r-unknown/claimreview").status_code == 404
 

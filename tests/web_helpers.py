@@ -20,6 +20,8 @@ import httpx
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "lyon-flood"
+LOCAL = "http://127.0.0.1"
+"""The base URL of a test client: a name the server's Host allow-list accepts."""
 SCRIPT = "<script>document.body.dataset.pwned=1</script>"
 HOSTILE_TITLE = "<img src=x onerror=document.body.dataset.pwned=2>"
 

@@ -774,6 +774,34 @@ class WebConfig(_Section):
         0.25, gt=0.0, description="How often the progress stream (SSE) checks a job."
     )
     max_jobs: int = Field(200, ge=1, description="Finished jobs kept in the job table.")
+    allowed_hosts: list[str] = Field(
+        default_factory=list,
+        description="Host names (or addresses) clients use to reach the server, besides "
+        "127.0.0.1, localhost, ::1 and the --host address; a request with any other Host "
+        'header is refused (400, DNS rebinding). "*" accepts every name.',
+    )
+    public_url: str | None = Field(
+        None,
+        description="The server's public base URL (https://semv.example.org), for the links "
+        "it publishes (a ClaimReview's url); never taken from a request's Host header.",
+    )
+    trusted_proxies: list[str] = Field(
+        default_factory=lambda: ["127.0.0.1", "::1"],
+        description="Addresses of reverse proxies whose X-Forwarded-Proto and X-Forwarded-For "
+        "are believed (Secure cookies behind HTTPS, the client address of login throttling).",
+    )
+    session_hours: float = Field(
+        12.0, gt=0.0, description="How long a login session lasts, in hours."
+    )
+    login_attempts: int = Field(
+        5, ge=1, description="Failed logins (or wrong bearer tokens) allowed per client address."
+    )
+    login_window_s: float = Field(
+        300.0, gt=0.0, description="The window of login_attempts, in seconds (then 429)."
+    )
+    pdf_concurrency: int = Field(
+        2, ge=1, description="PDF reports printed at once by headless Chromium (then 503)."
+    )
 
 
 _CLAIMREVIEW_TEXT: dict[str, str] = {

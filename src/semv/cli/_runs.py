@@ -403,8 +403,7 @@ def runs(
     if not entries:
         what = "no interrupted runs" if interrupted else "no runs yet"
         err.print(
-            f"{what} in {where} (verify a case with "
-            f"`semv verify CASE --data-dir {data_dir}`)",
+            f"{what} in {where} (verify a case with `semv verify CASE --data-dir {data_dir}`)",
             highlight=False,
         )
         return

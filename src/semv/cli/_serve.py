@@ -75,14 +75,51 @@ def serve(
                     corpus_db=corpus_db,
                 )
 
+        if settings.web.public_url is None and _loopback(host):
+            # the address this server answers on: ClaimReview urls never come from a Host header
+            web = settings.web.model_copy(
+                update={"public_url": f"http://{_authority(host)}:{port}"}
+            )
+            settings = settings.model_copy(update={"web": web})
         web_app = create_app(
             data_dir,
             settings=settings,
             tokens=auth_token or [],
             retrieval=retrieval,
             store_url=store_url,
+            hosts=[host],
         )
     except SemvError as exc:
         fail(exc)
-    err.print(f"semv serve: http://{host}:{port}/ (data {data_dir})", highlight=False)
-    uvicorn.run(web_app, host=host, port=port, log_level="warning")
+    err.print(f"semv serve: http://{_authority(host)}:{port}/ (data {data_dir})", highlight=False)
+    if not _loopback(host) and not web_app.state.web.auth.enabled:
+        err.print(
+            f"[yellow]warning:[/] listening on {host} without reviewer tokens: anyone who can "
+            "reach this address can submit cases and contest verdicts (give --auth-token, or "
+            f"set {settings.web.auth_token_env}; docs/deploy.md, security)",
+            highlight=False,
+        )
+    uvicorn.run(
+        web_app,
+        host=host,
+        port=port,
+        log_level="warning",
+        forwarded_allow_ips=list(settings.web.trusted_proxies),
+    )
+
+
+def _loopback(host: str) -> bool:
+    """Whether ``host`` is only reachable from this machine."""
+    import ipaddress
+
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def _authority(host: str) -> str:
+    """``host`` as it appears in a URL (an IPv6 address in brackets)."""
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host

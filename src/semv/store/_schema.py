@@ -220,7 +220,12 @@ web_sessions = Table(
     metadata,
     Column("session_hash", String(64), primary_key=True, comment="sha256 of the cookie value"),
     Column("reviewer", String(200)),
-    Column("token_hash", String(64), nullable=False, comment="sha256 of the token it logged in"),
+    Column(
+        "token_hash",
+        String(64),
+        nullable=False,
+        comment="salt and scrypt key of the token it logged in (hex)",
+    ),
     Column("created_at", String(32), nullable=False),
 )
 """Login sessions of the reviewer UI (only a hash of the cookie is stored)."""

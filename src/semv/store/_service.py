@@ -11,10 +11,15 @@ beating (a killed server) is queued again.
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import hmac
 import json
+import secrets
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import Connection, delete, insert, select, update
@@ -138,10 +143,47 @@ def _decode(m: Any) -> dict[str, Any]:
     return row
 
 
+_SALT_BYTES = 16
+_KDF = {"n": 2**14, "r": 8, "p": 1, "maxmem": 64 * 1024 * 1024, "dklen": 16}
+"""scrypt's cost (RFC 7914's interactive parameters, ~16 MiB and tens of ms a derivation) and
+a 128-bit output: salt and key fit the 64 characters of ``web_sessions.token_hash``."""
+
+
+@functools.lru_cache(maxsize=1024)
+def _derive(token: str, salt: bytes) -> bytes:
+    """scrypt(token, salt): a few hundred derivations at most per process (one per session
+    and configured token), so each costs its tens of milliseconds once."""
+    return hashlib.scrypt(token.encode("utf-8"), salt=salt, **_KDF)
+
+
+def token_digest(token: str, salt: bytes | None = None) -> str:
+    """What ``web_sessions.token_hash`` holds for ``token``: a random salt and
+    scrypt(token, salt), 32 hex characters each. A stolen database gives no token, and guessing
+    one costs a scrypt per guess and per session."""
+    salt = salt if salt is not None else secrets.token_bytes(_SALT_BYTES)
+    return salt.hex() + _derive(token, salt).hex()
+
+
+def _token_matches(stored: str, tokens: Iterable[str]) -> bool:
+    try:
+        salt, key = (
+            bytes.fromhex(stored[: 2 * _SALT_BYTES]),
+            bytes.fromhex(stored[2 * _SALT_BYTES :]),
+        )
+    except ValueError:
+        return False
+    if len(salt) != _SALT_BYTES or len(key) != _KDF["dklen"]:
+        return False
+    return any(hmac.compare_digest(_derive(token, salt), key) for token in tokens)
+
+
 class SessionTable(_Table):
-    """Login sessions: ``sha256(cookie)`` → reviewer name and ``sha256(token)`` of the token
-    that logged in. Neither the cookie nor the token is stored, so reading the database does
-    not let anyone log in; a session whose token is no longer configured is refused."""
+    """Login sessions: ``sha256(cookie)`` → reviewer name, creation time and a salted scrypt
+    digest of the token that logged in (``token_digest``). Neither the cookie nor the token is
+    stored, so reading the database does not let anyone log in; a session whose token is no
+    longer configured, or older than its maximum age, is refused. A row from before salted
+    digests (a plain sha256 of the token) matches no token: such a session has to log in
+    again."""
 
     def add(self, session: str, reviewer: str | None, token: str) -> None:
         with self._tx() as conn:
@@ -149,19 +191,31 @@ class SessionTable(_Table):
                 insert(t.web_sessions).values(
                     session_hash=sha256_text(session),
                     reviewer=reviewer,
-                    token_hash=sha256_text(token),
+                    token_hash=token_digest(token),
                     created_at=utc_now(),
                 )
             )
 
-    def lookup(self, session: str, tokens: Iterable[str]) -> tuple[bool, str | None]:
-        """(valid, reviewer name) of a session cookie, given the tokens configured now."""
+    def lookup(
+        self, session: str, tokens: Iterable[str], *, max_age_s: float | None = None
+    ) -> tuple[bool, str | None]:
+        """(valid, reviewer name) of a session cookie, given the tokens configured now and the
+        longest a session lives (``max_age_s``; an expired session is deleted)."""
         c = t.web_sessions.c
         with self._tx() as conn:
             row = conn.execute(
-                select(c.reviewer, c.token_hash).where(c.session_hash == sha256_text(session))
+                select(c.reviewer, c.token_hash, c.created_at).where(
+                    c.session_hash == sha256_text(session)
+                )
             ).first()
-        if row is None or row[1] not in {sha256_text(token) for token in tokens}:
+        if row is None:
+            return False, None
+        if max_age_s is not None:
+            created = datetime.fromisoformat(str(row[2]))
+            if (datetime.now(UTC) - created).total_seconds() > max_age_s:
+                self.remove(session)
+                return False, None
+        if not _token_matches(str(row[1]), tokens):
             return False, None
         return True, row[0]
 

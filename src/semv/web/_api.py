@@ -252,17 +252,25 @@ _REPORT_CSP = "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inlin
 
 
 @router.get("/runs/{run}/claimreview", tags=["runs"])
-def get_claim_review(run: str, web: State, request: Request) -> Response:
+def get_claim_review(run: str, web: State) -> Response:
     """The run's verdict as schema.org ``ClaimReview`` JSON-LD (for fact-check publishing and
     search engines). Its ``url`` is the report under ``export.report_base_url`` when that is
-    configured, else this server's HTML report of the run."""
+    configured, else this server's HTML report under ``web.public_url`` (``semv serve`` sets
+    it to its own loopback address when unset); never a name from the request's ``Host``
+    header. Without either the document has no ``url``."""
     from semv.export import claim_review_for_run
 
     views.result_text(web.store, run)  # 404 for an unknown run, 409 for one not committed
     record = web.store.get_run(run)
     cfg = web.settings.export
-    url = None if cfg.report_base_url else str(request.url_for("get_report", run=record.run_id))
-    doc = claim_review_for_run(web.store, record.run_id, cfg, url=url)
+    if cfg.report_base_url:
+        doc = claim_review_for_run(web.store, record.run_id, cfg)
+    else:
+        base = web.settings.web.public_url
+        url = f"{base.rstrip('/')}/api/runs/{record.run_id}/report" if base else ""
+        doc = claim_review_for_run(web.store, record.run_id, cfg, url=url)
+        if not base:
+            doc.pop("url", None)
     return Response(
         json.dumps(doc, ensure_ascii=False, indent=2, sort_keys=True),
         media_type="application/ld+json",

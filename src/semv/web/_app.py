@@ -6,7 +6,7 @@ import re
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import jinja2
 from fastapi import FastAPI, Request
@@ -22,7 +22,7 @@ from semv.export import PdfError
 from semv.glossary import explain, policy_meaning
 from semv.report._neutral import neutralise
 from semv.retrieval import Retrieval
-from semv.store import SessionTable, Store
+from semv.store import SessionTable, Store, display_url
 from semv.web._auth import Auth, parse_tokens, tokens_from_env
 from semv.web._jobs import Workers
 from semv.web._state import WebState
@@ -80,13 +80,63 @@ class _BodyLimit:
         await self.app(scope, limited, send)
 
 
+LOOPBACK_NAMES: Final = ("127.0.0.1", "localhost", "::1")
+"""Host names every server answers to (its own machine)."""
+_WILDCARD_HOSTS: Final = ("0.0.0.0", "::", "")
+
+
+def host_name(header: str) -> str:
+    """The name of a ``Host`` header without its port, lower-case (``[::1]:8000`` → ``::1``)."""
+    value = header.strip().lower()
+    if value.startswith("["):
+        return value[1 : value.find("]")] if "]" in value else value
+    name, _, port = value.rpartition(":")
+    return name if name and port.isdigit() else value
+
+
+class _HostCheck:
+    """Refuse a request whose ``Host`` header names none of ``allowed`` (400): a page on
+    another site whose name an attacker re-points at 127.0.0.1 (DNS rebinding) reaches the
+    server with that site's name, never with one of these."""
+
+    def __init__(self, app: ASGIApp, allowed: frozenset[str]) -> None:
+        self.app = app
+        self.allowed = allowed
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and "*" not in self.allowed:
+            headers = dict(scope.get("headers") or [])
+            raw = headers.get(b"host")
+            name = host_name(raw.decode("latin-1")) if raw is not None else None
+            if name is not None and name not in self.allowed:
+                refuse = JSONResponse(
+                    {
+                        "detail": f"Host {name!r} is not served here: add the name clients "
+                        "use to web.allowed_hosts (or give it to semv serve --host)"
+                    },
+                    status_code=400,
+                )
+                await refuse(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+def allowed_hosts(settings: Settings, hosts: list[str]) -> frozenset[str]:
+    """The names this server answers to: loopback, ``hosts`` (``--host``) and
+    ``web.allowed_hosts``."""
+    names = [*LOOPBACK_NAMES, *hosts, *settings.web.allowed_hosts]
+    return frozenset(
+        n.strip().lower().strip("[]") for n in names if n.strip() not in _WILDCARD_HOSTS
+    )
+
+
 _ABSOLUTE_PATH = re.compile(r"(?:sqlite:/+|file:/+|(?<![\w.:/])/)(?:[^\s'\"/]+/)+([^\s'\"/]*)")
 
 
 def public_message(message: str, store_url: str) -> str:
     """An error message fit for anyone who can reach the server: the store URL and every
     absolute server path are cut to their last component (ids and file names stay)."""
-    message = message.replace(store_url, "the store")
+    message = message.replace(store_url, "the store").replace(display_url(store_url), "the store")
     return _ABSOLUTE_PATH.sub(lambda m: m.group(1) or "(server path)", message)
 
 
@@ -98,6 +148,7 @@ def create_app(
     reports_dir: Path | None = None,
     retrieval: Callable[[Store], Retrieval] | None = None,
     store_url: str | None = None,
+    hosts: list[str] | None = None,
 ) -> FastAPI:
     """The web application over the store in ``data_dir`` (or the database at ``store_url``,
     with uploads and reports still under ``data_dir``). ``tokens`` (``NAME:TOKEN`` or
@@ -110,6 +161,10 @@ def create_app(
     auth = Auth(
         parse_tokens([*(tokens or []), *tokens_from_env(settings.web.auth_token_env)]),
         sessions=SessionTable(store),
+        session_seconds=settings.web.session_hours * 3600.0,
+        login_attempts=settings.web.login_attempts,
+        login_window_s=settings.web.login_window_s,
+        trusted_proxies=tuple(settings.web.trusted_proxies),
     )
     # autoescape everything (the templates end in .j2, which select_autoescape would miss)
     env = jinja2.Environment(
@@ -160,6 +215,7 @@ def create_app(
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
     limit = int(settings.web.max_upload_mb * 1024 * 1024) + 64 * 1024  # + multipart framing
     app.add_middleware(_BodyLimit, limit=limit)
+    app.add_middleware(_HostCheck, allowed=allowed_hosts(settings, hosts or []))
 
     @app.middleware("http")
     async def security_headers(request: Request, call_next: Any) -> Any:

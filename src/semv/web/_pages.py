@@ -46,7 +46,14 @@ def _render(request: Request, web: WebState, name: str, status: int = 200, **ctx
     )
     response = web.templates.TemplateResponse(request, name, ctx, status_code=status)
     if new:
-        response.set_cookie(CSRF_COOKIE, token, httponly=False, samesite="strict", path="/")
+        response.set_cookie(
+            CSRF_COOKIE,
+            token,
+            httponly=False,
+            samesite="strict",
+            path="/",
+            secure=web.auth.is_https(request),
+        )
     return response
 
 
@@ -211,13 +218,21 @@ def login(
     next: Annotated[str, Form()] = "/",
 ) -> Response:
     check_csrf(request, csrf_token)
-    session = web.auth.login(token)
+    session = web.auth.login(token, request)
     if session is None:
         return _render(
             request, web, "login.html.j2", status=401, next=_local(next), error="unknown token"
         )
     response = RedirectResponse(_local(next), status_code=303)
-    response.set_cookie(SESSION_COOKIE, session, httponly=True, samesite="strict", path="/")
+    response.set_cookie(
+        SESSION_COOKIE,
+        session,
+        httponly=True,
+        samesite="strict",
+        path="/",
+        secure=web.auth.is_https(request),
+        max_age=max(1, int(web.auth.session_seconds)),
+    )
     return response
 
 
