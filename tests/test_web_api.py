@@ -24,9 +24,9 @@ from semv.model import TraceKind
 from semv.store import Store
 from semv.web import create_app
 from tests.web_helpers import (
-    LOCAL,
     EXAMPLE,
     HOSTILE_TITLE,
+    LOCAL,
     SCRIPT,
     copy_example,
     hostile_case,

@@ -761,6 +761,12 @@ class WebConfig(_Section):
         200.0, gt=0.0, description="Largest total size a case zip may unpack to, in MiB."
     )
     max_files: int = Field(500, ge=1, description="Most files one uploaded case may hold.")
+    max_case_file_mb: float = Field(
+        8.0,
+        gt=0.0,
+        description="Largest case document (case.yaml, case.json) an upload may hold, in MiB; "
+        "refused while it streams, before the rest is read.",
+    )
     workers: int = Field(1, ge=1, description="Threads running verification jobs.")
     contest_workers: int = Field(
         1, ge=1, description="Threads running revisions (each with its own agent backend)."

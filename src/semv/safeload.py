@@ -74,7 +74,7 @@ def loads_yaml(text: str, where: str, max_depth: int = MAX_DEPTH) -> Any:
     try:
         import yaml  # only YAML files need it (~15 ms of every start otherwise)
 
-        value = yaml.load(text, Loader=_unique_key_loader())  # noqa: S506 (a safe loader)
+        value = yaml.load(text, Loader=_unique_key_loader())
     except RecursionError as exc:
         raise InputError(f"{where}: nested more than {max_depth} levels deep") from exc
     check_depth(value, where, max_depth)

@@ -21,8 +21,8 @@ from semv.dimensions import report_order
 from semv.glossary import note_heading
 from semv.model import RenderedReport
 from semv.report._build import build_view
-from semv.report._neutral import neutralise
 from semv.report._context import ReportContext
+from semv.report._neutral import neutralise
 from semv.report._view import ReportView
 
 if TYPE_CHECKING:

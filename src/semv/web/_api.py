@@ -19,10 +19,10 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from fastapi.responses import FileResponse, HTMLResponse, PlainTextResponse, Response
 from pydantic import ValidationError
+from python_multipart.exceptions import MultipartParseError
 from sqlalchemy import select
 from sse_starlette.sse import EventSourceResponse
 from starlette.concurrency import run_in_threadpool
-from starlette.datastructures import UploadFile
 
 from semv.contest import Policy, ReviewBatch, Revision, batch_schema
 from semv.contest.evidence_file import evidence_from_data
@@ -32,14 +32,14 @@ from semv.safeload import loads_json
 from semv.store import utc_now
 from semv.web import _views as views
 from semv.web._jobs import Job
+from semv.web._multipart import stream_form
 from semv.web._state import WebState, web_state
-from semv.web._upload import UploadTooLarge, accept_case, safe_member_path, unpack_zip
+from semv.web._upload import accept_case, safe_member_path, unpack_zip
 
 __all__ = ["router"]
 
 router = APIRouter(prefix="/api")
 State = Annotated[WebState, Depends(web_state)]
-_CHUNK = 1 << 16
 
 
 @router.get("/health", tags=["server"])
@@ -57,58 +57,53 @@ def health(web: State) -> dict[str, Any]:
 # ---- cases and jobs ------------------------------------------------------------------------
 
 
-async def _save(upload: UploadFile, target: Path, budget: list[int], limit: int) -> None:
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with target.open("xb") as out:
-        while chunk := await upload.read(_CHUNK):
-            budget[0] += len(chunk)
-            if budget[0] > limit:
-                raise UploadTooLarge(
-                    f"upload exceeds web.max_upload_mb={limit / 1024 / 1024:g} MiB (refused)"
-                )
-            out.write(chunk)
-
-
 @router.post("/cases", status_code=202, tags=["cases"])
 async def submit_case(request: Request, web: State) -> dict[str, Any]:
     """Submit a case: multipart with one ``.zip`` of the case folder, or the folder's files
     (each part's file name is its path inside the folder). Optional fields ``adapter`` and
-    ``text_only``; the submitter is the token's reviewer (or ``X-Reviewer``). Validated as
-    ``semv verify`` validates; 202 with one job per case."""
+    ``text_only``; the submitter is the token's reviewer (or ``X-Reviewer``). Streamed to disk
+    as it arrives and validated as ``semv verify`` validates (the case size limits included)
+    before the answer: 202 with one job per case, or 400/413 with nothing stored."""
     limits = web.settings.web
-    limit = int(limits.max_upload_mb * 1024 * 1024)
     writer = web.auth.writer(request)  # before reading the body: refused writes cost nothing
-    form = await request.form(max_files=limits.max_files, max_fields=20)
-    adapter = _field(form.get("adapter")) or None
-    text_only = (_field(form.get("text_only")) or "").lower() in ("1", "true", "on", "yes")
-    files = [v for _, v in form.multi_items() if isinstance(v, UploadFile)]
-    if not files:
-        raise InputError("no files uploaded: send a case folder as a .zip or as its files")
     web.uploads.mkdir(parents=True, exist_ok=True)
-    staged = Path(tempfile.mkdtemp(prefix=".staging-", dir=web.uploads))
-    budget = [0]
+    received = Path(tempfile.mkdtemp(prefix=".receiving-", dir=web.uploads))
+    staged: Path | None = None
     try:
-        if len(files) == 1 and (files[0].filename or "").lower().endswith(".zip"):
-            where = safe_member_path(files[0].filename or "upload.zip", where="upload").name
-            archive = staged.with_suffix(".zip")
-            try:
-                await _save(files[0], archive, budget, limit)
-                await run_in_threadpool(unpack_zip, archive, staged, limits, where=where)
-            finally:
-                archive.unlink(missing_ok=True)
+        try:
+            form = await stream_form(
+                request.headers.get("content-type", ""), request.stream(), received, limits
+            )
+        except MultipartParseError as exc:
+            raise InputError(f"upload: malformed multipart body ({exc})") from exc
+        adapter = form.fields.get("adapter") or None
+        text_only = form.fields.get("text_only", "").lower() in ("1", "true", "on", "yes")
+        if not form.files:
+            raise InputError("no files uploaded: send a case folder as a .zip or as its files")
+        if len(form.files) == 1 and form.files[0].name.lower().endswith(".zip"):
+            where = form.files[0].name
+            staged = Path(tempfile.mkdtemp(prefix=".staging-", dir=web.uploads))
+            archive = received.joinpath(*form.files[0].parts)
+            await run_in_threadpool(unpack_zip, archive, staged, limits, where=where)
         else:
             where = "upload"
-            for f in files:
-                rel = safe_member_path(f.filename or "", where="upload")
-                await _save(f, staged.joinpath(*rel.parts), budget, limit)
+            staged = received  # the parts were written where the case folder is read
         uploaded = await run_in_threadpool(
-            accept_case, staged, web.uploads, adapter=adapter, text_only=text_only, where=where
+            accept_case,
+            staged,
+            web.uploads,
+            adapter=adapter,
+            text_only=text_only,
+            where=where,
+            limits=web.settings.limits,
         )
     except BaseException:
-        shutil.rmtree(staged, ignore_errors=True)
+        if staged is not None:
+            shutil.rmtree(staged, ignore_errors=True)
         raise
     finally:
-        await form.close()
+        if staged is not received:
+            shutil.rmtree(received, ignore_errors=True)
     jobs = web.workers.submit(
         uploaded.cases,
         uploaded.contract,
@@ -123,10 +118,6 @@ async def submit_case(request: Request, web: State) -> dict[str, Any]:
         "submitted_by": writer.reviewer,
         "jobs": [_job_links(j.as_json()) for j in jobs],
     }
-
-
-def _field(value: object) -> str | None:
-    return value if isinstance(value, str) else None
 
 
 def _job_links(job: dict[str, Any]) -> dict[str, Any]:

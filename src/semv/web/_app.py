@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -22,9 +21,10 @@ from semv.export import PdfError
 from semv.glossary import explain, policy_meaning
 from semv.report._neutral import neutralise
 from semv.retrieval import Retrieval
-from semv.store import SessionTable, Store, display_url
+from semv.store import SessionTable, Store
 from semv.web._auth import Auth, parse_tokens, tokens_from_env
 from semv.web._jobs import Workers
+from semv.web._public import public_message
 from semv.web._state import WebState
 from semv.web._upload import UploadTooLarge
 from semv.web._views import NotCommitted
@@ -128,16 +128,6 @@ def allowed_hosts(settings: Settings, hosts: list[str]) -> frozenset[str]:
     return frozenset(
         n.strip().lower().strip("[]") for n in names if n.strip() not in _WILDCARD_HOSTS
     )
-
-
-_ABSOLUTE_PATH = re.compile(r"(?:sqlite:/+|file:/+|(?<![\w.:/])/)(?:[^\s'\"/]+/)+([^\s'\"/]*)")
-
-
-def public_message(message: str, store_url: str) -> str:
-    """An error message fit for anyone who can reach the server: the store URL and every
-    absolute server path are cut to their last component (ids and file names stay)."""
-    message = message.replace(store_url, "the store").replace(display_url(store_url), "the store")
-    return _ABSOLUTE_PATH.sub(lambda m: m.group(1) or "(server path)", message)
 
 
 def create_app(

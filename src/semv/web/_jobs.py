@@ -22,7 +22,6 @@ import secrets
 import socket
 import threading
 import time
-import traceback
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, fields, replace
@@ -40,6 +39,7 @@ from semv.pipeline import run_case
 from semv.retrieval import Retrieval
 from semv.stages import build_graph
 from semv.store import JobTable, Store, utc_now
+from semv.web._public import public_message
 
 __all__ = ["Job", "Workers"]
 
@@ -81,8 +81,11 @@ class Job:
         return asdict(self)
 
 
-def _job(row: dict[str, Any]) -> Job:
-    return Job(**{f.name: row[f.name] for f in fields(Job)})
+def _job(row: dict[str, Any], store_url: str = "") -> Job:
+    job = Job(**{f.name: row[f.name] for f in fields(Job)})
+    if job.error:  # a row written before errors were stored public
+        job.error = public_message(job.error, store_url)
+    return job
 
 
 def _dead_local_owner(owner: str, host: str) -> bool:
@@ -208,13 +211,15 @@ class Workers:
             if mine is not None:
                 return replace(mine)
         row = self._table.get(job_id)
-        return None if row is None else _job(row)
+        return None if row is None else _job(row, self.store.url)
 
     def jobs(self) -> list[Job]:
         """Unfinished jobs and the newest ``web.max_jobs`` finished ones, newest first."""
         rows = self._table.recent(self.settings.web.max_jobs)
         with self._lock:
-            return [replace(self._running.get(r["job_id"]) or _job(r)) for r in rows]
+            return [
+                replace(self._running.get(r["job_id"]) or _job(r, self.store.url)) for r in rows
+            ]
 
     def _loop(self) -> None:
         while not self._stop.is_set():
@@ -300,10 +305,13 @@ class Workers:
                 )
             )
         except SemvError as exc:
-            job.error = str(exc)
+            logger.warning("job %s failed: %s", job.job_id, exc)
+            job.error = public_message(str(exc), self.store.url)
             job.status = "failed"
         except Exception as exc:  # a worker thread must report, never die silently
-            job.error = f"internal error: {exc!r}\n{traceback.format_exc(limit=5)}"
+            # the traceback goes to the server's log; the job (shown to anyone) says what failed
+            logger.exception("job %s failed with an internal error", job.job_id)
+            job.error = public_message(f"internal error: {exc!r}", self.store.url)
             job.status = "failed"
         else:
             job.run_id = outcome.result.run_id

@@ -17,14 +17,23 @@ import zipfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import Final
 
 from semv._api import load_cases
 from semv.adapters import LoadedCase
 from semv.adapters._generic import find_case_file
-from semv.config import WebConfig
+from semv.config import LimitsConfig, WebConfig
 from semv.errors import InputError
+from semv.limits import enforce_limits
 
-__all__ = ["UploadTooLarge", "Uploaded", "accept_case", "safe_member_path", "unpack_zip"]
+__all__ = [
+    "UploadTooLarge",
+    "Uploaded",
+    "accept_case",
+    "is_case_document",
+    "safe_member_path",
+    "unpack_zip",
+]
 
 _CHUNK = 1 << 16
 
@@ -64,6 +73,15 @@ def safe_member_path(name: str, *, where: str) -> PurePosixPath:
     return PurePosixPath(*parts)
 
 
+_CASE_DOCUMENTS: Final = frozenset({"case.yaml", "case.yml", "case.json"})
+
+
+def is_case_document(rel: PurePosixPath) -> bool:
+    """Whether ``rel`` names a case document (``case.yaml``/``.yml``/``.json``) of the case
+    folder or of the one folder that wraps it."""
+    return rel.name.lower() in _CASE_DOCUMENTS and len(rel.parts) <= 2
+
+
 def unpack_zip(archive: Path, dest: Path, limits: WebConfig, *, where: str) -> None:
     """Extract ``archive`` into ``dest`` member by member, enforcing the rules above."""
     try:
@@ -78,18 +96,29 @@ def unpack_zip(archive: Path, dest: Path, limits: WebConfig, *, where: str) -> N
                 f"{where}: {len(members)} archive members exceed web.max_files={limits.max_files}"
             )
         written = 0
+        case_limit = int(limits.max_case_file_mb * 1024 * 1024)
         for info in members:
             rel = safe_member_path(info.filename, where=where)
+            if is_case_document(rel) and info.file_size > case_limit:
+                raise UploadTooLarge(
+                    f"{where}: {rel.as_posix()} is larger than web.max_case_file_mb="
+                    f"{limits.max_case_file_mb:g} MiB (refused)"
+                )
             kind = stat.S_IFMT(info.external_attr >> 16)  # 0: the archiver stored no type
             if kind not in (0, stat.S_IFREG, stat.S_IFDIR):
                 raise InputError(
                     f"{where}: member {info.filename!r} is a link or special file (refused)"
                 )
             target = dest.joinpath(*rel.parts)
-            if info.is_dir():
-                target.mkdir(parents=True, exist_ok=True)
-                continue
-            target.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                if info.is_dir():
+                    target.mkdir(parents=True, exist_ok=True)
+                    continue
+                target.parent.mkdir(parents=True, exist_ok=True)
+            except (FileExistsError, NotADirectoryError) as exc:
+                raise InputError(
+                    f"{where}: member {info.filename!r} is both a file and a folder"
+                ) from exc
             try:
                 with zf.open(info) as src, target.open("xb") as out:
                     while chunk := src.read(_CHUNK):
@@ -101,7 +130,12 @@ def unpack_zip(archive: Path, dest: Path, limits: WebConfig, *, where: str) -> N
                             )
                         out.write(chunk)
             except FileExistsError as exc:
-                raise InputError(f"{where}: member {info.filename!r} appears twice") from exc
+                what = "is both a file and a folder" if target.is_dir() else "appears twice"
+                raise InputError(f"{where}: member {info.filename!r} {what}") from exc
+            except IsADirectoryError as exc:
+                raise InputError(
+                    f"{where}: member {info.filename!r} is both a file and a folder"
+                ) from exc
             except (zipfile.BadZipFile, OSError, EOFError) as exc:
                 raise InputError(f"{where}: cannot extract {info.filename!r}: {exc}") from exc
             except RuntimeError as exc:  # encrypted members
@@ -146,15 +180,21 @@ def accept_case(
     adapter: str | None,
     text_only: bool,
     where: str,
+    limits: LimitsConfig | None = None,
 ) -> Uploaded:
     """Validate the unpacked folder ``staged`` (inside ``uploads``) and move it to its final
-    place; on any error remove it, so a rejected upload leaves nothing stored."""
+    place; on any error remove it, so a rejected upload leaves nothing stored. ``limits``:
+    the case size limits ``semv verify`` applies (``semv.limits``), checked here so that a
+    case beyond them is refused before any job exists."""
     try:
         root = _case_root(staged)
         if any(p.is_symlink() for p in root.rglob("*")):
             raise InputError(f"{where}: the case contains a symbolic link (refused)")
         try:
             contract, cases = load_cases(_target(root), adapter=adapter, text_only=text_only)
+            if limits is not None:
+                for loaded in cases:
+                    enforce_limits(loaded.case, limits)
         except InputError as exc:
             # name the uploaded file, not the staging folder it was unpacked to
             raise InputError(str(exc).replace(str(root), where)) from exc
