@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -82,6 +84,73 @@ def test_pdf_without_an_engine_is_503(
     state = client.app.state.web  # type: ignore[attr-defined]
     cfg = state.settings.export.model_copy(update={"chromium": str(tmp_path / "none")})
     monkeypatch.setattr(state, "settings", state.settings.model_copy(update={"export": cfg}))
+    monkeypatch.setattr(state.printer, "cache_dir", tmp_path / "empty-cache")
     r = client.get(f"/api/runs/{run_id}/pdf")
     assert r.status_code == 503
     assert "not found" in r.text
+
+
+def test_pdf_renders_are_bounded_and_cached(
+    client: TestClient, run_id: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Eight requests at once on a cold cache: at most web.pdf_concurrency (2) engines run,
+    the others are told to come back (503, Retry-After); then the PDF comes from the cache."""
+    import semv.export
+
+    state = client.app.state.web  # type: ignore[attr-defined]
+    monkeypatch.setattr(state.printer, "cache_dir", tmp_path / "cache")
+    running, peak, calls = [0], [0], [0]
+    lock = threading.Lock()
+
+    def slow_engine(html: str, out: Path, cfg: object) -> Path:
+        with lock:
+            running[0] += 1
+            calls[0] += 1
+            peak[0] = max(peak[0], running[0])
+        time.sleep(1.0)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_bytes(b"%PDF-1.7 fake")
+        with lock:
+            running[0] -= 1
+        return out
+
+    monkeypatch.setattr(semv.export, "render_pdf", slow_engine)
+    barrier = threading.Barrier(8)
+    answers: list[tuple[int, str | None]] = []
+
+    def ask() -> None:
+        barrier.wait()
+        r = client.get(f"/api/runs/{run_id}/pdf")
+        with lock:
+            answers.append((r.status_code, r.headers.get("retry-after")))
+
+    threads = [threading.Thread(target=ask) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert state.settings.web.pdf_concurrency == 2
+    assert peak[0] <= 2
+    assert {code for code, _ in answers} <= {200, 503}
+    assert any(code == 200 for code, _ in answers)
+    busy = [after for code, after in answers if code == 503]
+    assert busy and all(after for after in busy)
+    before = calls[0]
+    r = client.get(f"/api/runs/{run_id}/pdf")
+    assert r.status_code == 200 and r.content == b"%PDF-1.7 fake"
+    assert calls[0] == before  # served from the cache, no engine started
+
+
+def test_the_printed_page_may_load_nothing_and_chromium_resolves_no_name(
+    client: TestClient, run_id: str
+) -> None:
+    from semv.export import chromium_args
+    from semv.web import print_html
+
+    state = client.app.state.web  # type: ignore[attr-defined]
+    page = print_html(state.store, run_id)
+    head = page[: page.index("</head>")]
+    assert '<meta http-equiv="Content-Security-Policy"' in head
+    assert "default-src 'none'" in head and "img-src data:" in head
+    args = chromium_args("chromium", Path("/tmp/r.html"), Path("/tmp/r.pdf"), Path("/tmp/p"))
+    assert "--host-resolver-rules=MAP * ~NOTFOUND" in args

@@ -2,7 +2,10 @@
 
 The Debian ``chromium`` (``export.chromium``) runs with ``--headless --print-to-pdf`` in a fresh
 profile, no sandbox (it runs as the invoking user in a container), no GPU, no background
-networking, component updates or first-run work, and no header/footer. The HTML is a temporary
+networking, component updates or first-run work, and no header/footer. Every host name
+resolves to nothing (``--host-resolver-rules``): ``--disable-background-networking`` alone
+still let it look up accounts.google.com, update.googleapis.com and others (~40 lookups a
+PDF), and the printed page needs no network at all. The HTML is a temporary
 file: it must be self-contained (``semv.web.print_html`` inlines every image), since Chromium
 reads nothing else. The PDF is written atomically (temporary file, then rename): a failed
 rendering leaves nothing half-written.
@@ -38,6 +41,10 @@ def chromium_args(binary: str, html: Path, pdf: Path, profile: Path) -> list[str
         "--no-first-run",
         "--no-default-browser-check",
         "--disable-extensions",
+        "--disable-sync",
+        "--disable-default-apps",
+        "--disable-domain-reliability",
+        "--host-resolver-rules=MAP * ~NOTFOUND",
         f"--user-data-dir={profile}",
         "--no-pdf-header-footer",
         "--run-all-compositor-stages-before-draw",

@@ -271,20 +271,14 @@ def get_claim_review(run: str, web: State) -> Response:
 @router.get("/runs/{run}/pdf", tags=["runs"], response_model=None)
 async def get_pdf(run: str, web: State) -> Response:
     """The run's report as PDF (MV2026 layout with argument graphs, forensic maps and
-    keyframes), printed by headless Chromium; 503 when no PDF engine is installed."""
-    from semv.export import render_pdf
-    from semv.web._print import print_html
-
+    keyframes), printed by headless Chromium once per run and then served from the cache;
+    503 when no PDF engine is installed, or (with ``Retry-After``) while all
+    ``web.pdf_concurrency`` print slots are busy."""
     record = await run_in_threadpool(web.store.get_run, run)
     views.result_text(web.store, record.run_id)
-
-    def build() -> bytes:
-        page = print_html(web.store, record.run_id)
-        with tempfile.TemporaryDirectory(prefix="semv-pdf-") as work:
-            out = render_pdf(page, Path(work) / "report.pdf", web.settings.export)
-            return out.read_bytes()
-
-    pdf = await run_in_threadpool(build)
+    pdf = await run_in_threadpool(
+        web.printer.pdf, web.store, record.run_id, web.settings.export
+    )
     return Response(
         pdf,
         media_type="application/pdf",

@@ -24,6 +24,7 @@ from semv.retrieval import Retrieval
 from semv.store import SessionTable, Store
 from semv.web._auth import Auth, parse_tokens, tokens_from_env
 from semv.web._jobs import Workers
+from semv.web._print import PdfBusy, PdfPrinter
 from semv.web._public import public_message
 from semv.web._state import WebState
 from semv.web._upload import UploadTooLarge
@@ -35,6 +36,7 @@ HERE = Path(__file__).parent
 _STATUS: tuple[tuple[type[SemvError], int], ...] = (
     (UploadTooLarge, 413),
     (PdfError, 503),
+    (PdfBusy, 503),
     (RunNotFound, 404),
     (NotCommitted, 409),
     (ContestError, 409),
@@ -190,11 +192,15 @@ def create_app(
         templates=templates,
         data_dir=data_dir,
         reports_dir=reports,
+        printer=PdfPrinter(settings.web.pdf_concurrency, data_dir / "pdf-cache"),
     )
 
     async def semv_error(_request: Request, exc: Exception) -> JSONResponse:
         status = next((code for kind, code in _STATUS if isinstance(exc, kind)), 500)
-        return JSONResponse({"detail": public_message(str(exc), store.url)}, status_code=status)
+        headers = {"Retry-After": str(PdfBusy.retry_after_s)} if isinstance(exc, PdfBusy) else None
+        return JSONResponse(
+            {"detail": public_message(str(exc), store.url)}, status_code=status, headers=headers
+        )
 
     app.add_exception_handler(SemvError, semv_error)
     from semv.web._api import router as api_router

@@ -20,24 +20,34 @@ import hashlib
 import json
 import mimetypes
 import re
+import threading
 from pathlib import Path
 from typing import Final
 
 from markupsafe import escape
 
+from semv.config import ExportConfig
+from semv.errors import SemvError
 from semv.model import Bundle, MediaKind
 from semv.perception.artifacts import ArtifactStore
 from semv.pipeline import artifacts_root
-from semv.store import Store
+from semv.store import RunRecord, Store
 from semv.web import _views as views
 from semv.web._svg import graph_svg
 
-__all__ = ["print_html"]
+__all__ = ["PRINT_CSP", "PdfBusy", "PdfPrinter", "print_html"]
 
 _IMG: Final = re.compile(r'<img([^>]*?) src="([^"]+)"([^>]*)>')
 _DETAILS: Final = re.compile(r"<details(?![^>]*\bopen\b)")
 _MAX_INLINE: Final = 8_000_000
 """Largest image inlined into the printable report (bytes)."""
+PRINT_CSP: Final = (
+    "default-src 'none'; img-src data:; style-src 'unsafe-inline'; font-src data:; "
+    "base-uri 'none'; form-action 'none'"
+)
+"""The printed page's Content-Security-Policy: everything it shows is inlined, so it may load
+nothing (no remote image, stylesheet, font or script reaches the network)."""
+_CSP_META: Final = f'<meta http-equiv="Content-Security-Policy" content="{PRINT_CSP}">'
 _PRINT_CSS: Final = (
     "<style>@page { size: A4; margin: 14mm; } "
     "section, figure { break-inside: auto; } figure { margin: .6rem 0; } "
@@ -138,4 +148,46 @@ def print_html(store: Store, run: str) -> str:
     extra = _media_figures(store, record.run_id) + _keyframes(view_json, artifacts)
     html = _insert_into(html, "case_summary", extra)
     html = _DETAILS.sub("<details open", html)  # paper cannot expand a collapsed section
+    html = re.sub(r"<head(\s[^>]*)?>", lambda m: f"{m.group(0)}\n{_CSP_META}", html, count=1)
     return html.replace("</head>", f"{_PRINT_CSS}\n</head>", 1)
+
+
+class PdfBusy(SemvError):
+    """Every PDF slot is printing (``web.pdf_concurrency``): answered 503 with Retry-After."""
+
+    retry_after_s = 5
+
+
+class PdfPrinter:
+    """The server's PDF reports: at most ``concurrency`` Chromium processes at once (a request
+    beyond them is refused at once with ``PdfBusy``, never queued on a thread), and each run's
+    PDF kept in ``cache_dir`` under its run id and trace head. A committed run never changes,
+    so its PDF is printed once; a revision is a new run with its own PDF."""
+
+    def __init__(self, concurrency: int, cache_dir: Path) -> None:
+        self._slots = threading.BoundedSemaphore(concurrency)
+        self.cache_dir = cache_dir
+
+    def _cached(self, record: RunRecord) -> Path:
+        head = (record.trace_head or "unsealed")[:16]
+        return self.cache_dir / f"{record.run_id}-{head}.pdf"
+
+    def pdf(self, store: Store, run: str, cfg: ExportConfig) -> bytes:
+        """The PDF of committed run ``run``: from the cache, else printed in a free slot."""
+        from semv.export import render_pdf
+
+        record = store.get_run(run)
+        cached = self._cached(record)
+        if cached.is_file():
+            return cached.read_bytes()
+        if not self._slots.acquire(blocking=False):
+            raise PdfBusy(
+                "every PDF slot is printing (web.pdf_concurrency); try again in a few seconds"
+            )
+        try:
+            if cached.is_file():  # printed by the request that held the slot before
+                return cached.read_bytes()
+            page = print_html(store, record.run_id)
+            return render_pdf(page, cached, cfg).read_bytes()
+        finally:
+            self._slots.release()

@@ -1,4 +1,5 @@
-"""What one server holds: settings, the store, the workers, auth, templates, folders."""
+"""What one server holds: settings, the store, the workers, auth, templates, folders, the PDF
+printer."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from semv.config import Settings
 from semv.store import Store
 from semv.web._auth import Auth
 from semv.web._jobs import Workers
+from semv.web._print import PdfPrinter
 
 __all__ = ["WebState", "web_state"]
 
@@ -25,6 +27,7 @@ class WebState:
     templates: Jinja2Templates
     data_dir: Path
     reports_dir: Path
+    printer: PdfPrinter
 
     @property
     def uploads(self) -> Path:
