@@ -69,6 +69,7 @@ __all__ = [
     "record_failure",
     "run_case",
     "run_usage",
+    "settings_hash",
     "start_early",
     "started_fields",
     "with_run_usage",
@@ -289,6 +290,11 @@ def _record_start(
 
 
 _last_resolved: tuple[Settings, Path | None, str, Settings, str] | None = None
+
+
+def settings_hash(settings: Settings, data_dir: Path | None) -> str:
+    """The ``settings_hash`` a run with ``settings`` on the store in ``data_dir`` records."""
+    return _resolved_settings(settings, data_dir)[1]
 
 
 def _resolved_settings(settings: Settings, data_dir: Path | None) -> tuple[Settings, str]:

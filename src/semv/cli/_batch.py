@@ -10,15 +10,20 @@ from typing import Annotated, Any
 
 import typer
 
+from semv._procedure_names import DEFAULT_PROCEDURE, PROCEDURE_NAMES
 from semv.cli._common import (
     DEFAULT_DATA_DIR,
     BackendOpt,
+    BeforeOpt,
     ConfigFile,
     DataDir,
     InputAdapterOpt,
     JsonFlag,
     LlmModelOpt,
     LlmUrlOpt,
+    ProcedureOpt,
+    ReportsOut,
+    SourceOpt,
     StoreUrl,
     TextOnlyFlag,
     err,
@@ -26,7 +31,7 @@ from semv.cli._common import (
     progress,
     settings_from,
 )
-from semv.errors import SemvError
+from semv.errors import InputError, SemvError
 
 __all__ = ["verify_batch"]
 
@@ -35,6 +40,18 @@ def verify_batch(
     folder: Annotated[Path, typer.Argument(help="A folder whose sub-folders are case folders.")],
     adapter: InputAdapterOpt = None,
     text_only: TextOnlyFlag = False,
+    procedure: ProcedureOpt = DEFAULT_PROCEDURE,
+    source: SourceOpt = None,
+    before: BeforeOpt = None,
+    out_dir: ReportsOut = None,
+    resume: Annotated[
+        bool,
+        typer.Option(
+            "--resume",
+            help="Continue a stopped batch: skip each case already committed with the same "
+            "content, procedure, sources and settings, and continue each interrupted run.",
+        ),
+    ] = False,
     workers: Annotated[
         int, typer.Option("--workers", min=1, help="Worker processes (or local Ray CPUs).")
     ] = 1,
@@ -57,18 +74,41 @@ def verify_batch(
     llm_model: LlmModelOpt = None,
 ) -> None:
     """Verify every case folder inside FOLDER, each case as its own run (all folders are
-    validated first; a progress bar counts folders)."""
+    validated first; one that is not a readable case is reported and the others still run;
+    a progress bar counts folders). Exit 1 when a run failed, 2 when a folder or case was
+    invalid, else 0."""
     from semv.agents.backends import with_llm_overrides
     from semv.batch import BatchSpec, batch_folders
     from semv.batch import verify_batch as run_batch
     from semv.store import Store
 
     try:
+        if procedure not in PROCEDURE_NAMES:
+            from semv.procedures import get_procedure
+
+            get_procedure(procedure)  # the error naming the valid procedures
+        if before and not source:
+            raise InputError("--before needs at least one --source")
+        if source:
+            from semv.cli._retrieval import check_source_names
+
+            check_source_names(source)
         settings = with_llm_overrides(
             settings_from(config), backend=backend, url=llm_url, model=llm_model
         )
         store = Store(data_dir, url=store_url)  # creates or upgrades the schema once, here
-        spec = BatchSpec(store.url, data_dir, settings, adapter=adapter, text_only=text_only)
+        spec = BatchSpec(
+            store.url,
+            data_dir,
+            settings,
+            adapter=adapter,
+            text_only=text_only,
+            procedure=procedure,
+            sources=tuple(source or ()),
+            before=before,
+            reports_dir=out_dir.resolve() if out_dir is not None else None,
+            resume=resume,
+        )
         store.close()
         total = len(batch_folders(folder))
         with progress(json_out) as bar:
@@ -87,7 +127,8 @@ def verify_batch(
             )
     except SemvError as exc:
         fail(exc)
-    failed = [r for r in rows if r["status"] != "committed"]
+    failed = [r for r in rows if r["status"] == "failed"]
+    invalid = [r for r in rows if r["status"] == "invalid"]
     if json_out:
         sys.stdout.write(json.dumps(rows, indent=2, ensure_ascii=False) + "\n")
     else:
@@ -95,6 +136,18 @@ def verify_batch(
             confidence = "-" if r["confidence"] is None else f"{r['confidence']:.3f}"
             fields = (r["status"], r["case_id"], r["label"] or "-", confidence, r["run_id"] or "-")
             sys.stdout.write("\t".join(fields) + "\n")
-        err.print(f"{len(rows) - len(failed)} of {len(rows)} cases committed", highlight=False)
+        for r in invalid:
+            err.print(f"[bold red]invalid:[/] {r['error']}", highlight=False)
+        skipped = sum(r["status"] == "skipped" for r in rows)
+        committed = sum(r["status"] == "committed" for r in rows)
+        err.print(
+            f"{committed} of {len(rows)} cases committed"
+            + (f", {skipped} already committed earlier (skipped)" if skipped else "")
+            + (f", {len(invalid)} invalid" if invalid else "")
+            + (f", {len(failed)} failed" if failed else ""),
+            highlight=False,
+        )
     if failed:
         raise typer.Exit(1)
+    if invalid:
+        raise typer.Exit(2)

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Annotated, NoReturn
 import typer
 from rich.console import Console
 
+from semv._procedure_names import DEFAULT_PROCEDURE, PROCEDURE_NAMES
+
 if TYPE_CHECKING:
     from rich.progress import Progress
 
@@ -20,6 +22,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_DATA_DIR",
     "BackendOpt",
+    "BeforeOpt",
     "ConfigFile",
     "CorpusDb",
     "DataDir",
@@ -28,9 +31,11 @@ __all__ = [
     "JsonFlag",
     "LlmModelOpt",
     "LlmUrlOpt",
+    "ProcedureOpt",
     "ReplayFlag",
     "ReportsOut",
     "RunIdArg",
+    "SourceOpt",
     "StoreUrl",
     "TextOnlyFlag",
     "deprecated",
@@ -94,6 +99,27 @@ ReportsOut = Annotated[
         "--out",
         help="Reports folder: write the reports under DIR/<run id>/ (default: "
         "DATA_DIR/reports/<run id>/).",
+    ),
+]
+SourceOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--source",
+        help="Evidence source to search (repeatable): corpus, searxng, serper, brave, "
+        "gdelt; web reverse-image search: tineye, serpapi-lens.",
+    ),
+]
+BeforeOpt = Annotated[
+    str | None,
+    typer.Option("--before", help="Exclude (and count) evidence published after DATE."),
+]
+ProcedureOpt = Annotated[
+    str,
+    typer.Option(
+        "--procedure",
+        help="Verification procedure: "
+        + ", ".join(PROCEDURE_NAMES)
+        + f" (default: {DEFAULT_PROCEDURE}).",
     ),
 ]
 ReplayFlag = Annotated[

@@ -42,6 +42,18 @@ def _corpus_url(store: Store, corpus_db: Path | None) -> str:
     return f"sqlite:///{corpus_db / 'semv.db'}"
 
 
+def check_source_names(names: list[str]) -> None:
+    """``InputError`` naming the first ``--source`` that is no known source."""
+    from semv.retrieval import API_NAMES, IMAGE_API_NAMES
+
+    source_names = ("corpus", *sorted(API_NAMES), *sorted(IMAGE_API_NAMES))
+    unknown = [n for n in names if n not in source_names]
+    if unknown:
+        raise InputError(
+            f"--source {unknown[0]}: unknown source (known: {', '.join(source_names)})"
+        )
+
+
 def open_sources(
     settings: Settings,
     store: Store,
@@ -53,14 +65,9 @@ def open_sources(
     endpoint: list[str],
     corpus_db: Path | None,
 ) -> Retrieval:
-    from semv.retrieval import API_NAMES, IMAGE_API_NAMES, open_retrieval
+    from semv.retrieval import open_retrieval
 
-    source_names = ("corpus", *sorted(API_NAMES), *sorted(IMAGE_API_NAMES))
-    unknown = [n for n in names if n not in source_names]
-    if unknown:
-        raise InputError(
-            f"--source {unknown[0]}: unknown source (known: {', '.join(source_names)})"
-        )
+    check_source_names(names)
     endpoints: dict[str, str] = {}
     for item in endpoint:
         name, sep, url = item.partition("=")

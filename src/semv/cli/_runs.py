@@ -13,6 +13,7 @@ from semv._procedure_names import DEFAULT_PROCEDURE, PROCEDURE_NAMES
 from semv.cli._common import (
     DEFAULT_DATA_DIR,
     BackendOpt,
+    BeforeOpt,
     ConfigFile,
     CorpusDb,
     DataDir,
@@ -20,9 +21,11 @@ from semv.cli._common import (
     JsonFlag,
     LlmModelOpt,
     LlmUrlOpt,
+    ProcedureOpt,
     ReplayFlag,
     ReportsOut,
     RunIdArg,
+    SourceOpt,
     StoreUrl,
     TextOnlyFlag,
     err,
@@ -55,18 +58,8 @@ def verify(
     data_dir: DataDir = DEFAULT_DATA_DIR,
     store_url: StoreUrl = None,
     config: ConfigFile = None,
-    source: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--source",
-            help="Evidence source to search (repeatable): corpus, searxng, serper, brave, "
-            "gdelt; web reverse-image search: tineye, serpapi-lens.",
-        ),
-    ] = None,
-    before: Annotated[
-        str | None,
-        typer.Option("--before", help="Exclude (and count) evidence published after DATE."),
-    ] = None,
+    source: SourceOpt = None,
+    before: BeforeOpt = None,
     before_claim_date: Annotated[
         bool,
         typer.Option("--before-claim-date", help="Use each case's claimed date as --before."),
@@ -80,13 +73,7 @@ def verify(
     llm_url: LlmUrlOpt = None,
     llm_model: LlmModelOpt = None,
     replay: ReplayFlag = False,
-    procedure: Annotated[
-        str,
-        typer.Option(
-            "--procedure",
-            help="Verification procedure: " + ", ".join(PROCEDURE_NAMES) + " (default: semv).",
-        ),
-    ] = DEFAULT_PROCEDURE,
+    procedure: ProcedureOpt = DEFAULT_PROCEDURE,
     resume: Annotated[
         str | None,
         typer.Option(

@@ -594,6 +594,16 @@ class Store:
             ).all()
         return [_run_record(r._mapping) for r in rows]
 
+    def runs_of_case(self, case_id: str) -> list[RunRecord]:
+        """Every run of the case ``case_id`` (first passes and revisions), newest first."""
+        with self._tx() as conn:
+            rows = conn.execute(
+                select(t.runs)
+                .where(t.runs.c.case_id == case_id)
+                .order_by(t.runs.c.created_at.desc())
+            ).all()
+        return [_run_record(r._mapping) for r in rows]
+
     def has_runs(self) -> bool:
         """Whether the store holds any run (one indexed row read, not a count)."""
         if not self._locking:

@@ -276,9 +276,7 @@ async def get_pdf(run: str, web: State) -> Response:
     ``web.pdf_concurrency`` print slots are busy."""
     record = await run_in_threadpool(web.store.get_run, run)
     views.result_text(web.store, record.run_id)
-    pdf = await run_in_threadpool(
-        web.printer.pdf, web.store, record.run_id, web.settings.export
-    )
+    pdf = await run_in_threadpool(web.printer.pdf, web.store, record.run_id, web.settings.export)
     return Response(
         pdf,
         media_type="application/pdf",
