@@ -28,7 +28,7 @@ from semv._api import load_cases
 from semv._procedure_names import DEFAULT_PROCEDURE
 from semv.agents import Agents
 from semv.config import Settings
-from semv.errors import InputError, StageError
+from semv.errors import InputError, RunBusy, StageError
 from semv.model import Bundle, Case, RunStatus, TraceKind
 from semv.store import RunRecord, Store
 
@@ -138,7 +138,10 @@ def _earlier(
             return record, None
     for record in records:
         if record.run_id in gone and _same_case(store, record, enforced):
-            store.mark_interrupted(record.run_id)
+            try:
+                store.mark_interrupted(record.run_id)
+            except RunBusy:  # another worker or batch continues it
+                continue
             return None, record.run_id
     return None, None
 

@@ -10,6 +10,7 @@
     │   └── InvariantViolation  a node update broke an invariant of Def. 3.2 (Eq. 9)
     ├── StoreError          persistence failed, or a run/node was not found
     │   ├── StoreUnavailable the store URL is unusable or its database cannot be opened (exit 2)
+    │   ├── RunBusy         another process claimed the run first (exit 2)
     │   └── RunNotFound     (exit 2)
     ├── GoldAccessError     gold labels requested before the report was committed
     └── ContestError        a review batch cannot be applied to the run (exit 2)
@@ -26,6 +27,7 @@ __all__ = [
     "GoldAccessError",
     "InputError",
     "InvariantViolation",
+    "RunBusy",
     "RunNotFound",
     "SemvError",
     "StageError",
@@ -80,6 +82,12 @@ class StoreError(SemvError):
 class StoreUnavailable(StoreError):
     """The store URL is unusable or its database cannot be opened (a user condition: a wrong
     URL, an unreachable host, a refused login)."""
+
+    exit_code = 2
+
+
+class RunBusy(StoreError):
+    """Another process claimed the run first (two resumes of one interrupted run)."""
 
     exit_code = 2
 

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from semv.errors import InputError
 from semv.model import Bundle, Case, RunStatus, TraceKind
 from semv.procedures import DEFAULT_PROCEDURE
-from semv.store import Store
+from semv.store import RunRecord, Store
 
-__all__ = ["Resumable", "claim_interrupted"]
+__all__ = ["Resumable", "claim_interrupted", "resumed_by"]
 
 
 @dataclass(frozen=True)
@@ -30,12 +30,34 @@ class Resumable:
     procedure: str
 
 
+def resumed_by(store: Store, record: RunRecord) -> str | None:
+    """The id of the run that resumes ``record`` (its ``run.started`` names it), if any."""
+    for other in store.runs_of_case(record.case_id):
+        if other.created_at < record.created_at or other.run_id == record.run_id:
+            continue
+        started = next(
+            (e.payload for e in store.trace(other.run_id) if e.kind is TraceKind.RUN_STARTED),
+            {},
+        )
+        if started.get("resumes") == record.run_id:
+            return other.run_id
+    return None
+
+
 def claim_interrupted(store: Store, run_ref: str) -> Resumable:
     """Close the interrupted run ``run_ref`` as ``interrupted`` and return what to rerun.
 
-    ``InputError`` when the run is finished, still owned by a live process, or never got as
-    far as recording its case (then verify the case folder again)."""
+    ``InputError`` when the run is finished (or was resumed already), still owned by a live
+    process, or never got as far as recording its case (then verify the case folder again);
+    ``RunBusy`` (exit 2) when another process resumes it at the same moment."""
     record = store.get_run(run_ref)
+    if record.status is RunStatus.INTERRUPTED:
+        later = resumed_by(store, record)
+        raise InputError(
+            f"run {record.run_id} was interrupted and has already been resumed"
+            + (f" by run {later}" if later else "")
+            + "; resume that run if it was interrupted too, or verify the case again"
+        )
     if record.status is not RunStatus.RUNNING:
         raise InputError(
             f"run {record.run_id} is {record.status.value}; only an interrupted run resumes"

@@ -326,7 +326,8 @@ def runs(
         bool,
         typer.Option(
             "--interrupted",
-            help="Only runs whose process is gone (resume one with `semv verify --resume`).",
+            help="Only runs whose process is gone and that no run resumed yet (resume one with "
+            "`semv verify --resume`).",
         ),
     ] = False,
     json_out: JsonFlag = False,
@@ -357,11 +358,8 @@ def runs(
         try:
             records = store.list_runs(10_000 if interrupted else limit)
             gone = set(store.interrupted(records))
-            if interrupted:
-                records = [
-                    r for r in records if r.run_id in gone or r.status.value == "interrupted"
-                ]
-                records = records[:limit]
+            if interrupted:  # what `semv verify --resume` can still continue
+                records = [r for r in records if r.run_id in gone][:limit]
             procedures = {r.run_id: _procedure(store, r.run_id) for r in records}
         finally:
             store.close()

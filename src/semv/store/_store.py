@@ -35,7 +35,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.exc import IntegrityError, OperationalError, SQLAlchemyError
 
-from semv.errors import RunNotFound, StoreError, StoreUnavailable
+from semv.errors import RunBusy, RunNotFound, StoreError, StoreUnavailable
 from semv.model import RunStatus, TraceEvent, TraceKind
 from semv.store import _schema as t
 from semv.store._hashing import canonical_json, sha256_text
@@ -469,12 +469,17 @@ class Store:
         """Close a running run whose owner is gone as ``interrupted`` (its trace says so and
         by whom it is resumed). Refused for a run whose owner is alive."""
         record = self.get_run(run_id)
+        with self._tx() as conn:  # the owner as judged below: the claim swaps exactly this row
+            seen = conn.execute(
+                select(t.run_owners).where(t.run_owners.c.run_id == record.run_id)
+            ).first()
         if record.run_id not in self.interrupted([record]):
             raise StoreError(
                 f"run {record.run_id} is {record.status.value} and its owner is alive"
                 if record.status is RunStatus.RUNNING
                 else f"run {record.run_id} is {record.status.value}, not interrupted"
             )
+        self._claim_owner(record.run_id, seen)
         self._heads.pop(record.run_id, None)
         self.append_event(
             record.run_id,
@@ -484,6 +489,37 @@ class Store:
         self.finish_run(
             record.run_id, RunStatus.INTERRUPTED, error="interrupted: its process is gone"
         )
+
+    def _claim_owner(self, run_id: str, row: Any) -> None:
+        """Make this process the owner of the gone run ``run_id``, compare-and-swap on its
+        owner ``row`` as it was read when the run was judged gone: of two processes closing
+        the same run at once exactly one wins, the other gets ``RunBusy`` before it has
+        written anything."""
+        c = t.run_owners.c
+        mine = {"pid": os.getpid(), "host": self.host, "heartbeat_at": utc_now()}
+        if row is None:  # a run from an older store: the first insert wins
+            try:
+                with self._engine.begin() as conn:
+                    conn.execute(insert(t.run_owners).values(run_id=run_id, **mine))
+                taken = 1
+            except IntegrityError:
+                taken = 0
+            except SQLAlchemyError as exc:
+                raise StoreError(f"store operation failed: {exc}") from exc
+        else:
+            with self._tx() as conn:
+                taken = conn.execute(
+                    update(t.run_owners)
+                    .where(
+                        c.run_id == run_id,
+                        c.pid == row.pid,
+                        c.host == row.host,
+                        c.heartbeat_at == row.heartbeat_at,
+                    )
+                    .values(**mine)
+                ).rowcount
+        if taken != 1:
+            raise RunBusy(f"run {run_id} is being resumed by another process")
 
     def record_node(self, run_id: str, node: NodeRecord) -> None:
         with self._tx() as conn:
