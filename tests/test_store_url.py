@@ -40,14 +40,19 @@ def test_display_url_leaves_a_url_without_password_alone() -> None:
     )
 
 
-def test_a_store_that_cannot_be_opened_exits_2_without_its_password(tmp_path: Path) -> None:
+def test_a_store_that_cannot_be_opened_exits_2_without_its_password(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import uvicorn
+
+    monkeypatch.setattr(uvicorn, "run", lambda *_a, **_k: pytest.fail("serve started"))
     url = f"postgresql://pg:{SECRET}@/semv?host={tmp_path}&password={SECRET}"
     with pytest.raises(StoreError) as caught:
         Store(tmp_path, url=url)
     assert caught.value.exit_code == 2
     assert SECRET not in str(caught.value)
     runner = CliRunner()
-    for command in (["runs"], ["runs", "--interrupted"], ["show", "r1"]):
+    for command in (["runs"], ["runs", "--interrupted"], ["show", "r1"], ["serve"]):
         done = runner.invoke(app, [*command, "--store", url, "--data-dir", str(tmp_path)])
         assert done.exit_code == 2, (command, done.output)
         assert SECRET not in done.output + done.stderr, command
