@@ -96,13 +96,18 @@ def test_a_resumed_run_leaves_the_interrupted_list(tmp_path: Path) -> None:
     assert "already been resumed" in err and resumed in err
 
 
-def test_of_two_concurrent_resumes_one_wins_and_the_other_exits_2(tmp_path: Path) -> None:
-    data = tmp_path / "data"
-    first = Store(data)
+def test_of_two_concurrent_resumes_one_wins_and_the_other_exits_2(store_url: str) -> None:
+    from sqlalchemy import update
+
+    from semv.store import _schema as t
+
+    first = Store(url=store_url)
     run_id = first.create_run(case_id="c", adapter="generic", settings_hash="s", agents="a")
-    with sqlite3.connect(data / "semv.db") as conn:
-        conn.execute("UPDATE run_owners SET pid = ? WHERE run_id = ?", (_dead_pid(), run_id))
-    second = Store(data)
+    with first.engine.begin() as conn:
+        conn.execute(
+            update(t.run_owners).where(t.run_owners.c.run_id == run_id).values(pid=_dead_pid())
+        )
+    second = Store(url=store_url)
     judged = second.interrupted
     counts: list[int] = []
 
