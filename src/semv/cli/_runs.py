@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from semv._procedure_names import DEFAULT_PROCEDURE, PROCEDURE_NAMES
+from semv.cli._case import AllowPrivateFlag, build_link_case, is_link, link_case_folder
 from semv.cli._common import (
     DEFAULT_DATA_DIR,
     BackendOpt,
@@ -45,7 +46,14 @@ __all__ = ["runs", "show", "verify"]
 
 def verify(
     case: Annotated[
-        Path | None, typer.Argument(help="A case folder (case.yaml/json) or dataset file.")
+        str | None,
+        typer.Argument(
+            metavar="CASE",
+            help="A case folder (case.yaml/json), a dataset file, or a link (http(s)://… or "
+            "file:///… of a saved page: its case is built under DATA_DIR/cases/ first). "
+            "Required unless --resume RUN.",
+            show_default=False,
+        ),
     ] = None,
     adapter: InputAdapterOpt = None,
     json_out: JsonFlag = False,
@@ -84,7 +92,7 @@ def verify(
         str,
         typer.Option(
             "--procedure",
-            help="Verification procedure: " + ", ".join(PROCEDURE_NAMES) + " (default: semv).",
+            help="Verification procedure: " + ", ".join(PROCEDURE_NAMES) + ".",
         ),
     ] = DEFAULT_PROCEDURE,
     resume: Annotated[
@@ -95,8 +103,10 @@ def verify(
             "reusing every node it committed.",
         ),
     ] = None,
+    allow_private: AllowPrivateFlag = False,
 ) -> None:
-    """Verify a case: print the verdict and where the report is."""
+    """Verify a case (a folder, a dataset file or a link): print the verdict and where the
+    report is."""
     # only what reading the case and sending the decomposer's first request needs: the
     # pipeline, the stages and the procedures load while the model answers (issue 15)
     from semv.adapters import load_cases
@@ -114,8 +124,23 @@ def verify(
         if (case is None) == (resume is None):
             raise InputError("give a CASE to verify, or --resume RUN (not both)")
         resumes: str | None = None
-        if case is not None:
-            contract, cases = load_cases(case, adapter=adapter, text_only=text_only, limit=limit)
+        if case is not None and is_link(case):
+            store = open_store(data_dir, store_url)
+            made = build_link_case(
+                case,
+                link_case_folder(data_dir, case),
+                settings=settings,
+                store_url=store.url,
+                allow_private=allow_private,
+                replay=replay,
+                replace=True,
+                console=err,
+            )
+            contract, cases = load_cases(made.folder, adapter="generic", text_only=text_only)
+        elif case is not None:
+            contract, cases = load_cases(
+                Path(case), adapter=adapter, text_only=text_only, limit=limit
+            )
             store = open_store(data_dir, store_url)
         else:
             from semv.adapters import LoadedCase

@@ -61,6 +61,8 @@ class HttpResponse:
     content_type: str
     retry_after: float | None = None
     """Seconds from a ``Retry-After`` header (429/503), capped at 30 s."""
+    content: bytes = b""
+    """The body's bytes as received (``body`` is their decoded text)."""
 
 
 def _blocked(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
@@ -212,13 +214,15 @@ class HttpClient:
                     if time.monotonic() > deadline:
                         raise TimeoutError(f"{current}: response took longer than the deadline")
                     chunks.append(chunk)
-                body = b"".join(chunks).decode(response.encoding or "utf-8", errors="replace")
+                content = b"".join(chunks)
+                body = content.decode(response.encoding or "utf-8", errors="replace")
                 return HttpResponse(
                     status=response.status_code,
                     url=str(response.url),
                     body=body,
                     content_type=response.headers.get("content-type", ""),
                     retry_after=_seconds(response.headers.get("retry-after")),
+                    content=content,
                 )
             finally:
                 response.close()
