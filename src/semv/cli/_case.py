@@ -76,27 +76,37 @@ def build_link_case(
     finally:
         fetcher.close()
     page = made.page
-    console.print(f"case: {made.folder}", highlight=False, soft_wrap=True)
-    console.print(f"  claim ({made.claim_from}): {made.claim}", highlight=False, soft_wrap=True)
+    console.print(f"case: {made.folder}", highlight=False, soft_wrap=True, markup=False)
+    console.print(
+        f"  claim ({made.claim_from}): {made.claim}", highlight=False, soft_wrap=True, markup=False
+    )
     for media in made.media:
         console.print(
             f"  media: {media.path} ({media.role}, {media.found_in}) from {media.final_url}",
             highlight=False,
             soft_wrap=True,
+            markup=False,
         )
     console.print(
         f"  page: {page.final_url} fetched {page.fetched_at}, sha256 {page.sha256}",
         highlight=False,
         soft_wrap=True,
+        markup=False,
     )
     if not made.media:
         err.print(
             "warning: no image on the page could be taken; the case holds the claim only",
             highlight=False,
             soft_wrap=True,
+            markup=False,
         )
     for url, reason in made.skipped:
-        err.print(f"warning: image left out: {url}: {reason}", highlight=False, soft_wrap=True)
+        err.print(
+            f"warning: image left out: {url}: {reason}",
+            highlight=False,
+            soft_wrap=True,
+            markup=False,
+        )
     return made
 
 

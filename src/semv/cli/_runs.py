@@ -33,6 +33,7 @@ from semv.cli._common import (
     progress,
     settings_from,
 )
+from semv.cli._lazy import usage
 from semv.errors import InputError, SemvError
 
 if TYPE_CHECKING:
@@ -44,6 +45,7 @@ if TYPE_CHECKING:
 __all__ = ["runs", "show", "verify"]
 
 
+@usage("CASE | --resume RUN")
 def verify(
     case: Annotated[
         str | None,
@@ -242,8 +244,15 @@ def verify(
                 + (f" (resumes {resumes})" if resumes else ""),
                 highlight=False,
             )
-            out.print(f"  report: {result.report_paths.get('markdown')}", highlight=False)
-            out.print(f"  html:   {result.report_paths.get('html')}", highlight=False)
+            # one line each however long the path, so `| grep report:` finds the path
+            out.print(
+                f"  report: {result.report_paths.get('markdown')}",
+                highlight=False,
+                soft_wrap=True,
+            )
+            out.print(
+                f"  html:   {result.report_paths.get('html')}", highlight=False, soft_wrap=True
+            )
             if result.usage is not None:
                 u = result.usage
                 ratio = u.wall_s / u.critical_path_s if u.critical_path_s > 0 else 0.0
@@ -383,12 +392,14 @@ def runs(
     from rich.markup import escape
     from rich.table import Column, Table
 
+    stored = 0
     if store_url is None and not store_exists(data_dir):  # listing must not create a store
         records, gone, procedures = [], set(), {}
     else:
         store = open_store(data_dir, store_url)
         try:
             records = store.list_runs(10_000 if interrupted else limit)
+            stored = len(records)
             gone = set(store.interrupted(records))
             if interrupted:
                 records = [
@@ -420,12 +431,20 @@ def runs(
             err.print(f"no runs in {store_url or data_dir}", highlight=False)
         return
     if not entries:
-        what = "no interrupted runs" if interrupted else "no runs yet"
-        err.print(
-            f"{what} in {store_url or data_dir} (verify a case with "
-            f"`semv verify CASE --data-dir {data_dir}`)",
-            highlight=False,
-        )
+        where = store_url or data_dir
+        if stored:  # --interrupted, in a store that holds finished runs
+            many = "10,000 or more" if stored >= 10_000 else str(stored)
+            err.print(
+                f"no interrupted runs in {where}: none of its {many} runs was cut short "
+                f"(list them with `semv runs --data-dir {data_dir}`)",
+                highlight=False,
+            )
+        else:
+            what = "no interrupted runs" if interrupted else "no runs yet"
+            err.print(
+                f"{what} in {where} (verify a case with `semv verify CASE --data-dir {data_dir}`)",
+                highlight=False,
+            )
         return
     header = ("run", "case", "procedure", "status", "label", "confidence")
     rows = [
