@@ -10,9 +10,10 @@ import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
-import click
 import pytest
 import typer
+from typer._click.core import Command, Context
+from typer.core import TyperGroup
 from typer.testing import CliRunner
 
 from semv.cli import COMMANDS, app
@@ -156,17 +157,15 @@ def test_export_of_a_case_without_source_url_warns(tmp_path: Path) -> None:
     assert "warning: itemReviewed has no appearance" in err
 
 
-def _all_commands() -> Iterator[tuple[str, click.Command]]:
+def _all_commands() -> Iterator[tuple[str, Command]]:
     group = typer.main.get_command(app)
     assert isinstance(group, LazyGroup)
-    ctx = click.Context(group)
-    stack: list[tuple[str, click.Command]] = [
-        (name, group.get_command(ctx, name)) for name in COMMANDS
-    ]
+    ctx = Context(group)
+    stack: list[tuple[str, Command]] = [(name, group.get_command(ctx, name)) for name in COMMANDS]
     while stack:
         name, command = stack.pop()
         yield name, command
-        if isinstance(command, click.Group):
+        if isinstance(command, TyperGroup):
             stack.extend((f"{name} {n}", c) for n, c in command.commands.items())
 
 

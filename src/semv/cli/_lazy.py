@@ -9,8 +9,8 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar, TypeVar
 
-import click
 import typer
+from typer._click.core import Command, Context  # the click Typer builds its commands with
 from typer.core import TyperCommand, TyperGroup, TyperOption
 
 __all__ = ["LazyGroup", "hide_flag_types", "tidy_help", "usage"]
@@ -47,7 +47,7 @@ def _reflowed(paragraph: str) -> str:
     return " ".join(paragraph.split())
 
 
-def tidy_help(command: click.Command) -> click.Command:
+def tidy_help(command: Command) -> Command:
     """Docstrings wrap at the source's width; help re-wraps them at the terminal's. The short
     help of a command (its line in the parent's list) becomes its first paragraph on one line,
     literals lose their double backticks; groups are tidied down to their last command."""
@@ -56,7 +56,7 @@ def tidy_help(command: click.Command) -> click.Command:
         paragraphs = [_reflowed(p) for p in shown.strip().split("\n\n")]
         command.help = "\n\n".join(paragraphs) + (f"\f{hidden}" if hidden else "")
         command.short_help = command.short_help or paragraphs[0]
-    if isinstance(command, click.Group):
+    if isinstance(command, TyperGroup):
         for child in command.commands.values():
             tidy_help(child)
     return command
@@ -119,7 +119,7 @@ def _load(name: str, obj: Any) -> Any:
 
 def _with_usage(pieces: str) -> type[TyperCommand]:
     class WithUsage(TyperCommand):
-        def collect_usage_pieces(self, ctx: click.Context) -> list[str]:
+        def collect_usage_pieces(self, ctx: Context) -> list[str]:
             options = self.options_metavar
             return [options, pieces] if options else [pieces]
 

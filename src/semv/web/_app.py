@@ -152,9 +152,11 @@ def create_app(
 
     app.add_exception_handler(SemvError, semv_error)
     from semv.web._api import router as api_router
+    from semv.web._links import router as link_router
     from semv.web._pages import router as page_router
 
     app.include_router(api_router)
+    app.include_router(link_router)
     app.include_router(page_router)
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
     add_api_docs(app)
