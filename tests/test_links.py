@@ -327,7 +327,7 @@ def test_saved_page_from_a_file_url(tmp_path: Path) -> None:
     secret = tmp_path / "elsewhere.jpg"
     secret.write_bytes(jpeg((1, 2, 3)))
     html = page(
-        "<title>Post</title>",
+        '<title>Post</title><link rel="canonical" href="https://social.example.org/p/77">',
         '<figure><img src="page_files/photo.jpg"><figcaption>Bridge closed in Lyon'
         "</figcaption></figure>"
         f'<img src="{secret.as_uri()}" alt="outside the saved page">',
@@ -346,6 +346,9 @@ def test_saved_page_from_a_file_url(tmp_path: Path) -> None:
     assert code == 0, stderr
     spec = yaml.safe_load((out / "case.yaml").read_text(encoding="utf-8"))
     assert spec["claim"] == "Bridge closed in Lyon"
+    # a saved page is named by, and appeared at, the address it gives for itself
+    assert spec["context"]["source_url"] == "https://social.example.org/p/77"
+    assert spec["id"].startswith("social-example-org-p-77-")
     assert (out / "image-1.jpg").read_bytes() == photo
     assert len(spec["media"]) == 1
     assert "outside the saved page's folder" in stderr
@@ -392,3 +395,13 @@ def test_read_page_resolves_srcset_and_drops_drawings() -> None:
     )
     facts = read_page(html, "https://example.org/a/b")
     assert [i.url for i in facts.images] == ["https://example.org/small.jpg"]
+
+
+def test_page_text_is_printed_as_data_not_console_markup(tmp_path: Path) -> None:
+    html = page("<title>[bold red]Alarm[/] [link=https://evil.example]x[/link]</title>", "")
+    with recorded_server() as server:
+        server.route("/markup", Reply(200, html, HTML))
+        out = tmp_path / "case"
+        code, stdout, stderr = cli_case(server, "/markup", out, "--allow-private-network")
+    assert code == 0, stderr
+    assert "[bold red]Alarm[/] [link=https://evil.example]x[/link]" in stdout

@@ -231,18 +231,25 @@ def verify(
                 f"[bold]{result.case_id}[/]: [bold cyan]{result.label}[/] "
                 f"(confidence {result.confidence:.2f})",
                 highlight=False,
+                soft_wrap=True,
             )
             if result.veracity is not None:
                 out.print(
                     f"  L1 {result.veracity}; L2 {', '.join(result.distortions) or 'none'}",
                     highlight=False,
+                    soft_wrap=True,
                 )
             for sub in result.subclaims:
-                out.print(f"  {sub.dimension:<13} {sub.score:.3f}  {sub.decision}", highlight=False)
+                out.print(
+                    f"  {sub.dimension:<13} {sub.score:.3f}  {sub.decision}",
+                    highlight=False,
+                    soft_wrap=True,
+                )
             out.print(
                 f"  run {result.run_id}: {outcome.executed} stages run, {outcome.reused} reused"
                 + (f" (resumes {resumes})" if resumes else ""),
                 highlight=False,
+                soft_wrap=True,
             )
             # one line each however long the path, so `| grep report:` finds the path
             out.print(
@@ -262,6 +269,7 @@ def verify(
                     f"wall {u.wall_s:.2f}s, critical path {u.critical_path_s:.2f}s "
                     f"(ratio {ratio:.2f})",
                     highlight=False,
+                    soft_wrap=True,
                 )
     except SemvError as exc:
         fail(exc)

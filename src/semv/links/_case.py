@@ -12,7 +12,8 @@ article images in page order, up to ``links.max_images`` that download as images
 sniffed: an HTML error page served as ``photo.jpg`` is left out); the first is ``primary``, the
 others ``context``. The claim is the caption of the primary image (its ``<figcaption>``), else
 the page's title. The claimed date is the page's publication date (a picture published as news
-of that day), the source URL the final URL, the language the page's ``<html lang>``.
+of that day), the source URL the final URL (for a page saved to disk, the address it gives for
+itself: ``<link rel="canonical">`` or ``og:url``), the language the page's ``<html lang>``.
 
 The folder is built beside its target and renamed into place once it loads as a case, so a
 failure leaves nothing half-written.
@@ -91,6 +92,13 @@ class LinkCase:
     media: tuple[LinkMedia, ...]
     skipped: tuple[tuple[str, str], ...]
     """(image URL, why it was left out)."""
+    saved_from: str | None = None
+    """The address a page saved to disk gives for itself (its canonical URL), if any."""
+
+    @property
+    def source_url(self) -> str:
+        """Where the claim appeared: the page's final URL, or a saved page's own address."""
+        return self.saved_from or self.page.final_url
 
 
 def check_link(url: str) -> str:
@@ -135,7 +143,9 @@ def case_from_link(
         claim, claim_from = facts.title, "page title"
     else:
         raise InputError(f"{link}: the page has neither a title nor an image caption to verify")
-    case_id = case_id_for(link)
+    # a saved page: its own address names it and is where the claim appeared
+    published_at = facts.canonical if page.final_url.startswith("file:") else None
+    case_id = case_id_for(published_at or link)
     media = tuple(
         LinkMedia(
             path=name,
@@ -151,7 +161,9 @@ def case_from_link(
         )
         for n, (fetched, image, name) in enumerate(images)
     )
-    result = LinkCase(out, case_id, claim, claim_from, page, facts, media, tuple(skipped))
+    result = LinkCase(
+        out, case_id, claim, claim_from, page, facts, media, tuple(skipped), published_at
+    )
     _write(result, {m.path: f.data for m, (f, _, _) in zip(media, images, strict=True)}, replace)
     return result
 
@@ -216,7 +228,7 @@ def _image_suffix(data: bytes) -> str | None:
 
 
 def _case_document(case: LinkCase) -> dict[str, Any]:
-    context: dict[str, Any] = {"source_url": case.page.final_url}
+    context: dict[str, Any] = {"source_url": case.source_url}
     if case.facts.published:
         context["date"] = case.facts.published
     if case.facts.language:
@@ -239,6 +251,7 @@ def _provenance(case: LinkCase) -> dict[str, Any]:
             "bytes": len(case.page.data),
             "content_type": case.page.content_type,
             "file": "page.html",
+            "canonical": case.facts.canonical,
             "title": case.facts.title,
             "author": case.facts.author,
             "published": case.facts.published,

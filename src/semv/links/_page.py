@@ -56,6 +56,9 @@ class PageFacts:
     language: str | None
     """ISO 639-1 code from ``<html lang>``, when given."""
     images: tuple[PageImage, ...]
+    canonical: str | None = None
+    """The address the page gives for itself (``<link rel="canonical">``, else ``og:url``), an
+    http(s) URL: where a page saved from a browser was published."""
 
 
 def _clean(text: str | None) -> str:
@@ -85,6 +88,7 @@ def read_page(html: str, url: str, *, min_image_side: int = 100) -> PageFacts:
         author=_clean(meta.get("author")) or None,
         language=_language(root),
         images=_images(root, url, min_image_side) if root is not None else (),
+        canonical=_canonical(root),
     )
 
 
@@ -122,6 +126,18 @@ def _meta(root: HtmlElement | None, *names: str) -> str:
                 if content:
                     return content
     return ""
+
+
+def _canonical(root: HtmlElement | None) -> str | None:
+    if root is None:
+        return None
+    for element in root.iter("link"):
+        if "canonical" in (element.get("rel") or "").lower().split():
+            found = _clean(element.get("href"))
+            if urlsplit(found).scheme in ("http", "https"):
+                return found
+    declared = _meta(root, "og:url")
+    return declared if urlsplit(declared).scheme in ("http", "https") else None
 
 
 def _language(root: HtmlElement | None) -> str | None:
