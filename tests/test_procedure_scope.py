@@ -84,3 +84,10 @@ def test_opening_sentence_of_an_unknown_procedure_states_the_decision() -> None:
     assert (
         opening_sentence("other", "verified", 0.812) == "other decided verified (confidence 0.81)."
     )
+
+
+def test_readme_states_each_procedure_scope_as_the_reports_do() -> None:
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    for name, scope in PROCEDURE_SCOPES.items():
+        line = f"`{name}` ({scope.title}{', the default' if name == 'semv' else ''}) decides "
+        assert f"{line}{scope.decides}; {scope.misses}." in readme, name
