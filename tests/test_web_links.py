@@ -80,3 +80,32 @@ def test_a_write_without_csrf_is_refused(tmp_path: Path) -> None:
         client.get("/")
         r = client.post("/api/cases/from-url", json={"url": "https://news.example.org/a"})
         assert r.status_code == 403
+
+
+CHROMIUM = Path("/usr/bin/chromium")
+
+
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian chromium not installed")
+def test_the_link_field_queues_a_job_in_a_browser(tmp_path: Path, news: RecordedServer) -> None:
+    from playwright.sync_api import sync_playwright
+
+    from tests.web_helpers import serve
+
+    config = tmp_path / "semv.toml"
+    config.write_text("[retrieval]\nallow_private = true\nbackoff_s = 0.0\n", encoding="utf-8")
+    with serve(tmp_path / "store", "--config", str(config)) as base, sync_playwright() as pw:
+        browser = pw.chromium.launch(
+            executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-gpu"]
+        )
+        try:
+            page = browser.new_page()
+            page.goto(base + "/")
+            page.fill("#link-url", news.url + "/news/seine")
+            page.click("#link-form button[type=submit]")
+            page.locator("#link-status", has_text="queued").wait_for(timeout=60_000)
+            status = page.inner_text("#link-status")
+            page.wait_for_selector("table.jobs tr[data-job]", timeout=60_000)
+        finally:
+            browser.close()
+    assert "claim: The quays near" in status
+    assert news.hits("/news/seine") == 1 and news.hits("/img/lead.jpg") == 1
