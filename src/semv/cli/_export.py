@@ -62,7 +62,8 @@ def export(
         try:
             record = store.get_run(run)
         except RunNotFound as exc:
-            where = f"--store {store_url}" if store_url else f"--data-dir {data_dir}"
+            # never echo --store: its URL may hold a password
+            where = "--store URL" if store_url else f"--data-dir {data_dir}"
             raise RunNotFound(f"{exc}; list the runs with `semv runs {where}`") from exc
         if format == "claimreview":
             from semv.export import check_claim_review, claim_review_for_run
