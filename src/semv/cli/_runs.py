@@ -127,18 +127,22 @@ def verify(
             raise InputError("give a CASE to verify, or --resume RUN (not both)")
         resumes: str | None = None
         if case is not None and is_link(case):
-            store = open_store(data_dir, store_url)
-            made = build_link_case(
-                case,
-                link_case_folder(data_dir, case),
-                settings=settings,
-                store_url=store.url,
-                allow_private=allow_private,
-                replay=replay,
-                replace=True,
-                console=err,
-            )
-            contract, cases = load_cases(made.folder, adapter="generic", text_only=text_only)
+            store = open_store(data_dir, store_url)  # the dated cache the page is recorded in
+            try:
+                made = build_link_case(
+                    case,
+                    link_case_folder(data_dir, case),
+                    settings=settings,
+                    store_url=store.url,
+                    allow_private=allow_private,
+                    replay=replay,
+                    replace=True,
+                    console=err,
+                )
+                contract, cases = load_cases(made.folder, adapter="generic", text_only=text_only)
+            except SemvError:
+                store.close()
+                raise
         elif case is not None:
             contract, cases = load_cases(
                 Path(case), adapter=adapter, text_only=text_only, limit=limit
