@@ -405,3 +405,16 @@ def test_page_text_is_printed_as_data_not_console_markup(tmp_path: Path) -> None
         code, stdout, stderr = cli_case(server, "/markup", out, "--allow-private-network")
     assert code == 0, stderr
     assert "[bold red]Alarm[/] [link=https://evil.example]x[/link]" in stdout
+
+
+def test_verify_of_a_refused_link_exits_2_and_leaves_no_run(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    with recorded_server() as server:
+        server.route("/news/seine", Reply(200, ARTICLE, HTML))
+        code, stdout, stderr = semv("verify", server.url + "/news/seine", "--data-dir", str(data))
+        assert server.log == []
+    assert code == 2 and stdout == ""
+    assert "non-public address" in stderr and "--allow-private-network fetches it" in stderr
+    assert not (data / "cases").exists() or not any((data / "cases").iterdir())
+    code, _, stderr = semv("runs", "--data-dir", str(data))
+    assert "no runs yet" in stderr

@@ -72,7 +72,14 @@ def build_link_case(
 
     fetcher = open_fetcher(settings, store_url, allow_private=allow_private, replay=replay)
     try:
-        made = case_from_link(link, folder, fetcher=fetcher, cfg=settings.links, replace=replace)
+        made = case_from_link(
+            link,
+            folder,
+            fetcher=fetcher,
+            cfg=settings.links,
+            replace=replace,
+            private_hint="; --allow-private-network fetches it anyway (tests, intranet archives)",
+        )
     finally:
         fetcher.close()
     page = made.page

@@ -37,7 +37,7 @@ from semv.atomic import umask_mode
 from semv.errors import InputError
 from semv.links._fetch import Fetched, LinkFetcher
 from semv.links._page import PageFacts, PageImage, html_charset, read_page
-from semv.retrieval import RetrievalError
+from semv.retrieval import PrivateAddressRefused, RetrievalError
 
 if TYPE_CHECKING:
     from semv.config import LinkConfig
@@ -120,17 +120,26 @@ def case_id_for(url: str) -> str:
 
 
 def case_from_link(
-    url: str, out: Path, *, fetcher: LinkFetcher, cfg: LinkConfig, replace: bool = False
+    url: str,
+    out: Path,
+    *,
+    fetcher: LinkFetcher,
+    cfg: LinkConfig,
+    replace: bool = False,
+    private_hint: str = "",
 ) -> LinkCase:
     """Fetch ``url`` and write its case folder at ``out`` (see the module docstring).
 
     ``out`` must not exist or be empty, unless ``replace`` (the folder ``semv verify URL`` keeps
-    per link under the data directory). ``InputError`` names the link and the problem."""
+    per link under the data directory). ``InputError`` names the link and the problem;
+    ``private_hint`` is added to the refusal of a non-public address (how the caller allows it)."""
     link = check_link(url)
     if not replace and out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise InputError(f"{out}: already exists and is not an empty folder (choose another --out)")
     try:
         page = fetcher.page(link)
+    except PrivateAddressRefused as exc:
+        raise InputError(f"{exc}{private_hint}") from exc
     except RetrievalError as exc:
         raise InputError(str(exc)) from exc
     html = _html_text(page)

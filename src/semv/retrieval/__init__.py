@@ -11,6 +11,7 @@ from semv.retrieval._http import (
     HttpClient,
     HttpLimits,
     HttpResponse,
+    PrivateAddressRefused,
     RetrievalError,
     check_url,
 )
@@ -81,6 +82,7 @@ __all__ = [
     "LocalCorpus",
     "PageFetcher",
     "Prior",
+    "PrivateAddressRefused",
     "Relevance",
     "RelevanceGate",
     "RelevanceModel",

@@ -27,7 +27,14 @@ from semv.errors import SemvError
 if TYPE_CHECKING:
     import httpx
 
-__all__ = ["FetchRefused", "HttpClient", "HttpLimits", "HttpResponse", "RetrievalError"]
+__all__ = [
+    "FetchRefused",
+    "HttpClient",
+    "HttpLimits",
+    "HttpResponse",
+    "PrivateAddressRefused",
+    "RetrievalError",
+]
 
 _RETRY_STATUS = frozenset({429, 500, 502, 503, 504})
 _MAX_RETRY_AFTER = 30.0
@@ -40,6 +47,10 @@ class RetrievalError(SemvError):
 
 class FetchRefused(RetrievalError):
     """A request the guard refuses: private address, bad scheme, too large, too many hops."""
+
+
+class PrivateAddressRefused(FetchRefused):
+    """The host (of the URL or of a redirect hop) resolves to a non-public address."""
 
 
 @dataclass(frozen=True)
@@ -99,7 +110,7 @@ def check_url(url: str, *, allow_private: bool) -> None:
         addresses = [ipaddress.ip_address(info[4][0]) for info in infos]
     for ip in addresses:
         if _blocked(ip):
-            raise FetchRefused(
+            raise PrivateAddressRefused(
                 f"{url}: refused: {host} resolves to non-public address {ip} "
                 "(private, loopback or link-local; set retrieval.allow_private to allow)"
             )
