@@ -5,7 +5,8 @@ plots, evaluation outputs) goes through :func:`atomic_target`: the content is wr
 temporary file in the target's own directory and moved over the target with ``os.replace``, which
 is atomic on POSIX and Windows. On any error the temporary file is removed and the target is left
 as it was. The new file is private to its owner (``mkstemp``'s 0600) unless the writer asks for
-another ``mode`` (a cache or a shipped data file other users read: 0644).
+another ``mode`` (a cache or a shipped data file other users read: 0644; a file meant for
+publication: :func:`umask_mode`, what ``open`` would give it).
 """
 
 from __future__ import annotations
@@ -16,7 +17,23 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["atomic_target", "write_bytes_atomic", "write_text_atomic"]
+__all__ = ["atomic_target", "umask_mode", "write_bytes_atomic", "write_text_atomic"]
+
+
+def umask_mode(base: int = 0o666) -> int:
+    """``base`` less the process's umask: the mode ``open`` gives a new file (0644 under the
+    usual umask 022). Read from ``/proc/self/status`` where it is, which changes nothing; else
+    set and restored at once."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return base & ~int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return base & ~mask
 
 
 @contextlib.contextmanager

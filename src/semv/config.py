@@ -598,6 +598,25 @@ class RetrievalConfig(_Section):
     )
 
 
+class LinkConfig(_Section):
+    """A case built from a link (``semv case from-url``, ``semv verify URL``): which of the
+    page's images become the case's media; not from the papers. The page itself is fetched
+    under ``[retrieval]``'s limits (size, time, retries, redirects, private addresses)."""
+
+    max_images: int = Field(
+        4, ge=0, description="Images of the page kept as media (og:image first, then page order)."
+    )
+    max_image_bytes: int = Field(
+        10_000_000, ge=1024, description="Largest image downloaded from the page."
+    )
+    min_image_side: int = Field(
+        100,
+        ge=0,
+        description="An <img> whose width or height attribute is smaller is an icon or a "
+        "tracking pixel, not a candidate.",
+    )
+
+
 class BackendConfig(_Section):
     """Which implementation of the agent roles runs (``--backend``)."""
 
@@ -1061,6 +1080,7 @@ class Settings(BaseSettings):
     media: MediaConfig = MediaConfig()
     eval: EvalConfig = EvalConfig()
     retrieval: RetrievalConfig = RetrievalConfig()
+    links: LinkConfig = LinkConfig()
     agents: BackendConfig = BackendConfig()
     llm: LlmConfig = LlmConfig()
     escalation: EscalationConfig = EscalationConfig()

@@ -26,6 +26,7 @@ __all__ = ["COMMANDS", "app", "entry", "main"]
 COMMANDS: dict[str, str] = {
     "verify": "semv.cli._runs:verify",
     "verify-batch": "semv.cli._batch:verify_batch",
+    "case": "semv.cli._case:case_app",
     "show": "semv.cli._runs:show",
     "runs": "semv.cli._runs:runs",
     "export": "semv.cli._export:export",

@@ -167,7 +167,11 @@ def _print_revision(revision: Any) -> None:
         f"transitions executed ({loc.avoided:.0%} avoided vs a global rerun)",
         highlight=False,
     )
-    out.print(f"  report: {revision.result.report_paths.get('markdown')}", highlight=False)
+    out.print(  # one line however long, so `| grep report:` finds the path
+        f"  report: {revision.result.report_paths.get('markdown')}",
+        highlight=False,
+        soft_wrap=True,
+    )
     if revision.stale_base:
         others = ", ".join(
             f"{s.run_id}{'' if s.committed else ' (in progress)'}" for s in revision.siblings

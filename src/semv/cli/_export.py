@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from semv.atomic import write_text_atomic
+from semv.atomic import umask_mode, write_text_atomic
 from semv.cli._common import (
     DEFAULT_DATA_DIR,
     ConfigFile,
@@ -29,7 +29,9 @@ FORMATS = ("claimreview", "pdf")
 
 
 def _write_atomic(target: Path, text: str) -> None:
-    write_text_atomic(target, text, prefix=".semv-export-")
+    """Write an export for publication: readable as the umask allows (0644 under umask 022),
+    like any file the user creates, not private like semv's working files."""
+    write_text_atomic(target, text, prefix=".semv-export-", mode=umask_mode())
 
 
 def export(
@@ -46,7 +48,7 @@ def export(
     config: ConfigFile = None,
 ) -> None:
     """Publish a committed run: its ClaimReview JSON-LD or its report as PDF."""
-    from semv.errors import InputError, SemvError
+    from semv.errors import InputError, RunNotFound, SemvError
 
     try:
         if format not in FORMATS:
@@ -57,14 +59,19 @@ def export(
         if store_url is None and not (data_dir / "semv.db").is_file():
             raise InputError(f"{data_dir}: no semv store here (use --data-dir or --store)")
         store = open_store(data_dir, store_url)
-        record = store.get_run(run)
+        try:
+            record = store.get_run(run)
+        except RunNotFound as exc:
+            # never echo --store: its URL may hold a password
+            where = "--store URL" if store_url else f"--data-dir {data_dir}"
+            raise RunNotFound(f"{exc}; list the runs with `semv runs {where}`") from exc
         if format == "claimreview":
             from semv.export import check_claim_review, claim_review_for_run
 
             doc = claim_review_for_run(store, record.run_id, settings.export)
             text = json.dumps(doc, ensure_ascii=False, indent=2, sort_keys=True) + "\n"
             for problem in check_claim_review(doc):
-                err.print(f"warning: {problem}", highlight=False)
+                err.print(f"warning: {problem}", highlight=False, markup=False)
             if output is None:
                 sys.stdout.write(text)
             else:

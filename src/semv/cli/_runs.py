@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from semv._procedure_names import DEFAULT_PROCEDURE, PROCEDURE_NAMES
+from semv.cli._case import AllowPrivateFlag, build_link_case, is_link, link_case_folder
 from semv.cli._common import (
     DEFAULT_DATA_DIR,
     BackendOpt,
@@ -35,6 +36,7 @@ from semv.cli._common import (
     progress,
     settings_from,
 )
+from semv.cli._lazy import usage
 from semv.errors import InputError, SemvError
 
 if TYPE_CHECKING:
@@ -46,9 +48,17 @@ if TYPE_CHECKING:
 __all__ = ["runs", "show", "verify"]
 
 
+@usage("CASE | --resume RUN")
 def verify(
     case: Annotated[
-        Path | None, typer.Argument(help="A case folder (case.yaml/json) or dataset file.")
+        str | None,
+        typer.Argument(
+            metavar="CASE",
+            help="A case folder (case.yaml/json), a dataset file, or a link (http(s)://… or "
+            "file:///… of a saved page: its case is built under DATA_DIR/cases/ first). "
+            "Required unless --resume RUN.",
+            show_default=False,
+        ),
     ] = None,
     adapter: InputAdapterOpt = None,
     json_out: JsonFlag = False,
@@ -82,8 +92,10 @@ def verify(
             "reusing every node it committed.",
         ),
     ] = None,
+    allow_private: AllowPrivateFlag = False,
 ) -> None:
-    """Verify a case: print the verdict and where the report is."""
+    """Verify a case (a folder, a dataset file or a link): print the verdict and where the
+    report is."""
     # only what reading the case and sending the decomposer's first request needs: the
     # pipeline, the stages and the procedures load while the model answers (issue 15)
     from semv.adapters import load_cases
@@ -101,8 +113,27 @@ def verify(
         if (case is None) == (resume is None):
             raise InputError("give a CASE to verify, or --resume RUN (not both)")
         resumes: str | None = None
-        if case is not None:
-            contract, cases = load_cases(case, adapter=adapter, text_only=text_only, limit=limit)
+        if case is not None and is_link(case):
+            store = open_store(data_dir, store_url)  # the dated cache the page is recorded in
+            try:
+                made = build_link_case(
+                    case,
+                    link_case_folder(data_dir, case),
+                    settings=settings,
+                    store_url=store.url,
+                    allow_private=allow_private,
+                    replay=replay,
+                    replace=True,
+                    console=err,
+                )
+                contract, cases = load_cases(made.folder, adapter="generic", text_only=text_only)
+            except SemvError:
+                store.close()
+                raise
+        elif case is not None:
+            contract, cases = load_cases(
+                Path(case), adapter=adapter, text_only=text_only, limit=limit
+            )
             store = open_store(data_dir, store_url)
         else:
             from semv.adapters import LoadedCase
@@ -191,21 +222,35 @@ def verify(
                 f"[bold]{result.case_id}[/]: [bold cyan]{result.label}[/] "
                 f"(confidence {result.confidence:.2f})",
                 highlight=False,
+                soft_wrap=True,
             )
             if result.veracity is not None:
                 out.print(
                     f"  L1 {result.veracity}; L2 {', '.join(result.distortions) or 'none'}",
                     highlight=False,
+                    soft_wrap=True,
                 )
             for sub in result.subclaims:
-                out.print(f"  {sub.dimension:<13} {sub.score:.3f}  {sub.decision}", highlight=False)
+                out.print(
+                    f"  {sub.dimension:<13} {sub.score:.3f}  {sub.decision}",
+                    highlight=False,
+                    soft_wrap=True,
+                )
             out.print(
                 f"  run {result.run_id}: {outcome.executed} stages run, {outcome.reused} reused"
                 + (f" (resumes {resumes})" if resumes else ""),
                 highlight=False,
+                soft_wrap=True,
             )
-            out.print(f"  report: {result.report_paths.get('markdown')}", highlight=False)
-            out.print(f"  html:   {result.report_paths.get('html')}", highlight=False)
+            # one line each however long the path, so `| grep report:` finds the path
+            out.print(
+                f"  report: {result.report_paths.get('markdown')}",
+                highlight=False,
+                soft_wrap=True,
+            )
+            out.print(
+                f"  html:   {result.report_paths.get('html')}", highlight=False, soft_wrap=True
+            )
             if result.usage is not None:
                 u = result.usage
                 ratio = u.wall_s / u.critical_path_s if u.critical_path_s > 0 else 0.0
@@ -215,6 +260,7 @@ def verify(
                     f"wall {u.wall_s:.2f}s, critical path {u.critical_path_s:.2f}s "
                     f"(ratio {ratio:.2f})",
                     highlight=False,
+                    soft_wrap=True,
                 )
     except SemvError as exc:
         fail(exc)
@@ -348,6 +394,7 @@ def runs(
 
     from semv.store import display_url
 
+    stored = 0
     if store_url is None and not store_exists(data_dir):  # listing must not create a store
         records, gone, procedures = [], set(), {}
     else:
@@ -357,6 +404,7 @@ def runs(
             fail(exc)
         try:
             records = store.list_runs(10_000 if interrupted else limit)
+            stored = len(records)
             gone = set(store.interrupted(records))
             if interrupted:  # what `semv verify --resume` can still continue
                 records = [r for r in records if r.run_id in gone][:limit]
@@ -386,11 +434,19 @@ def runs(
             err.print(f"no runs in {where}", highlight=False)
         return
     if not entries:
-        what = "no interrupted runs" if interrupted else "no runs yet"
-        err.print(
-            f"{what} in {where} (verify a case with `semv verify CASE --data-dir {data_dir}`)",
-            highlight=False,
-        )
+        if stored:  # --interrupted, in a store that holds finished runs
+            many = "10,000 or more" if stored >= 10_000 else str(stored)
+            err.print(
+                f"no interrupted runs in {where}: none of its {many} runs was cut short "
+                f"(list them with `semv runs --data-dir {data_dir}`)",
+                highlight=False,
+            )
+        else:
+            what = "no interrupted runs" if interrupted else "no runs yet"
+            err.print(
+                f"{what} in {where} (verify a case with `semv verify CASE --data-dir {data_dir}`)",
+                highlight=False,
+            )
         return
     header = ("run", "case", "procedure", "status", "label", "confidence")
     rows = [

@@ -244,7 +244,10 @@ def check_claim_review(doc: Mapping[str, Any]) -> list[str]:
         if not doc.get(key):
             problems.append(f"missing {key}")
     if doc.get("url") and not _http(str(doc["url"])):
-        problems.append("url is not an http(s) URL")
+        problems.append(
+            "url is not an http(s) URL (set [export] report_base_url in the --config file, or "
+            "SEMV_EXPORT__REPORT_BASE_URL, to where the reports are published)"
+        )
     if doc.get("datePublished") and not _DATE.match(str(doc["datePublished"])):
         problems.append("datePublished is not an ISO 8601 date")
     author = doc.get("author")
@@ -269,6 +272,12 @@ def check_claim_review(doc: Mapping[str, Any]) -> list[str]:
         works = list(item.get("appearance", []))
         if "firstAppearance" in item:
             works.append(item["firstAppearance"])
+        if not works:
+            problems.append(
+                "itemReviewed has no appearance: the case names no http(s) source URL "
+                "(context.source_url in case.yaml), so readers cannot see where the claim "
+                "was made"
+            )
         for work in works:
             if not isinstance(work, dict) or work.get("@type") != "CreativeWork":
                 problems.append("an appearance is not a CreativeWork")

@@ -18,7 +18,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from semv.atomic import write_bytes_atomic
+from semv.atomic import umask_mode, write_bytes_atomic
 from semv.config import ExportConfig
 from semv.errors import SemvError
 
@@ -82,5 +82,5 @@ def render_pdf(html: str, out: Path, cfg: ExportConfig) -> Path:
         if done.returncode != 0 or not printed.is_file() or printed.stat().st_size == 0:
             tail = (done.stderr or "").strip().splitlines()[-3:]
             raise PdfError(f"chromium failed (exit {done.returncode}): {' | '.join(tail)}")
-        write_bytes_atomic(out, printed.read_bytes(), prefix=".semv-pdf-")
+        write_bytes_atomic(out, printed.read_bytes(), prefix=".semv-pdf-", mode=umask_mode())
     return out

@@ -6,10 +6,11 @@ Each node value is a frozen pydantic model; its canonical JSON is what the store
 
 from __future__ import annotations
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from semv.model._base import Frozen
 from semv.model._case import Case
+from semv.model._enums import Dimension
 from semv.model._evidence import Evidence, UncertaintyItem
 from semv.model._reasoning import Argument, Qbaf, Relation, Subclaim, SubclaimDecision
 
@@ -33,6 +34,15 @@ class Claims(Frozen):
     """``claims``: the scoped subclaims C_x (Eq. 12), keyed by dimension."""
 
     subclaims: dict[str, Subclaim] = Field(description="Dimension → subclaim.")
+
+    @field_validator("subclaims")
+    @classmethod
+    def _dimension_order(cls, value: dict[str, Subclaim]) -> dict[str, Subclaim]:
+        """The six dimensions in their declared order (what, where, when, who, why,
+        authenticity), any other key after them as given: a value read back from the store,
+        whose canonical JSON sorts keys, lists its subclaims as a fresh run does."""
+        rank = {dim.value: n for n, dim in enumerate(Dimension)}
+        return dict(sorted(value.items(), key=lambda item: rank.get(item[0], len(rank))))
 
 
 class MemoryGuidance(Frozen):

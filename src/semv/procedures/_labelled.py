@@ -228,7 +228,7 @@ RENDER_STAGE = StageDef(
     fn=_render,
     output=RenderedReport,
     symbol=Stage.RENDER,
-    code=("semv.report",),
+    code=("semv.report", "semv._procedure_names"),
 )
 """``render`` of a 5-way procedure. Inputs: ``bundle`` (the bundle node), ``verdict`` (the
 verdict node), ``findings`` (the findings node), ``media`` (the ``describe:<asset>`` nodes);

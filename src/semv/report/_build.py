@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from pathlib import PurePath
 from typing import Final
 
+from semv._procedure_names import DEFAULT_PROCEDURE, opening_sentence
 from semv.dimensions import DimensionSpec, SectionEvidence, report_order
 from semv.glossary import explain, terms
 from semv.links import publishable_url
@@ -291,6 +292,7 @@ class _Builder:
             label=verdict.label,
             confidence=verdict.confidence,
             label_meaning=explain(verdict.label),
+            opening=opening_sentence(DEFAULT_PROCEDURE, verdict.label, verdict.confidence),
             reason=_reason(verdict.rule),
             rule_number=number,
             deciding=tuple(self.decision(by_dimension[d]) for d in deciding),

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from typing import Final
 
+from semv._procedure_names import opening_sentence
 from semv.model import Case, Evidence, RenderedReport, UncertaintyItem, Verdict
 from semv.report._build import _Builder
 from semv.report._context import ReportContext
@@ -37,6 +38,10 @@ class FindingView(_View):
 
 class LabelledView(_View):
     procedure: str
+    label: str
+    confidence: float
+    opening: str
+    """What the procedure decided and what it does not look at, in one sentence."""
     case_summary: CaseSummary
     veracity: str | None
     distortions: tuple[str, ...]
@@ -82,6 +87,9 @@ def render_labelled_report(
     )
     view = LabelledView(
         procedure=procedure,
+        label=verdict.label,
+        confidence=verdict.confidence,
+        opening=opening_sentence(procedure, verdict.label, verdict.confidence),
         case_summary=builder.case_summary(),
         veracity=verdict.veracity,
         distortions=verdict.distortions,

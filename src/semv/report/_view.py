@@ -243,6 +243,9 @@ class VerdictSummary(_View):
     label: str
     confidence: float
     label_meaning: str | None
+    opening: str | None = None
+    """What the procedure decided and what it does not look at, in one sentence
+    (``semv._procedure_names.opening_sentence``); None in a report written before it."""
     reason: str
     """One sentence: which aggregation rule fired and what it says."""
     rule_number: int | None

@@ -5,12 +5,13 @@ temporal-leakage guard."""
 from semv.nlp.dates import iso_date, published_after
 from semv.retrieval._cache import CacheEntry, ReplayCache, cache_key
 from semv.retrieval._corpus import CorpusHit, IngestStats, LocalCorpus, fts_query
-from semv.retrieval._documents import Document, read_claimreview, read_documents
+from semv.retrieval._documents import Document, extract_html, read_claimreview, read_documents
 from semv.retrieval._http import (
     FetchRefused,
     HttpClient,
     HttpLimits,
     HttpResponse,
+    PrivateAddressRefused,
     RetrievalError,
     check_url,
 )
@@ -81,6 +82,7 @@ __all__ = [
     "LocalCorpus",
     "PageFetcher",
     "Prior",
+    "PrivateAddressRefused",
     "Relevance",
     "RelevanceGate",
     "RelevanceModel",
@@ -100,6 +102,7 @@ __all__ = [
     "claim_relevance",
     "evidence_id",
     "exclude_after",
+    "extract_html",
     "fts_query",
     "image_queries",
     "is_semv_tree",

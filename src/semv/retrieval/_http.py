@@ -27,7 +27,14 @@ from semv.errors import SemvError
 if TYPE_CHECKING:
     import httpx
 
-__all__ = ["FetchRefused", "HttpClient", "HttpLimits", "HttpResponse", "RetrievalError"]
+__all__ = [
+    "FetchRefused",
+    "HttpClient",
+    "HttpLimits",
+    "HttpResponse",
+    "PrivateAddressRefused",
+    "RetrievalError",
+]
 
 _RETRY_STATUS = frozenset({429, 500, 502, 503, 504})
 _MAX_RETRY_AFTER = 30.0
@@ -40,6 +47,10 @@ class RetrievalError(SemvError):
 
 class FetchRefused(RetrievalError):
     """A request the guard refuses: private address, bad scheme, too large, too many hops."""
+
+
+class PrivateAddressRefused(FetchRefused):
+    """The host (of the URL or of a redirect hop) resolves to a non-public address."""
 
 
 @dataclass(frozen=True)
@@ -61,6 +72,8 @@ class HttpResponse:
     content_type: str
     retry_after: float | None = None
     """Seconds from a ``Retry-After`` header (429/503), capped at 30 s."""
+    content: bytes = b""
+    """The body's bytes as received (``body`` is their decoded text)."""
 
 
 def _blocked(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
@@ -97,7 +110,7 @@ def check_url(url: str, *, allow_private: bool) -> None:
         addresses = [ipaddress.ip_address(info[4][0]) for info in infos]
     for ip in addresses:
         if _blocked(ip):
-            raise FetchRefused(
+            raise PrivateAddressRefused(
                 f"{url}: refused: {host} resolves to non-public address {ip} "
                 "(private, loopback or link-local; set retrieval.allow_private to allow)"
             )
@@ -212,13 +225,15 @@ class HttpClient:
                     if time.monotonic() > deadline:
                         raise TimeoutError(f"{current}: response took longer than the deadline")
                     chunks.append(chunk)
-                body = b"".join(chunks).decode(response.encoding or "utf-8", errors="replace")
+                content = b"".join(chunks)
+                body = content.decode(response.encoding or "utf-8", errors="replace")
                 return HttpResponse(
                     status=response.status_code,
                     url=str(response.url),
                     body=body,
                     content_type=response.headers.get("content-type", ""),
                     retry_after=_seconds(response.headers.get("retry-after")),
+                    content=content,
                 )
             finally:
                 response.close()

@@ -57,5 +57,5 @@ STAGE = StageDef(
     output=RenderedReport,
     reads=("export",),
     symbol=Stage.RENDER,
-    code=("semv.report", "semv.export"),
+    code=("semv.report", "semv.export", "semv._procedure_names"),
 )

@@ -23,6 +23,7 @@ from semv.report._neutral import neutralise
 from semv.retrieval import Retrieval
 from semv.store import SessionTable, Store
 from semv.web._auth import Auth, parse_tokens, tokens_from_env
+from semv.web._docs import add_api_docs
 from semv.web._jobs import Workers
 from semv.web._print import PdfBusy, PdfPrinter
 from semv.web._public import public_message
@@ -183,6 +184,8 @@ def create_app(
         description="Contestable multimedia verification: submit cases, read reports, "
         "contest verdicts (SEMV; A-QBAF MV2026 §2.6.2).",
         lifespan=lifespan,
+        docs_url=None,  # FastAPI's pages load scripts from a CDN: semv.web._docs serves /docs
+        redoc_url=None,
     )
     app.state.web = WebState(
         settings=settings,
@@ -204,11 +207,14 @@ def create_app(
 
     app.add_exception_handler(SemvError, semv_error)
     from semv.web._api import router as api_router
+    from semv.web._links import router as link_router
     from semv.web._pages import router as page_router
 
     app.include_router(api_router)
+    app.include_router(link_router)
     app.include_router(page_router)
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
+    add_api_docs(app)
     limit = int(settings.web.max_upload_mb * 1024 * 1024) + 64 * 1024  # + multipart framing
     app.add_middleware(_BodyLimit, limit=limit)
     app.add_middleware(_HostCheck, allowed=allowed_hosts(settings, hosts or []))

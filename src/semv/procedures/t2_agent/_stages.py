@@ -188,16 +188,23 @@ async def _search(
     )
 
 
+def _clipped(text: str, limit: int) -> str:
+    """``text`` cut at a word boundary within ``limit`` characters, marked with an ellipsis."""
+    if len(text) <= limit:
+        return text
+    return text[:limit].rsplit(" ", 1)[0].rstrip(" ,;:") + "…"
+
+
 def _rationale(search: SearchOutcome, veracity: str) -> str:
     parts = [f"p_real {search.p_real:.3f} → {veracity}."]
     for s in search.subtasks:
         last = s.trajectory[-2].observation if len(s.trajectory) > 1 else ""
-        parts.append(
+        text = (
             f"{s.name}: {s.best_answer or 'no answer'} (confidence {s.best_sc:.2f}, "
             f"p_fake {s.p_fake:.2f}, {s.visits} simulations)"
-            + (f"; last observation: {last[:300]}" if last else "")
-            + "."
+            + (f"; last observation: {_clipped(last, 300)}" if last else "")
         )
+        parts.append(text.rstrip(" .") + ".")  # an observation's own full stop ends it once
     return " ".join(parts)
 
 
