@@ -14,7 +14,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from semv.web import create_app
-from tests.web_helpers import serve
+from tests.web_helpers import LOCAL, serve
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
@@ -22,7 +22,7 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 
 @pytest.fixture()
 def client(tmp_path: Path) -> Iterator[TestClient]:
-    with TestClient(create_app(tmp_path / "store")) as c:
+    with TestClient(create_app(tmp_path / "store"), base_url=LOCAL) as c:
         yield c
 
 

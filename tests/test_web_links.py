@@ -14,7 +14,7 @@ from semv.config import RetrievalConfig, Settings
 from semv.web import create_app
 from tests.recorded_server import RecordedServer, Reply, recorded_server
 from tests.test_links import ARTICLE, HTML, JPEG
-from tests.web_helpers import EXAMPLE, wait_job
+from tests.web_helpers import EXAMPLE, LOCAL, wait_job
 
 
 def _csrf(client: TestClient) -> dict[str, str]:
@@ -33,7 +33,7 @@ def news() -> Iterator[RecordedServer]:
 def test_a_link_to_a_loopback_address_is_refused_by_default(
     tmp_path: Path, news: RecordedServer
 ) -> None:
-    with TestClient(create_app(tmp_path / "store")) as client:
+    with TestClient(create_app(tmp_path / "store"), base_url=LOCAL) as client:
         r = client.post(
             "/api/cases/from-url", json={"url": news.url + "/news/seine"}, headers=_csrf(client)
         )
@@ -45,7 +45,7 @@ def test_a_link_to_a_loopback_address_is_refused_by_default(
 
 
 def test_a_file_link_is_refused(tmp_path: Path) -> None:
-    with TestClient(create_app(tmp_path / "store")) as client:
+    with TestClient(create_app(tmp_path / "store"), base_url=LOCAL) as client:
         page = tmp_path / "page.html"
         page.write_text(ARTICLE, encoding="utf-8")
         r = client.post("/api/cases/from-url", json={"url": page.as_uri()}, headers=_csrf(client))
@@ -55,7 +55,7 @@ def test_a_file_link_is_refused(tmp_path: Path) -> None:
 
 def test_a_link_is_verified_as_a_job(tmp_path: Path, news: RecordedServer) -> None:
     settings = Settings(retrieval=RetrievalConfig(allow_private=True, backoff_s=0.0))
-    with TestClient(create_app(tmp_path / "store", settings=settings)) as client:
+    with TestClient(create_app(tmp_path / "store", settings=settings), base_url=LOCAL) as client:
         page = client.get("/")
         assert 'id="link-form"' in page.text
         assert client.get("/static/links.js").status_code == 200
@@ -76,7 +76,7 @@ def test_a_link_is_verified_as_a_job(tmp_path: Path, news: RecordedServer) -> No
 
 
 def test_a_write_without_csrf_is_refused(tmp_path: Path) -> None:
-    with TestClient(create_app(tmp_path / "store")) as client:
+    with TestClient(create_app(tmp_path / "store"), base_url=LOCAL) as client:
         client.get("/")
         r = client.post("/api/cases/from-url", json={"url": "https://news.example.org/a"})
         assert r.status_code == 403

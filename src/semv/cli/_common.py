@@ -117,9 +117,7 @@ ProcedureOpt = Annotated[
     str,
     typer.Option(
         "--procedure",
-        help="Verification procedure: "
-        + ", ".join(PROCEDURE_NAMES)
-        + f" (default: {DEFAULT_PROCEDURE}).",
+        help="Verification procedure: " + ", ".join(PROCEDURE_NAMES) + ".",
     ),
 ]
 ReplayFlag = Annotated[
