@@ -17,29 +17,11 @@ from semv.cli._common import (
     fail,
     out,
 )
-from semv.errors import InputError
 
 if TYPE_CHECKING:
     from semv.config import Settings
 
 __all__ = ["forensics"]
-
-
-def _check_readable(path: Path) -> None:
-    """Raise ``InputError`` naming ``path`` unless Pillow can decode it as an image."""
-    import warnings
-
-    from PIL import Image
-
-    if not path.is_file():
-        raise InputError(f"{path}: no such image file")
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", Image.DecompressionBombWarning)
-            with Image.open(path) as raw:
-                raw.load()
-    except (OSError, ValueError, SyntaxError, Image.DecompressionBombWarning) as exc:
-        raise InputError(f"{path}: cannot read image: {exc}") from exc
 
 
 def _report(index: int, path: Path, settings: Settings) -> dict[str, Any]:
@@ -124,11 +106,12 @@ def forensics(
     from semv.cli._common import settings_from
     from semv.errors import SemvError
     from semv.perception.paths import resolve_data_paths
+    from semv.perception.readable import refuse_unreadable
 
     try:
         settings = resolve_data_paths(settings_from(config), data_dir)
         for path in images:
-            _check_readable(path)
+            refuse_unreadable(path, settings.media.max_pixels)
         reports = [_report(i, path, settings) for i, path in enumerate(images)]
     except SemvError as exc:
         fail(exc)

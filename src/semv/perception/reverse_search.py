@@ -181,11 +181,12 @@ def build_index(
     *,
     meta: dict[str, dict[str, str]] | None = None,
     progress: Callable[[str], None] | None = None,
+    skip_unreadable: bool = False,
 ) -> IndexReport:
-    """Index every image under ``folder`` (recursively) into ``index_dir``; unreadable images
-    are skipped and reported. Re-indexing the same content updates its metadata."""
-    from semv.store import sha256_file
-
+    """Index every image under ``folder`` (recursively) into ``index_dir``. Re-indexing the same
+    content updates its metadata. An image Pillow refuses (a decompression bomb, or a file it
+    cannot decode) raises ``InputError`` naming it before anything is written; with
+    ``skip_unreadable`` it is skipped and reported instead."""
     if not folder.is_dir():
         raise InputError(f"{folder}: not a directory")
     meta = meta or {}
@@ -193,6 +194,16 @@ def build_index(
     unknown = sorted(set(meta) - {p.relative_to(folder).as_posix() for p in files})
     if unknown:
         raise InputError(f"metadata names files that are not in {folder}: {', '.join(unknown)}")
+    if not skip_unreadable:
+        from semv.perception.readable import refuse_unreadable
+
+        for path in files:  # decoded twice, so that a refusal leaves the index untouched
+            try:
+                refuse_unreadable(path)
+            except InputError as exc:
+                raise InputError(
+                    f"{exc} (nothing indexed; --skip-unreadable skips such files)"
+                ) from exc
     store = IndexStore(index_dir, create=True)
     indexed = 0
     skipped: list[str] = []
@@ -200,25 +211,13 @@ def build_index(
         for path in files:
             rel = path.relative_to(folder).as_posix()
             try:
-                img = _open_rgb(path)
-            except _DECODE_ERRORS as exc:
+                row = _decode_for_index(path, meta.get(rel, {}), cfg)
+            except (*_DECODE_ERRORS, InputError) as exc:
                 skipped.append(f"{rel}: {exc}")
                 continue
-            points, desc = orb_features(img, cfg.orb_features)
-            entry = meta.get(rel, {})
-            row = {
-                "sha256": sha256_file(str(path)),
-                "path": str(path.resolve()),
-                "phash": phash_hex(img),
-                "width": img.width,
-                "height": img.height,
-                "source_url": entry.get("source_url"),
-                "first_seen": entry.get("first_seen"),
-                "caption": entry.get("caption"),
-            }
-            image_id = store.upsert(row, points, desc)
-            if cfg.clip_model_path:
-                _store_embedding(store, image_id, img, cfg.clip_model_path)
+            image_id = store.upsert(row.row, row.points, row.descriptors)
+            if row.embedding is not None:
+                store.put_embedding(image_id, row.embedding[0], row.embedding[1])
             indexed += 1
             if progress is not None:
                 progress(rel)
@@ -229,12 +228,43 @@ def build_index(
     return IndexReport(indexed=indexed, skipped=tuple(skipped), total=total, generation=generation)
 
 
-def _store_embedding(store: IndexStore, image_id: int, img: Image.Image, path: str) -> None:
+@dataclass(frozen=True)
+class _Pending:
+    """One decoded image, ready to be written to the index."""
+
+    row: dict[str, Any]
+    points: npt.NDArray[np.float32]
+    descriptors: npt.NDArray[np.uint8]
+    embedding: tuple[str, npt.NDArray[np.float32]] | None
+
+
+def _decode_for_index(path: Path, entry: dict[str, str], cfg: ReverseSearchConfig) -> _Pending:
+    from semv.perception.readable import refuse_bomb
+    from semv.store import sha256_file
+
+    refuse_bomb(path)  # a skipped bomb is never decoded
+    img = _open_rgb(path)
+    points, desc = orb_features(img, cfg.orb_features)
+    row = {
+        "sha256": sha256_file(str(path)),
+        "path": str(path.resolve()),
+        "phash": phash_hex(img),
+        "width": img.width,
+        "height": img.height,
+        "source_url": entry.get("source_url"),
+        "first_seen": entry.get("first_seen"),
+        "caption": entry.get("caption"),
+    }
+    embedding = _embedding(img, cfg.clip_model_path) if cfg.clip_model_path else None
+    return _Pending(row=row, points=points, descriptors=desc, embedding=embedding)
+
+
+def _embedding(img: Image.Image, path: str) -> tuple[str, npt.NDArray[np.float32]]:
     from semv.errors import ConfigError
     from semv.perception._clip import ClipUnavailable, embed_images, model_id
 
     try:
-        store.put_embedding(image_id, model_id(path), embed_images(path, [img])[0])
+        return model_id(path), embed_images(path, [img])[0]
     except ClipUnavailable as exc:
         raise ConfigError(f"reverse_search.clip_model_path: {exc}") from exc
 
