@@ -51,8 +51,9 @@ def _report(index: int, path: Path, settings: Settings) -> dict[str, Any]:
         "manipulation_probability": combined.manipulation_probability if combined else None,
         "threshold": combined.manipulation_threshold if combined else None,
         "model_version": combined.manipulation_model if combined else None,
-        "manipulated": bool(combined and combined.manipulated),
-        "argues_against_authenticity": bool(combined and combined.argues),
+        "review_threshold": combined.review_threshold if combined else None,
+        "flagged_for_review": bool(combined and combined.flagged_for_review),
+        "manipulated": bool(combined and combined.argues),
         "region": combined.region if combined else None,
         "copy_move": combined.copy_move if combined else None,
         "signals": signals,
@@ -62,14 +63,15 @@ def _report(index: int, path: Path, settings: Settings) -> dict[str, Any]:
 
 
 def _judgement(report: dict[str, Any]) -> str:
-    """What the probability means for the verdict: below the threshold nothing; at or above
-    it an authenticity attack only where ``forensics.manipulation_attacks`` is on, otherwise
-    a review item (the model is a screening score, not a finding: docs/evaluation.md)."""
-    if not report["manipulated"]:
-        return "not flagged"
-    if report["argues_against_authenticity"]:
-        return "flagged: argues against authenticity"
-    return "flagged for review (forensics.manipulation_attacks is off)"
+    """What the probability means for the verdict: ``manipulated`` only where the
+    authenticity attack (``forensics.manipulation_attacks``) is on and fires; at or above the
+    review threshold a review item; otherwise nothing (the model is a screening score, not a
+    finding: docs/evaluation.md)."""
+    if report["manipulated"]:
+        return "argues against authenticity (forensics.manipulation_attacks is on)"
+    if report["flagged_for_review"]:
+        return f"flagged for review (review threshold {report['review_threshold']:.2f})"
+    return "not flagged"
 
 
 def _print(report: dict[str, Any]) -> None:
@@ -88,7 +90,7 @@ def _print(report: dict[str, Any]) -> None:
     if report["region"]:
         out.print(f"  most anomalous map region (x,y,w,h): {report['region']}", highlight=False)
     if report["copy_move"]:
-        out.print(f"  cloned region: {report['copy_move']}", highlight=False)
+        out.print(f"  possible cloned region (verified): {report['copy_move']}", highlight=False)
     for name, png in report["maps"].items():
         out.print(f"  map {name}: {png}", highlight=False)
     for detail in report["review"]:
