@@ -5,7 +5,7 @@ that share a style (two drawn street scenes, two screenshots of one app, two mem
 template). This step decides, for one query/candidate pair, by aligning the two pictures and
 comparing their pixels:
 
-1. Both are reduced to grey at ``WORK_SIDE`` pixels on the longer side.
+1. Both are brought to grey at ``WORK_SIDE`` pixels on the longer side.
 2. A similarity transform (rotation, scale, translation) from query to candidate is estimated
    from ORB correspondences (ratio test, RANSAC), for the query as it is and mirrored; the
    whole-frame mapping (a resized copy, as it is and mirrored) is always tried too.
@@ -35,6 +35,8 @@ __all__ = ["WORK_SIDE", "PairCheck", "Prepared", "check_pair", "compare", "prepa
 WORK_SIDE: Final = 384
 """Longer side (pixels) of both pictures while they are compared."""
 _ORB_FEATURES: Final = 1500
+_FAST_THRESHOLD: Final = 8
+"""FAST corner threshold (OpenCV's default is 20): flat graphics still get keypoints."""
 _RATIO: Final = 0.8
 _RANSAC_PX: Final = 3.0
 _MIN_INLIERS: Final = 8
@@ -72,11 +74,11 @@ class PairCheck:
 
 
 def _grey(img: Image.Image) -> tuple[Grey, float]:
-    """``img`` in grey with its longer side at ``WORK_SIDE`` (never enlarged), and the factor
-    from original to working pixels."""
+    """``img`` in grey with its longer side at ``WORK_SIDE``, and the factor from original to
+    working pixels."""
     grey = img.convert("L")
-    factor = min(1.0, WORK_SIDE / max(grey.size))
-    if factor < 1.0:
+    factor = WORK_SIDE / max(grey.size)
+    if factor != 1.0:  # small pictures are enlarged: ORB needs room for its keypoints
         size = (max(1, round(grey.width * factor)), max(1, round(grey.height * factor)))
         grey = grey.resize(size, Image.Resampling.BILINEAR)
     return np.asarray(grey, dtype=np.float32), factor
@@ -85,7 +87,7 @@ def _grey(img: Image.Image) -> tuple[Grey, float]:
 def _orb(grey: Grey) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.uint8] | None]:
     import cv2
 
-    orb = cv2.ORB.create(nfeatures=_ORB_FEATURES)
+    orb = cv2.ORB.create(nfeatures=_ORB_FEATURES, fastThreshold=_FAST_THRESHOLD)
     keypoints, desc = orb.detectAndCompute(grey.astype(np.uint8), None)
     points = np.array([kp.pt for kp in keypoints], dtype=np.float32).reshape(-1, 2)
     return points, None if desc is None else np.asarray(desc, dtype=np.uint8)
