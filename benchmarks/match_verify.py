@@ -1,6 +1,7 @@
 """False-match and true-match rates of reverse-search match verification. Prints tables.
 
     python benchmarks/match_verify.py            # make bench-match
+    python benchmarks/match_verify.py --end-to-end-only   # index + query, report split
 
 Pictures:
 
@@ -429,18 +430,84 @@ def report(rows: list[Scored], cfg: ReverseSearchConfig, chosen: float) -> None:
         )
 
 
+def end_to_end(pictures: list[Picture], cfg: ReverseSearchConfig, folder: Path) -> None:
+    """The whole path (``build_index`` + ``find_matches``: candidates, then verification).
+    False matches: the report split's pictures queried against an index of the fit split's
+    (every query/indexed pair is a pair of different pictures). True matches: the report
+    split's edits queried against an index of the report split's originals; a hit is the
+    original among the matches."""
+    from semv.perception._rsindex import IndexStore
+    from semv.perception.reverse_search import build_index, find_matches
+
+    def index(split: str) -> Path:
+        source = folder / split
+        source.mkdir(parents=True)
+        for n, p in enumerate(x for x in pictures if x.split == split):
+            p.image.save(source / f"{n:04d}.png")
+        build_index(source, folder / f"index-{split}", cfg)
+        return folder / f"index-{split}"
+
+    report_pictures = [p for p in pictures if p.split == "report"]
+    fit_count = sum(p.split == "fit" for p in pictures)
+    store = IndexStore(index("fit"))
+    try:
+        false = sum(len(find_matches(p.image, store, cfg)) for p in report_pictures)
+    finally:
+        store.close()
+    pairs = len(report_pictures) * fit_count
+    store = IndexStore(index("report"))
+    hits: dict[str, list[int]] = {}
+    try:
+        for n, p in enumerate(report_pictures):
+            for kind, edited in edits(p):
+                found = {Path(m.image.path).stem for m in find_matches(edited, store, cfg)}
+                hits.setdefault(kind, []).append(int(f"{n:04d}" in found))
+    finally:
+        store.close()
+    table = Table(title="End to end (index + query), report split (out-of-sample)")
+    for column in ("measure", "pairs or queries", "matched", "rate"):
+        table.add_column(column)
+    table.add_row(
+        "false matches (report queries × fit index)", str(pairs), str(false), f"{false / pairs:.4%}"
+    )
+    total = [v for values in hits.values() for v in values]
+    table.add_row(
+        "true matches, all edits",
+        str(len(total)),
+        str(sum(total)),
+        f"{sum(total) / len(total):.2%}",
+    )
+    for kind, values in sorted(hits.items()):
+        table.add_row(
+            f"  {kind}", str(len(values)), str(sum(values)), f"{sum(values) / len(values):.2%}"
+        )
+    console.print(table)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.parse_args(argv)
+    parser.add_argument(
+        "--end-to-end",
+        action="store_true",
+        help="Also run the whole path (index + query) on the report split (slower).",
+    )
+    parser.add_argument("--end-to-end-only", action="store_true", help="Only the end-to-end table.")
+    args = parser.parse_args(argv)
     if not DATA.is_dir():
         console.print(f"[yellow]skipped:[/] {DATA} is absent (no real pictures)")
         return 0
     pictures = real_pictures() + drawn_pictures()
     console.print(f"{len(pictures)} pictures")
-    rows = score_all(pictures, lambda m: console.print(m))
     cfg = ReverseSearchConfig()
-    chosen = choose_threshold([r for r in rows if r.split == "fit"], cfg.verify_min_overlap)
-    report(rows, cfg, chosen)
+    if not args.end_to_end_only:
+        rows = score_all(pictures, lambda m: console.print(m))
+        chosen = choose_threshold([r for r in rows if r.split == "fit"], cfg.verify_min_overlap)
+        report(rows, cfg, chosen)
+    if args.end_to_end or args.end_to_end_only:
+        import tempfile
+
+        with tempfile.TemporaryDirectory(prefix="semv-match-") as tmp:
+            end_to_end(pictures, cfg, Path(tmp))
     return 0
 
 
