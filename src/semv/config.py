@@ -362,7 +362,7 @@ class ReverseSearchConfig(_Section):
         ge=0.0,
         le=1.0,
         description="Match verification: share of textured pixels of the aligned pair that must "
-        "agree (chosen on the fit split of benchmarks/match_verify.py; docs/evaluation.md).",
+        "agree (measured on the splits of benchmarks/match_verify.py; docs/evaluation.md).",
     )
     verify_min_overlap: float = Field(
         0.50,

@@ -17,8 +17,8 @@ comparing their pixels:
    ``reverse_search.verify_min_agreement`` and the overlap covers at least
    ``reverse_search.verify_min_overlap`` of the smaller picture's footprint.
 
-The thresholds were chosen on the fit split of ``benchmarks/match_verify.py`` and its
-false-match and true-match rates are reported on the other split (docs/evaluation.md).
+``benchmarks/match_verify.py`` measures the threshold on a fit split and reports its
+false-match and true-match rates on the other split (docs/evaluation.md).
 """
 
 from __future__ import annotations
