@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 DATA_DIR ?= .semv
 DEMO_CASE ?= examples/lyon-flood
 
-.PHONY: demo test test-llm lint format bench bench-forensics cv cv-averitec fit fit-forensics fit-context fit-relevance fit-stance system-deps venv clean
+.PHONY: demo test test-llm lint format bench bench-forensics bench-match bench-forensic-flag cv cv-averitec fit fit-forensics fit-context fit-relevance fit-stance system-deps venv clean
 
 # System packages the tests and the demo use (system-packages.txt); apt installs the missing ones.
 system-deps:
@@ -70,6 +70,16 @@ bench: venv
 # Held-out AUROC of every forensic signal and the manipulation model; COSMOS final check.
 bench-forensics: venv
 	$(PY) benchmarks/forensics.py --auroc-only
+
+# Reverse-search match verification: false-match rate on different pictures (real and of one
+# style), true-match rate on edits; threshold chosen on the fit split, reported on the other.
+bench-match: venv
+	nice -n 10 $(PY) benchmarks/match_verify.py
+
+# The forensic review flag: its threshold (≤ 5 % false alarms on a declared split of real
+# unedited photos), false alarms on the other split, power on real tampered images.
+bench-forensic-flag: venv
+	nice -n 10 $(PY) benchmarks/forensic_flag.py
 
 # Fitted parameters shipped as versioned data files; `fit` runs every fit-* target.
 fit: fit-forensics fit-context fit-relevance fit-stance

@@ -23,6 +23,7 @@ from semv.model import Asset, ForensicMap, MediaKind, UncertaintyCode
 from semv.perception import _copymove, _dq, _resampling
 from semv.perception.forensics import analyze_image
 from semv.perception.manipulation import FEATURES, ManipulationModel, forensic_signals, load_model
+from tests.conftest import ROOT
 
 
 def scene(seed: int = 0, w: int = 384, h: int = 288) -> Image.Image:
@@ -186,6 +187,10 @@ def test_cli_prints_probability_signals_and_maps(tmp_path: Path) -> None:
     assert 0.0 <= report["manipulation_probability"] <= 1.0
     assert set(report["signals"]) == set(FEATURES)
     assert set(report["maps"]) == {"ela", "noise", "ghost", "combined"}
+    assert report["review_threshold"] == ForensicsConfig().review_threshold
+    flagged = report["manipulation_probability"] >= report["review_threshold"]
+    assert report["flagged_for_review"] is flagged
+    assert report["manipulated"] is False  # reserved for the authenticity attack, off by default
     assert all(Path(p).is_file() for p in report["maps"].values())
     text = CliRunner().invoke(app, ["forensics", str(path), "--data-dir", str(data)])
     assert text.exit_code == 0 and "P(manipulated) = " in text.output
@@ -209,15 +214,65 @@ def test_cli_refuses_an_unreadable_image_with_exit_2(tmp_path: Path) -> None:
     assert missing.exit_code == 2 and "no such image file" in missing.output
 
 
-@pytest.mark.parametrize(("manipulated", "argues", "words"), [
-    (False, False, "not flagged"),
-    (True, False, "flagged for review (forensics.manipulation_attacks is off)"),
-    (True, True, "flagged: argues against authenticity"),
-])  # fmt: skip
-def test_cli_says_what_a_probability_at_the_threshold_does(
-    manipulated: bool, argues: bool, words: str
+@pytest.mark.parametrize(
+    ("flagged", "manipulated", "words"),
+    [
+        (False, False, "not flagged"),
+        (True, False, "flagged for review (review threshold 0.42)"),
+        (True, True, "argues against authenticity (forensics.manipulation_attacks is on)"),
+        (False, True, "argues against authenticity (forensics.manipulation_attacks is on)"),
+    ],
+)
+def test_cli_judgement_separates_review_flag_from_manipulated(
+    flagged: bool, manipulated: bool, words: str
 ) -> None:
-    """At or above the threshold the text says "flagged", and whether the probability argues
-    (``forensics.manipulation_attacks``) or is a review item: never a bare "manipulated"."""
-    report = {"manipulated": manipulated, "argues_against_authenticity": argues}
+    """At or above the review threshold the text says "flagged for review"; "manipulated" (the
+    JSON field and the words "argues against authenticity") only where the authenticity attack
+    is on and fires."""
+    report = {"flagged_for_review": flagged, "manipulated": manipulated, "review_threshold": 0.42}
     assert _judgement(report) == words
+
+
+# ---- the review flag and verified clones ------------------------------------------------------
+
+
+def test_copy_move_is_verified_only_where_the_moved_source_reproduces_the_copy() -> None:
+    """A clone re-saved as JPEG is verified; a structure drawn twice over different
+    surroundings (keypoints that agree, pixels between them that do not) is not."""
+    pixels = np.asarray(scene(2)).copy()
+    pixels[180:260, 250:350] = pixels[20:100, 30:130]
+    clone = _copymove.copy_move(jpeg(Image.fromarray(pixels), 85).convert("RGB"))
+    assert clone.verified and clone.ncc >= 0.9 and clone.source is not None
+    # the bundled example photo is drawn, unedited, with two identical bridge pylons over
+    # different water: the keypoints agree, the pixels between them do not
+    with Image.open(ROOT / "examples" / "lyon-flood" / "photo.jpg") as raw:
+        drawn = raw.convert("RGB")
+    found = _copymove.copy_move(drawn)
+    assert found.inliers >= 3  # the detector sees the repetition ...
+    assert not found.verified and found.ncc < 0.9  # ... the pixels are no clone
+
+
+def _combined_of(path: Path, cfg: ForensicsConfig) -> tuple[ForensicMap, list[str]]:
+    out = analyze_image(Asset(id="asset:0", path=str(path), kind=MediaKind.IMAGE), cfg)
+    combined = next(
+        s for e in out.evidence if (s := e.observed(ForensicMap)) is not None and s.combined
+    )
+    return combined, [
+        u.detail for u in out.uncertainty if u.code is UncertaintyCode.FORENSIC_ANOMALY
+    ]
+
+
+def test_review_item_follows_the_review_threshold_not_the_maps(tmp_path: Path) -> None:
+    """The same image is flagged for review exactly when its probability reaches
+    ``forensics.review_threshold``; a map region above the map threshold alone raises nothing."""
+    path = tmp_path / "photo.jpg"
+    jpeg(scene(11), 90).save(path, "JPEG", quality=90)
+    low, items = _combined_of(path, ForensicsConfig(review_threshold=1.0, threshold=0.0))
+    assert low.exceeds and not low.flagged_for_review and low.copy_move is None
+    assert items == []
+    p = low.manipulation_probability
+    assert p is not None
+    high, items = _combined_of(path, ForensicsConfig(review_threshold=p))
+    assert high.flagged_for_review and not high.argues
+    assert len(items) == 1 and f"review threshold {p:.2f}" in items[0]
+    assert "does not argue against authenticity" in items[0]

@@ -106,7 +106,7 @@ def test_casia_evidence_carries_scores_thresholds_regions_and_maps(tmp_path: Pat
     # the pipeline computes exactly the signals the fitted model weighs
     names = [part.split("=")[0] for part in scored.signals.split("; ")]
     assert sorted(names) == sorted(model.used)
-    flagged = scored.exceeds or scored.manipulated or scored.copy_move is not None
+    flagged = scored.flagged_for_review or scored.copy_move is not None
     expected = [UncertaintyCode.FORENSIC_ANOMALY] if flagged else []
     assert [u.code for u in out.uncertainty] == expected
 

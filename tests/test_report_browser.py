@@ -95,7 +95,7 @@ def test_the_strongest_arguments_of_each_side_are_on_the_first_screen(
 
 def test_the_review_items_are_on_the_first_screen(page: Any, written: dict[str, Any]) -> None:
     review = written["report"]["summary"]["review"]
-    assert {"forensic-anomaly", "metadata-claim-conflict", "major-factual-conflict"} <= {
+    assert {"metadata-claim-conflict", "major-factual-conflict"} <= {
         item["code"] for item in review
     }
     items = page.locator("#needs-review li")

@@ -133,13 +133,26 @@ def test_the_example_report_has_none_of_the_reported_wording_errors(
         assert "wins with rate" not in text
 
 
-def test_a_held_back_forensic_finding_is_not_called_not_extracted(
+def test_the_unedited_example_photo_carries_no_forensic_review_item(
     example: dict[str, Any],
 ) -> None:
     media = example["json"]["case_summary"]["media"][0]
+    assert "forensic-anomaly" not in [n["code"] for n in media["notes"]]
+
+
+def test_a_held_back_forensic_finding_is_not_called_not_extracted(
+    tmp_path: Path,
+) -> None:
+    from semv.config import ForensicsConfig, Settings
+
+    flagged = Settings(forensics=ForensicsConfig(review_threshold=0.0))  # every image flagged
+    result = verify(EXAMPLE, data_dir=tmp_path / "data", settings=flagged)
+    report = json.loads(Path(result.report_paths["json"]).read_text(encoding="utf-8"))
+    markdown = Path(result.report_paths["markdown"]).read_text(encoding="utf-8")
+    media = report["case_summary"]["media"][0]
     assert [n["code"] for n in media["notes"]] == ["forensic-anomaly"]
-    assert "Not extracted: `forensic-anomaly`" not in example["markdown"]
-    assert "To review: `forensic-anomaly`" in example["markdown"]
+    assert "Not extracted: `forensic-anomaly`" not in markdown
+    assert "To review: `forensic-anomaly`" in markdown
 
 
 def test_every_code_the_report_shows_is_in_its_glossary(example: dict[str, Any]) -> None:

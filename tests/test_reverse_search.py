@@ -118,7 +118,10 @@ def test_index_skips_unreadable_images_and_rejects_unknown_meta(tmp_path: Path) 
     folder.mkdir()
     Image.new("RGB", (64, 48), "blue").save(folder / "ok.png")
     (folder / "broken.jpg").write_bytes(b"\xff\xd8\xff garbage")
-    report = build_index(folder, tmp_path / "idx", ReverseSearchConfig())
+    with pytest.raises(InputError, match=r"broken\.jpg: cannot read image"):
+        build_index(folder, tmp_path / "idx", ReverseSearchConfig())
+    assert not (tmp_path / "idx").exists()  # a refusal writes nothing
+    report = build_index(folder, tmp_path / "idx", ReverseSearchConfig(), skip_unreadable=True)
     assert report.indexed == 1 and len(report.skipped) == 1
     assert report.skipped[0].startswith("broken.jpg")
     with pytest.raises(InputError, match=r"missing\.jpg"):
@@ -314,7 +317,7 @@ def test_bombs_and_broken_files_never_crash_matching(tmp_path: Path) -> None:
     folder.mkdir()
     Image.new("RGB", (64, 48), "green").save(folder / "ok.png")
     Image.new("1", (10_000, 10_000)).save(folder / "bomb.png", optimize=True)
-    report = build_index(folder, tmp_path / "idx", ReverseSearchConfig())
+    report = build_index(folder, tmp_path / "idx", ReverseSearchConfig(), skip_unreadable=True)
     assert report.indexed == 1 and report.skipped[0].startswith("bomb.png")
     settings = Settings(reverse_search=ReverseSearchConfig(index_dir=str(tmp_path / "idx")))
     for name, payload in (("zero.jpg", b""), ("trunc.jpg", b"\xff\xd8\xff\xe0\x00\x10JFIF")):

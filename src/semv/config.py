@@ -311,6 +311,14 @@ class ForensicsConfig(_Section):
         description="Compute the fitted manipulation probability (double-JPEG, copy-move and "
         "resampling signals besides the maps; semv.perception.manipulation).",
     )
+    review_threshold: float = Field(
+        0.72,
+        ge=0.0,
+        le=1.0,
+        description="Manipulation probability at or above which an image gets the "
+        "forensic-anomaly review item: chosen for at most 5 % false alarms on the real unedited "
+        "photos of a declared split (benchmarks/forensic_flag.py; docs/evaluation.md).",
+    )
     manipulation_attacks: bool = Field(
         False,
         description="Let a manipulation probability at or above the fitted threshold attack "
@@ -349,6 +357,19 @@ class ReverseSearchConfig(_Section):
     )
     clip_threshold: float = Field(0.84, description="Inner product at or above which CLIP matches.")
     max_matches: int = Field(5, ge=1, description="Matches kept per asset.")
+    verify_min_agreement: float = Field(
+        0.80,
+        ge=0.0,
+        le=1.0,
+        description="Match verification: share of textured pixels of the aligned pair that must "
+        "agree (measured on the splits of benchmarks/match_verify.py; docs/evaluation.md).",
+    )
+    verify_min_overlap: float = Field(
+        0.50,
+        ge=0.0,
+        le=1.0,
+        description="Match verification: overlap of the aligned pair / the smaller footprint.",
+    )
     faiss_threads: int = Field(
         1,
         ge=1,

@@ -303,9 +303,11 @@ GLOSSARY: Final[tuple[Term, ...]] = (
     Term(
         _C.FORENSIC_ANOMALY,
         _CODES,
-        "A forensic signal flags an unusual region, but it was held back (not used as evidence "
-        "of manipulation): its calibrated manipulation probability is below the threshold, or "
-        "forensic attacks are switched off. Look at the map and the probability.",
+        "The image's calibrated manipulation probability reached the review threshold (at "
+        "most 5 % of real unedited photos of the choosing split do), or a cloned region was "
+        "verified. A screening result held back for a reviewer, not evidence of manipulation "
+        "unless forensic attacks are switched on. Look at the map, the region and the "
+        "probability.",
     ),
     Term(
         _C.MEMORY_NOT_EVIDENCE,

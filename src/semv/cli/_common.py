@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, NoReturn
 import typer
 from rich.console import Console
 
-from semv._procedure_names import DEFAULT_PROCEDURE, PROCEDURE_NAMES
+from semv._procedure_names import PROCEDURE_NAMES
 
 if TYPE_CHECKING:
     from rich.progress import Progress

@@ -17,29 +17,11 @@ from semv.cli._common import (
     fail,
     out,
 )
-from semv.errors import InputError
 
 if TYPE_CHECKING:
     from semv.config import Settings
 
 __all__ = ["forensics"]
-
-
-def _check_readable(path: Path) -> None:
-    """Raise ``InputError`` naming ``path`` unless Pillow can decode it as an image."""
-    import warnings
-
-    from PIL import Image
-
-    if not path.is_file():
-        raise InputError(f"{path}: no such image file")
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", Image.DecompressionBombWarning)
-            with Image.open(path) as raw:
-                raw.load()
-    except (OSError, ValueError, SyntaxError, Image.DecompressionBombWarning) as exc:
-        raise InputError(f"{path}: cannot read image: {exc}") from exc
 
 
 def _report(index: int, path: Path, settings: Settings) -> dict[str, Any]:
@@ -69,8 +51,9 @@ def _report(index: int, path: Path, settings: Settings) -> dict[str, Any]:
         "manipulation_probability": combined.manipulation_probability if combined else None,
         "threshold": combined.manipulation_threshold if combined else None,
         "model_version": combined.manipulation_model if combined else None,
-        "manipulated": bool(combined and combined.manipulated),
-        "argues_against_authenticity": bool(combined and combined.argues),
+        "review_threshold": combined.review_threshold if combined else None,
+        "flagged_for_review": bool(combined and combined.flagged_for_review),
+        "manipulated": bool(combined and combined.argues),
         "region": combined.region if combined else None,
         "copy_move": combined.copy_move if combined else None,
         "signals": signals,
@@ -80,14 +63,15 @@ def _report(index: int, path: Path, settings: Settings) -> dict[str, Any]:
 
 
 def _judgement(report: dict[str, Any]) -> str:
-    """What the probability means for the verdict: below the threshold nothing; at or above
-    it an authenticity attack only where ``forensics.manipulation_attacks`` is on, otherwise
-    a review item (the model is a screening score, not a finding: docs/evaluation.md)."""
-    if not report["manipulated"]:
-        return "not flagged"
-    if report["argues_against_authenticity"]:
-        return "flagged: argues against authenticity"
-    return "flagged for review (forensics.manipulation_attacks is off)"
+    """What the probability means for the verdict: ``manipulated`` only where the
+    authenticity attack (``forensics.manipulation_attacks``) is on and fires; at or above the
+    review threshold a review item; otherwise nothing (the model is a screening score, not a
+    finding: docs/evaluation.md)."""
+    if report["manipulated"]:
+        return "argues against authenticity (forensics.manipulation_attacks is on)"
+    if report["flagged_for_review"]:
+        return f"flagged for review (review threshold {report['review_threshold']:.2f})"
+    return "not flagged"
 
 
 def _print(report: dict[str, Any]) -> None:
@@ -106,7 +90,7 @@ def _print(report: dict[str, Any]) -> None:
     if report["region"]:
         out.print(f"  most anomalous map region (x,y,w,h): {report['region']}", highlight=False)
     if report["copy_move"]:
-        out.print(f"  cloned region: {report['copy_move']}", highlight=False)
+        out.print(f"  possible cloned region (verified): {report['copy_move']}", highlight=False)
     for name, png in report["maps"].items():
         out.print(f"  map {name}: {png}", highlight=False)
     for detail in report["review"]:
@@ -124,11 +108,12 @@ def forensics(
     from semv.cli._common import settings_from
     from semv.errors import SemvError
     from semv.perception.paths import resolve_data_paths
+    from semv.perception.readable import refuse_unreadable
 
     try:
         settings = resolve_data_paths(settings_from(config), data_dir)
         for path in images:
-            _check_readable(path)
+            refuse_unreadable(path, settings.media.max_pixels)
         reports = [_report(i, path, settings) for i, path in enumerate(images)]
     except SemvError as exc:
         fail(exc)

@@ -40,6 +40,13 @@ def index_images(
             help="Per-image metadata: JSON/JSONL/CSV with file, source_url, first_seen, caption.",
         ),
     ] = None,
+    skip_unreadable: Annotated[
+        bool,
+        typer.Option(
+            "--skip-unreadable",
+            help="Skip (and list) images Pillow refuses instead of stopping with exit 2.",
+        ),
+    ] = False,
     json_out: JsonFlag = False,
     data_dir: DataDir = DEFAULT_DATA_DIR,
     config: ConfigFile = None,
@@ -62,6 +69,7 @@ def index_images(
                 index_dir,
                 settings.reverse_search,
                 meta=metadata,
+                skip_unreadable=skip_unreadable,
                 progress=lambda _name: bar.advance(task),
             )
     except SemvError as exc:

@@ -42,10 +42,24 @@ from semv.errors import InputError, SemvError
 if TYPE_CHECKING:
     from rich.progress import Progress
 
+    from semv.adapters import LoadedCase
     from semv.config import Settings
     from semv.model import Case
 
 __all__ = ["runs", "show", "verify"]
+
+
+def _refuse_bombs(cases: list[LoadedCase], settings: Settings) -> None:
+    """Raise ``InputError`` naming the first image of ``cases`` whose header declares more
+    pixels than ``media.max_pixels`` (a decompression bomb), before any run starts. Other
+    unreadable media stay what the run reports them as: uncertainty items."""
+    from semv.model import MediaKind
+    from semv.perception.readable import refuse_bomb
+
+    for loaded in cases:
+        for asset in loaded.case.media:
+            if asset.kind is MediaKind.IMAGE and asset.loaded:
+                refuse_bomb(Path(asset.path), settings.media.max_pixels)
 
 
 @usage("CASE | --resume RUN")
@@ -127,6 +141,7 @@ def verify(
                     console=err,
                 )
                 contract, cases = load_cases(made.folder, adapter="generic", text_only=text_only)
+                _refuse_bombs(cases, settings)
             except SemvError:
                 store.close()
                 raise
@@ -134,6 +149,7 @@ def verify(
             contract, cases = load_cases(
                 Path(case), adapter=adapter, text_only=text_only, limit=limit
             )
+            _refuse_bombs(cases, settings)
             store = open_store(data_dir, store_url)
         else:
             from semv.adapters import LoadedCase

@@ -201,8 +201,24 @@ class ForensicMap(ObservationBase):
         None, description="'name=value; ...' of every forensic feature the model reads."
     )
     copy_move: str | None = Field(
-        None, description="A cloned pair found by keypoint matching: 'x,y,w,h -> x,y,w,h'."
+        None,
+        description="A cloned pair found by keypoint matching, 'x,y,w,h -> x,y,w,h'; only when "
+        "the detector's own verification holds (the source, moved, reproduces the copy).",
     )
+    review_threshold: float | None = Field(
+        None,
+        description="The probability at or above which the image is flagged for a reviewer "
+        "(forensics.review_threshold: ≤ 5 % false alarms on real unedited photos).",
+    )
+
+    @property
+    def flagged_for_review(self) -> bool:
+        """The calibrated probability reaches the review threshold (a screening score)."""
+        return (
+            self.manipulation_probability is not None
+            and self.review_threshold is not None
+            and self.manipulation_probability >= self.review_threshold
+        )
 
     @property
     def manipulated(self) -> bool:
@@ -277,6 +293,36 @@ class ReverseSearchMatch(ObservationBase):
     first_seen: str | None = None
     caption: str | None = None
     source_url: str | None = None
+    indexed_size: tuple[int, int] | None = Field(
+        None, description="The indexed copy's width and height (pixels)."
+    )
+    verify_agreement: float | None = Field(
+        None,
+        description="Match verification: share of textured pixels of the aligned pair that "
+        "agree (local index).",
+    )
+    verify_min_agreement: float | None = Field(
+        None, description="The agreement at or above which a candidate is a verified match."
+    )
+    matched_region: tuple[int, int, int, int] | None = Field(
+        None,
+        description="Where the query lies in the indexed copy (x, y, w, h; its pixels).",
+    )
+    match_scale: float | None = Field(
+        None, description="Indexed-copy pixels per query pixel in the alignment."
+    )
+    mirrored: bool | None = Field(None, description="True when the query is a mirrored copy.")
+    query_thumb: str | None = Field(
+        None, description="Content-addressed PNG thumbnail of the query image."
+    )
+    indexed_thumb: str | None = Field(
+        None, description="Content-addressed PNG thumbnail of the indexed copy."
+    )
+
+    @property
+    def has_provenance(self) -> bool:
+        """True when the match says where or when the copy was seen, or how it was captioned."""
+        return bool(self.source_url or self.first_seen or self.caption)
 
 
 class OcrReading(Frozen):

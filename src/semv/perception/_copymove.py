@@ -36,16 +36,32 @@ _MAX_KEYPOINTS: Final = 4000
 _SEED: Final = 20110601
 
 
+_MIN_VERIFIED_INLIERS: Final = 8
+"""Fewest RANSAC inliers of a verified clone."""
+_MIN_BOX_SIDE: Final = 16
+"""Smallest side (px, analysed image) of a verified clone's boxes."""
+_MIN_NCC: Final = 0.90
+"""Normalised cross-correlation of the copy with its source, moved by the transform, at which
+the clone is verified."""
+_MIN_STD: Final = 8.0
+"""Grey-level standard deviation of the copy below which it is flat (nothing to verify)."""
+
+
 @dataclass(frozen=True)
 class CopyMove:
     """Matched pairs after g2NN, the RANSAC inliers of one transform, the shift between the
-    two copies (px) and their boxes (x, y, w, h) in the analysed image's pixels."""
+    two copies (px) and their boxes (x, y, w, h) in the analysed image's pixels; ``verified``
+    when the detector's own check holds (``_verify``): enough inliers, boxes of a usable size,
+    and the source region, moved by the fitted transform, reproduces the copy pixel by pixel
+    (normalised cross-correlation ≥ ``_MIN_NCC`` over a textured copy)."""
 
     pairs: int
     inliers: int
     shift: float
     source: tuple[int, int, int, int] | None
     target: tuple[int, int, int, int] | None
+    verified: bool = False
+    ncc: float = 0.0
 
 
 def _box(points: npt.NDArray[np.float32]) -> tuple[int, int, int, int]:
@@ -86,10 +102,11 @@ def copy_move(img: Image.Image) -> CopyMove:
         return CopyMove(len(src), 0, 0.0, None, None)
     s, d = np.array(src, np.float32), np.array(dst, np.float32)
     cv2.setRNGSeed(_SEED)  # RANSAC samples from OpenCV's global generator: same input, same answer
-    _, mask = cv2.estimateAffinePartial2D(
+    fitted = cv2.estimateAffinePartial2D(
         s, d, method=cv2.RANSAC, ransacReprojThreshold=_RANSAC_PX, maxIters=2000
     )
-    if mask is None:
+    matrix, mask = fitted
+    if mask is None or matrix is None:
         return CopyMove(len(src), 0, 0.0, None, None)
     keep = mask.ravel().astype(bool)
     n = int(keep.sum())
@@ -102,7 +119,32 @@ def copy_move(img: Image.Image) -> CopyMove:
         # a repetitive texture (façade, tiles) shifted by one period overlaps itself; a clone
         # is a second, distinct region (Amerini et al. 2011 §III-B: two separate clusters)
         return CopyMove(len(src), 0, shift, None, None)
-    return CopyMove(len(src), n, shift, source, target)
+    ncc = _moved_ncc(np.asarray(grey, np.uint8), np.asarray(matrix, np.float64), _box(d[keep]))
+    verified = (
+        n >= _MIN_VERIFIED_INLIERS
+        and min(source[2], source[3], target[2], target[3]) * scale >= _MIN_BOX_SIDE
+        and ncc >= _MIN_NCC
+    )
+    return CopyMove(len(src), n, shift, source, target, verified, round(ncc, 4))
+
+
+def _moved_ncc(
+    grey: npt.NDArray[np.uint8], matrix: npt.NDArray[np.float64], box: tuple[int, int, int, int]
+) -> float:
+    """Normalised cross-correlation, over the copy's box, of the image with the image moved by
+    the source→copy transform (0 when the copy is flat or the box is empty)."""
+    h, w = grey.shape
+    moved = cv2.warpAffine(grey, matrix, (w, h), flags=cv2.INTER_LINEAR)
+    x, y, bw, bh = box
+    x0, y0, x1, y1 = max(0, x), max(0, y), min(w, x + bw), min(h, y + bh)
+    if x1 - x0 < 2 or y1 - y0 < 2:
+        return 0.0
+    a = grey[y0:y1, x0:x1].astype(np.float64)
+    b = moved[y0:y1, x0:x1].astype(np.float64)
+    if a.std() < _MIN_STD or b.std() < _MIN_STD:
+        return 0.0
+    a, b = a - a.mean(), b - b.mean()
+    return float((a * b).sum() / np.sqrt((a * a).sum() * (b * b).sum()))
 
 
 def _overlap(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> bool:

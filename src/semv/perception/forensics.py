@@ -186,34 +186,31 @@ def _manipulation(
 def _review_item(
     asset: Asset, scored: ForensicMap | None, traces: tuple[str, ...], cfg: ForensicsConfig
 ) -> UncertaintyItem | None:
-    """A review item when the combined map exceeds its threshold or the calibrated
-    probability reaches the fitted one: what a reviewer should look at, not a verdict."""
+    """A review item when the calibrated probability reaches the review threshold (chosen for
+    at most 5 % false alarms on real unedited photos) or a cloned region is verified: what a
+    reviewer should look at, not a verdict. The classical maps alone never raise it (they
+    flag most textured or resized authentic photos)."""
     if scored is None:
         return None
+    flagged = scored.flagged_for_review
+    if not flagged and not scored.copy_move:
+        return None
     parts = []
-    if scored.manipulation_probability is not None:
-        judged = "at or above" if scored.manipulated else "below"
+    if flagged:
         parts.append(
-            f"calibrated manipulation probability {scored.manipulation_probability:.2f} "
-            f"{judged} the fitted threshold {scored.manipulation_threshold:.2f}"
-            + (
-                ""
-                if scored.manipulation_gate
-                else " (a review item: forensics.manipulation_attacks is off)"
-            )
+            f"calibrated manipulation probability {scored.manipulation_probability:.2f} at or "
+            f"above the review threshold {scored.review_threshold:.2f} (at most 5 % of real "
+            "unedited photos reach it; a screening score, not a finding"
+            + ("" if scored.argues else "; it does not argue against authenticity")
+            + ")"
         )
     if scored.copy_move:
-        parts.append(f"possible cloned region {scored.copy_move}")
-    if not scored.exceeds and not scored.manipulated and not scored.copy_move:
-        return None
-    if scored.exceeds:
-        support = "; ".join(traces) if traces else "no JPEG editing trace corroborates it"
-        parts.insert(
-            0,
-            f"combined forensic region score {scored.region_score:.2f} >= {cfg.threshold:.2f} "
-            f"at {scored.region} ({support}); classical maps also flag textured or resized "
-            "authentic photos",
+        parts.append(
+            f"possible cloned region {scored.copy_move} (verified: the source region, moved, "
+            "reproduces the copy)"
         )
+    if traces:
+        parts.append("JPEG editing traces: " + "; ".join(traces))
     return UncertaintyItem(
         code=UncertaintyCode.FORENSIC_ANOMALY,
         subject=asset.id,
@@ -313,6 +310,7 @@ def _map_evidence(
         if scored_model is not None:
             data.update(_model_data(*scored_model))
             data["manipulation_gate"] = cfg.manipulation_attacks
+            data["review_threshold"] = cfg.review_threshold
             text += "; " + _model_text(*scored_model)
     if png is not None:
         data["map_png"] = png

@@ -93,6 +93,7 @@ class Signals:
     """The feature values of one image plus the localisations the signals found."""
 
     values: dict[str, float]
+    # the clone's two boxes, only when the copy-move detector verified it (``CopyMove.verified``)
     copy_move_source: tuple[int, int, int, int] | None = None
     copy_move_target: tuple[int, int, int, int] | None = None
     resampling_region: tuple[int, int, int, int] | None = None
@@ -175,7 +176,8 @@ def forensic_signals(
     if "copy_move" in features:
         cm = _copymove.copy_move(img)
         values["copy_move"] = math.log1p(cm.inliers)
-        out["copy_move_source"], out["copy_move_target"] = cm.source, cm.target
+        if cm.verified:  # boxes are reported only where the detector's own check holds
+            out["copy_move_source"], out["copy_move_target"] = cm.source, cm.target
     if {"resampling", "resampling_local"} & set(features):
         rs = _resampling.resampling(img)
         values["resampling"] = math.log(max(rs.peak, 1.0))

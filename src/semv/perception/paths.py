@@ -16,7 +16,7 @@ from typing import Final
 
 from semv.atomic import atomic_target
 from semv.config import Settings
-from semv.model import ForensicMap, MediaEvidence
+from semv.model import Evidence, ForensicMap, MediaEvidence, ReverseSearchMatch
 
 logger = logging.getLogger(__name__)
 
@@ -55,8 +55,20 @@ def resolve_data_paths(settings: Settings, data_dir: Path | None) -> Settings:
     return settings.model_copy(update={"forensics": forensics, "reverse_search": search})
 
 
+def _images_of(ev: Evidence) -> list[str]:
+    """The content-addressed PNGs an item cites: its forensic map, a match's thumbnails."""
+    scored = ev.observed(ForensicMap)
+    if scored is not None and scored.map_png is not None:
+        return [scored.map_png]
+    match = ev.observed(ReverseSearchMatch)
+    if match is not None:
+        return [n for n in (match.query_thumb, match.indexed_thumb) if n is not None]
+    return []
+
+
 def copy_maps(values: Iterable[object], settings: Settings, out_dir: Path) -> list[Path]:
-    """Copy the map PNGs cited by media evidence into ``out_dir/maps/``; the files copied.
+    """Copy the map PNGs and match thumbnails cited by media evidence into ``out_dir/maps/``;
+    the files copied.
 
     Maps are content-addressed, so a reused media node's maps are still where its first run put
     them; a map that has since been deleted is logged and skipped (the report still names it).
@@ -66,11 +78,11 @@ def copy_maps(values: Iterable[object], settings: Settings, out_dir: Path) -> li
     source = Path(settings.forensics.maps_dir)
     names = sorted(
         {
-            scored.map_png
+            name
             for value in values
             if isinstance(value, MediaEvidence)
             for ev in value.evidence
-            if (scored := ev.observed(ForensicMap)) is not None and scored.map_png is not None
+            for name in _images_of(ev)
         }
     )
     copied: list[Path] = []

@@ -25,14 +25,14 @@ import json
 import warnings
 from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final
 from urllib.parse import urlsplit
 
 import numpy as np
 import numpy.typing as npt
-from PIL import Image
+from PIL import Image, ImageOps
 
 from semv.config import ReverseSearchConfig, Settings
 from semv.errors import InputError
@@ -52,6 +52,7 @@ from semv.model import (
     UncertaintyCode,
     UncertaintyItem,
 )
+from semv.perception._match_verify import PairCheck
 from semv.perception._rsindex import IndexedImage, IndexStore, read_generation
 
 __all__ = [
@@ -182,11 +183,12 @@ def build_index(
     *,
     meta: dict[str, dict[str, str]] | None = None,
     progress: Callable[[str], None] | None = None,
+    skip_unreadable: bool = False,
 ) -> IndexReport:
-    """Index every image under ``folder`` (recursively) into ``index_dir``; unreadable images
-    are skipped and reported. Re-indexing the same content updates its metadata."""
-    from semv.store import sha256_file
-
+    """Index every image under ``folder`` (recursively) into ``index_dir``. Re-indexing the same
+    content updates its metadata. An image Pillow refuses (a decompression bomb, or a file it
+    cannot decode) raises ``InputError`` naming it before anything is written; with
+    ``skip_unreadable`` it is skipped and reported instead."""
     if not folder.is_dir():
         raise InputError(f"{folder}: not a directory")
     meta = meta or {}
@@ -194,6 +196,16 @@ def build_index(
     unknown = sorted(set(meta) - {p.relative_to(folder).as_posix() for p in files})
     if unknown:
         raise InputError(f"metadata names files that are not in {folder}: {', '.join(unknown)}")
+    if not skip_unreadable:
+        from semv.perception.readable import refuse_unreadable
+
+        for path in files:  # decoded twice, so that a refusal leaves the index untouched
+            try:
+                refuse_unreadable(path)
+            except InputError as exc:
+                raise InputError(
+                    f"{exc} (nothing indexed; --skip-unreadable skips such files)"
+                ) from exc
     store = IndexStore(index_dir, create=True)
     indexed = 0
     skipped: list[str] = []
@@ -201,25 +213,13 @@ def build_index(
         for path in files:
             rel = path.relative_to(folder).as_posix()
             try:
-                img = _open_rgb(path)
-            except _DECODE_ERRORS as exc:
+                row = _decode_for_index(path, meta.get(rel, {}), cfg)
+            except (*_DECODE_ERRORS, InputError) as exc:
                 skipped.append(f"{rel}: {exc}")
                 continue
-            points, desc = orb_features(img, cfg.orb_features)
-            entry = meta.get(rel, {})
-            row = {
-                "sha256": sha256_file(str(path)),
-                "path": str(path.resolve()),
-                "phash": phash_hex(img),
-                "width": img.width,
-                "height": img.height,
-                "source_url": entry.get("source_url"),
-                "first_seen": entry.get("first_seen"),
-                "caption": entry.get("caption"),
-            }
-            image_id = store.upsert(row, points, desc)
-            if cfg.clip_model_path:
-                _store_embedding(store, image_id, img, cfg.clip_model_path)
+            image_id = store.upsert(row.row, row.points, row.descriptors)
+            if row.embedding is not None:
+                store.put_embedding(image_id, row.embedding[0], row.embedding[1])
             indexed += 1
             if progress is not None:
                 progress(rel)
@@ -230,12 +230,43 @@ def build_index(
     return IndexReport(indexed=indexed, skipped=tuple(skipped), total=total, generation=generation)
 
 
-def _store_embedding(store: IndexStore, image_id: int, img: Image.Image, path: str) -> None:
+@dataclass(frozen=True)
+class _Pending:
+    """One decoded image, ready to be written to the index."""
+
+    row: dict[str, Any]
+    points: npt.NDArray[np.float32]
+    descriptors: npt.NDArray[np.uint8]
+    embedding: tuple[str, npt.NDArray[np.float32]] | None
+
+
+def _decode_for_index(path: Path, entry: dict[str, str], cfg: ReverseSearchConfig) -> _Pending:
+    from semv.perception.readable import refuse_bomb
+    from semv.store import sha256_file
+
+    refuse_bomb(path)  # a skipped bomb is never decoded
+    img = _open_rgb(path)
+    points, desc = orb_features(img, cfg.orb_features)
+    row = {
+        "sha256": sha256_file(str(path)),
+        "path": str(path.resolve()),
+        "phash": phash_hex(img),
+        "width": img.width,
+        "height": img.height,
+        "source_url": entry.get("source_url"),
+        "first_seen": entry.get("first_seen"),
+        "caption": entry.get("caption"),
+    }
+    embedding = _embedding(img, cfg.clip_model_path) if cfg.clip_model_path else None
+    return _Pending(row=row, points=points, descriptors=desc, embedding=embedding)
+
+
+def _embedding(img: Image.Image, path: str) -> tuple[str, npt.NDArray[np.float32]]:
     from semv.errors import ConfigError
     from semv.perception._clip import ClipUnavailable, embed_images, model_id
 
     try:
-        store.put_embedding(image_id, model_id(path), embed_images(path, [img])[0])
+        return model_id(path), embed_images(path, [img])[0]
     except ClipUnavailable as exc:
         raise ConfigError(f"reverse_search.clip_model_path: {exc}") from exc
 
@@ -251,6 +282,8 @@ class Match:
     inliers: int | None = None
     inlier_ratio: float | None = None
     similarity: float | None = None
+    check: PairCheck | None = None
+    """The match verification of the pair (``semv.perception._match_verify``)."""
 
 
 def find_matches(
@@ -259,16 +292,51 @@ def find_matches(
     cfg: ReverseSearchConfig,
     problems: list[str] | None = None,
 ) -> list[Match]:
-    """Near-duplicates by pHash, then crops by ORB + RANSAC, then (optionally) CLIP; best
-    first. A configured CLIP model that cannot be loaded is reported in ``problems``."""
+    """Candidates by pHash, by ORB + RANSAC (crops) and optionally by CLIP, each for the image
+    as it is and mirrored; then every candidate is verified against the indexed file (aligned
+    and compared pixel by pixel, ``semv.perception._match_verify``) and only verified ones are
+    kept, best agreement first. A configured CLIP model that cannot be loaded, and an indexed
+    file that is gone, are reported in ``problems``."""
     import faiss
 
     previous = faiss.omp_get_max_threads()
     faiss.omp_set_num_threads(cfg.faiss_threads)
     try:
-        return _find_matches(img, store, cfg, problems)
+        candidates = _find_matches(img, store, cfg, problems)
+        candidates += [
+            m
+            for m in _find_matches(ImageOps.mirror(img), store, cfg, None)
+            if m.image.id not in {c.image.id for c in candidates}
+        ]
     finally:
         faiss.omp_set_num_threads(previous)
+    return verify_matches(img, candidates, cfg, problems)
+
+
+def verify_matches(
+    img: Image.Image, candidates: list[Match], cfg: ReverseSearchConfig, problems: list[str] | None
+) -> list[Match]:
+    """The candidates whose indexed file, aligned with ``img``, agrees with it (thresholds
+    ``reverse_search.verify_min_agreement`` and ``verify_min_overlap``); best first."""
+    from semv.perception._match_verify import compare, prepare
+
+    query = prepare(img)
+    verified: list[Match] = []
+    for match in candidates:
+        try:
+            indexed = _open_rgb(Path(match.image.path))
+        except _DECODE_ERRORS as exc:
+            if problems is not None:
+                problems.append(
+                    f"reverse search: indexed file {match.image.path} cannot be read ({exc}); "
+                    "its candidate match is not verified and not reported"
+                )
+            continue
+        check = compare(query, prepare(indexed))
+        if check.holds(cfg.verify_min_agreement, cfg.verify_min_overlap):
+            verified.append(replace(match, check=check))
+    verified.sort(key=lambda m: -(m.check.agreement if m.check else 0.0))
+    return verified[: cfg.max_matches]
 
 
 def _find_matches(
@@ -295,7 +363,7 @@ def _find_matches(
         except ClipUnavailable as exc:
             if problems is not None:
                 problems.append(f"reverse search (CLIP matcher off): {exc}")
-    return matches[: cfg.max_matches]
+    return matches
 
 
 def _clip_matches(
@@ -413,9 +481,15 @@ def match_image(
     finally:
         store.close()
     reliability = settings.sources.prior_caption
+    maps_dir = settings.forensics.maps_dir
+    query_thumb = save_thumb(img, maps_dir) if matches else None
+    evidence = []
+    for m in matches:
+        thumbs = (query_thumb, _indexed_thumb(m.image, maps_dir))
+        evidence.append(_evidence(asset, m, cfg, reliability, time_s, thumbs))
     return MediaEvidence(
         asset_id=asset.id,
-        evidence=tuple(_evidence(asset, m, cfg, reliability, time_s) for m in matches),
+        evidence=tuple(evidence),
         uncertainty=tuple(
             UncertaintyItem(
                 code=UncertaintyCode.TOOL_MISSING, subject=asset.id, detail=p, stages=_STAGES
@@ -431,6 +505,7 @@ def _evidence(
     cfg: ReverseSearchConfig,
     reliability: float,
     time_s: float | None = None,
+    thumbs: tuple[str | None, str | None] = (None, None),
 ) -> Evidence:
     image = match.image
     if match.method == "phash":
@@ -450,7 +525,24 @@ def _evidence(
             f"OpenCV ORB descriptors in a FAISS binary index, ratio test {cfg.orb_ratio:g}, "
             f"RANSAC homography ({cfg.orb_min_inliers}+ inliers)"
         )
-    parts = [f"Reverse-image match in the local index ({how})"]
+    method += (
+        "; verified by alignment and pixel agreement "
+        f"(≥ {cfg.verify_min_agreement:.2f} of textured pixels, overlap ≥ "
+        f"{cfg.verify_min_overlap:.2f})"
+    )
+    check = match.check
+    text = (
+        f"Reverse-image match in the local index: {Path(image.path).name} "
+        f"({image.width}×{image.height}, sha256 {image.sha256[:12]}), found by {how}"
+    )
+    if check is not None:
+        x, y, w, h = check.region
+        text += (
+            f"; verified: {check.agreement:.2f} of textured pixels agree after alignment "
+            f"(≥ {cfg.verify_min_agreement:.2f}); this image covers ({x}, {y}, {w}×{h}) of it "
+            f"at scale {check.scale:.2f}" + (", mirrored" if check.mirrored else "")
+        )
+    parts = []
     if image.first_seen:
         parts.append(f"first seen {image.first_seen}")
     link = image.source_url if image.source_url and publishable_url(image.source_url) else None
@@ -458,9 +550,15 @@ def _evidence(
         parts.append(f"at {link}")
     elif image.source_url:
         parts.append("at a private or local address (not published)")
-    text = ", ".join(parts)
+    if parts:
+        text += ". It was " + " ".join(parts)
     if image.caption:
         text += f". Its caption there: “{image.caption}”"
+    if not (image.first_seen or image.source_url or image.caption):
+        text += (
+            ". No provenance: the index records no source URL, first-seen date or caption for "
+            "it, so the match says nothing about when or where the image first appeared"
+        )
     orb = match.inliers is not None
     clip = match.similarity is not None
     data = ReverseSearchMatch(
@@ -477,6 +575,14 @@ def _evidence(
         first_seen=image.first_seen or None,
         caption=image.caption or None,
         source_url=image.source_url or None,
+        indexed_size=(image.width, image.height),
+        verify_agreement=check.agreement if check else None,
+        verify_min_agreement=cfg.verify_min_agreement if check else None,
+        matched_region=check.region if check else None,
+        match_scale=check.scale if check else None,
+        mirrored=check.mirrored if check else None,
+        query_thumb=thumbs[0],
+        indexed_thumb=thumbs[1],
     )
     host = urlsplit(link).netloc if link else ""
     frame = f"t{time_s:.3f}:".replace(".", "_") if time_s is not None else ""
@@ -500,9 +606,42 @@ def _evidence(
             url=link,
         ),
         url=link,
-        title="Earlier copy in the local reverse-image index",
+        title=f"Earlier copy in the local reverse-image index: {Path(image.path).name}",
         published=image.first_seen,
     )
+
+
+def _indexed_thumb(image: IndexedImage, maps_dir: str | None) -> str | None:
+    try:
+        return save_thumb(_open_rgb(Path(image.path)), maps_dir)
+    except _DECODE_ERRORS:
+        return None
+
+
+THUMB_SIDE: Final = 320
+"""Longer side (pixels) of the side-by-side thumbnails of a match."""
+
+
+def save_thumb(img: Image.Image, folder: str | None) -> str | None:
+    """Write a ``THUMB_SIDE`` PNG thumbnail of ``img`` as ``<sha256>.png`` into ``folder`` (the
+    forensic maps folder, copied next to each report); its file name, or None without one."""
+    import hashlib
+    import io
+
+    from semv.atomic import write_bytes_atomic
+
+    if folder is None:
+        return None
+    thumb = img.copy()
+    thumb.thumbnail((THUMB_SIDE, THUMB_SIDE))
+    buffer = io.BytesIO()
+    thumb.save(buffer, "PNG", optimize=True)
+    png = buffer.getvalue()
+    name = hashlib.sha256(png).hexdigest() + ".png"
+    target = Path(folder) / name
+    if not target.is_file():
+        write_bytes_atomic(target, png, prefix=".thumb-")
+    return name
 
 
 def _versions() -> str:

@@ -34,6 +34,7 @@ from semv.model import (
     Evidence,
     EvidenceKind,
     Modality,
+    ReverseSearchMatch,
     SourceType,
     Stage,
     Stance,
@@ -137,8 +138,11 @@ def review_codes(
     for e in items:
         published = _iso(e.published)
         earlier = claimed is not None and published is not None and _before(published, claimed)
-        reverse = e.kind is EvidenceKind.REVERSE_SEARCH_MATCH
-        if (reverse or e.source_type is SourceType.PRIOR_CAPTION) and (earlier or reverse):
+        match = e.observed(ReverseSearchMatch)
+        reverse = match is not None
+        # a copy without a source, date or caption shows no earlier context
+        placed = match is not None and match.has_provenance
+        if (reverse or e.source_type is SourceType.PRIOR_CAPTION) and (earlier or placed):
             note(
                 UncertaintyCode.EARLIER_CONTEXT_MATCH,
                 f"{e.id} shows the media in an earlier context"

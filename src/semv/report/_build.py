@@ -23,6 +23,7 @@ from semv.model import (
     Provenance,
     Qbaf,
     Relation,
+    ReverseSearchMatch,
     SourceType,
     Stance,
     SubclaimDecision,
@@ -380,6 +381,8 @@ class _Builder:
             content=_excerpt(item.content),
             provenance=case_relative(_provenance(item.provenance), self.ctx.case.source_path),
             image=_map_link(item),
+            pair=_pair_links(item),
+            pair_label=_pair_label(item),
         )
 
 
@@ -392,6 +395,25 @@ def _map_link(item: Evidence) -> str | None:
     scored = item.observed(ForensicMap)
     name = scored.map_png if scored is not None else None
     return f"maps/{name}" if name is not None and _MAP_NAME.match(name) else None
+
+
+def _pair_links(item: Evidence) -> tuple[str, str] | None:
+    """``(maps/<query>.png, maps/<copy>.png)`` for a reverse-image match with both thumbnails."""
+    match = item.observed(ReverseSearchMatch)
+    if match is None or match.query_thumb is None or match.indexed_thumb is None:
+        return None
+    names = (match.query_thumb, match.indexed_thumb)
+    if not all(_MAP_NAME.match(name) for name in names):
+        return None
+    return f"maps/{names[0]}", f"maps/{names[1]}"
+
+
+def _pair_label(item: Evidence) -> str | None:
+    match = item.observed(ReverseSearchMatch)
+    if match is None or match.indexed_path is None:
+        return None
+    name = match.indexed_path.replace("\\", "/").rsplit("/", 1)[-1]
+    return name if match.has_provenance else f"{name} (no provenance)"
 
 
 def _top(arguments: tuple[Argument, ...], stance: Stance) -> list[Argument]:

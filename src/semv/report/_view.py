@@ -63,6 +63,11 @@ class EvidenceRef(_View):
     provenance: str | None = None
     image: str | None = None
     """A relative link to an image next to the report (a forensic map: ``maps/<sha256>.png``)."""
+    pair: tuple[str, str] | None = None
+    """A reverse-image match's thumbnails side by side: this image, the matched copy
+    (``maps/<sha256>.png`` each)."""
+    pair_label: str | None = None
+    """What the matched copy is (its file name, or its host)."""
 
 
 class ArgumentView(_View):
