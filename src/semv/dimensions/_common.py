@@ -113,7 +113,10 @@ class ClaimView:
     def place_mentions(self) -> list[PlaceMention]:
         names = list(self.subclaim.facts.places)
         resolved = _places.resolve_all(names)
-        return [PlaceMention(n, p) for n, p in zip(names, resolved, strict=True)]
+        return [
+            PlaceMention(n, p, _places.rivals(n) if p is None else ())
+            for n, p in zip(names, resolved, strict=True)
+        ]
 
     @cached_property
     def places(self) -> list[Place]:

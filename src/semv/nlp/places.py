@@ -487,11 +487,15 @@ def candidates(name: str, *, alternates: bool = True) -> list[Place]:
 def rivals(name: str, *, alternates: bool = True) -> tuple[Place, ...]:
     """The cities an ambiguous name may equally denote (largest first), or () when the name
     is not ambiguous: it names a country, state or continent, one city, or one city far larger
-    than any other of that name (``AMBIGUITY_POPULATION_RATIO``)."""
+    than any other of that name (``AMBIGUITY_POPULATION_RATIO``). When some city carries the
+    name as its own, only such cities are rivals ("Rome" is not Lomé's alternate name)."""
     found = candidates(name, alternates=alternates)
     if not found or found[0].kind is not PlaceKind.CITY:
         return ()
     cities = [p for p in found if p.kind is PlaceKind.CITY]
+    key = _key(name)
+    main = [p for p in cities if fold(p.name) == key]
+    cities = main or cities  # a name that is some city's own name rivals only such cities
     largest = max(p.population for p in cities)
     close = [p for p in cities if p.population >= AMBIGUITY_POPULATION_RATIO * largest]
     distinct: list[Place] = []
