@@ -48,7 +48,10 @@ def test_an_unsure_guess_yields_to_a_hint_the_model_also_considers() -> None:
 
 
 def test_links_and_handles_are_not_read() -> None:
-    assert language_of("https://example.org/le-pont-est-ferme @mairie #pont " + SENTENCES["de"]) == "de"
+    assert (
+        language_of("https://example.org/le-pont-est-ferme @mairie #pont " + SENTENCES["de"])
+        == "de"
+    )
 
 
 def test_codes_are_normalized() -> None:

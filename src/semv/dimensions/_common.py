@@ -305,9 +305,10 @@ def shared_entities(view: ClaimView, observed: TextFacts, tol: float) -> tuple[s
 
 
 def entities(facts: TextFacts) -> list[str]:
-    """Places, people, organisations and events of ``facts``, in that order, once each."""
+    """Places, people, organisations, events and other proper names of ``facts``, in that
+    order, once each."""
     names = [m.text for m in facts.places] + list(facts.people) + list(facts.organizations)
-    names += list(facts.events)
+    names += [*facts.events, *facts.names]
     return list(dict.fromkeys(names))
 
 

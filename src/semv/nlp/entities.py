@@ -125,6 +125,9 @@ class TextFacts:
     who, where and when (those are the other dimensions)."""
     language: str = ""
     """The language the text was read in (``semv.nlp.language``)."""
+    names: tuple[str, ...] = ()
+    """Proper names of unknown kind (``semv.nlp.names``: neither place, person nor landmark),
+    matched by name only."""
 
     @property
     def resolved_places(self) -> list[Place]:
@@ -385,14 +388,19 @@ def _extract_names(text: str, clean: str, language: str) -> TextFacts:
     found = find_dates(clean, language)
     blocked = tuple((d.start, d.end) for d in found)
     names = find_names(clean, language, blocked)
-    place_texts = [n.text for n in names if n.kind is not NameKind.PERSON]
+    place_texts = [n.text for n in names if n.kind is NameKind.PLACE]
+    landmarks = [n.text for n in names if n.kind is NameKind.LANDMARK]
     people = [n.text for n in names if n.kind is NameKind.PERSON and not not_a_person(n.text)]
     people += [p for p in pipeline_people(clean, language) if not not_a_person(p, language)]
     dates = [d for d in found if not d.negated]
-    removed = [*blocked, *((n.start, n.end) for n in names)]
     named = {fold(w) for n in names for w in n.text.split()}
     lexicon = words_of(language)
     closed = lexicon.function_words if lexicon is not None else frozenset()
+    # the scene: without names, dates and the language's function words ("son", "près")
+    removed = [*blocked, *((n.start, n.end) for n in names)]
+    removed += [
+        (m.start(), m.end()) for m in re.finditer(r"[^\W\d_]+", clean) if fold(m.group(0)) in closed
+    ]
     keywords: list[str] = []
     for word in re.findall(r"[^\W\d_]{3,}", clean):
         key = fold(word)
@@ -402,6 +410,8 @@ def _extract_names(text: str, clean: str, language: str) -> TextFacts:
         if len(keywords) >= MAX_KEYWORDS:
             break
     mentions = _mentions(place_texts, [True] * len(place_texts))
+    # a landmark is where the scene is, by its name; never a city of the gazetteer
+    mentions += [PlaceMention(name, None) for name in dict.fromkeys(landmarks)]
     return TextFacts(
         text=text,
         places=tuple(mentions),
@@ -411,6 +421,7 @@ def _extract_names(text: str, clean: str, language: str) -> TextFacts:
         unresolved_places=tuple(m.text for m in mentions if m.place is None),
         scene=_without(clean, removed),
         language=language,
+        names=_dedupe(n.text for n in names if n.kind is NameKind.NAME),
     )
 
 

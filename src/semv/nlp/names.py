@@ -13,7 +13,10 @@ French pipeline:
 3. A name after a landmark head, or starting with one, is a *landmark* ("promenade des
    Anglais", "tour Eiffel", "Torre de Belém", "Ponte Vecchio"): never a person, never a
    place of the gazetteer.
-4. A name the gazetteer knows is a *place* (whole, as written: "Nueva York", "España").
+4. A name the gazetteer knows is a *place* (whole, as written: "Nueva York", "España"); one
+   word right after an article is a noun phrase ("die Kais") and a place only by a place's
+   own name, as a country, a state or a city of ``NOUN_PLACE_MIN_POPULATION``. A landmark
+   head alone ("Ufer", "Île") is no name.
 5. A name of two or more capitalised words, not all of them places and none a landmark
    head, is a *person*; so is any name after a title. In German every noun is capitalised,
    so a German name also needs no noun suffix (-ung, -heit, -keit, -schaft...) to be a
@@ -22,8 +25,8 @@ French pipeline:
 
 The first word of a sentence (or of a line) is capitalised by the sentence: alone, it is a
 name only when it is a place or written in capitals ("OBERWIESENBACH" on a sign). Names of
-unknown kind are kept as unresolved place mentions by ``semv.nlp.entities`` (matched by name,
-never arguing by gazetteer relation).
+unknown kind are kept apart by ``semv.nlp.entities`` (``TextFacts.names``: matched by name,
+never a place, a person or a subclaim's fact).
 """
 
 from __future__ import annotations
@@ -35,11 +38,16 @@ from typing import Final
 
 from semv.nlp import places as _places
 from semv.nlp.lexicon import LanguageWords, landmark_head, words_of
+from semv.nlp.places import PlaceKind
 from semv.nlp.text import fold
 
 __all__ = ["NameKind", "NameSpan", "find_names"]
 
-_WORD: Final = re.compile(r"[^\W\d_](?:[\w'’\-]*[^\W_])?|\d+|[^\w\s]", re.UNICODE)
+_WORD: Final = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*|\d+|[^\w\s'’]", re.UNICODE)
+"""Words (apostrophes split elisions: "l'île" is "l" and "île"), numbers, punctuation."""
+NOUN_PLACE_MIN_POPULATION: Final = 100_000
+"""A word after an article names a city only when the city is this large ("die Kais" is
+quays, not Kaïs in Algeria)."""
 _SENTENCE_END: Final = frozenset('.!?:;«»"“”„()[]…')
 _GERMAN_NOUN_SUFFIXES: Final = (
     "ung",
@@ -130,12 +138,26 @@ def _landmark_before(tokens: list[tuple[str, int, int]], index: int) -> int | No
 
 
 def _kind(
-    words: list[tuple[str, int, int]], titled: bool, landmark: bool, language: str
+    words: list[tuple[str, int, int]],
+    titled: bool,
+    landmark: bool,
+    language: str,
+    after_article: bool = False,
 ) -> NameKind:
     text = " ".join(w for w, _, _ in words)
+    if len(words) == 1 and landmark_head(text) and not landmark:
+        return NameKind.NAME  # a common noun ("Ufer", "Île"), not a landmark's name
     if landmark or landmark_head(words[0][0]) or landmark_head(words[-1][0]):
         return NameKind.LANDMARK
-    if _places.candidates(text):
+    # one word after an article is a noun ("die Kais"): a place only as a country, a state
+    # or a large city by its own name
+    if after_article and len(words) == 1:
+        if any(
+            p.kind is not PlaceKind.CITY or p.population >= NOUN_PLACE_MIN_POPULATION
+            for p in _places.candidates(text, alternates=False)
+        ):
+            return NameKind.PLACE
+    elif _places.candidates(text):
         return NameKind.PLACE
     if titled:
         return NameKind.PERSON
@@ -194,16 +216,20 @@ def find_names(
         sentence_start = False
         head = _landmark_before(tokens, i)
         words, titled = _strip_leading(run, lexicon)
+        first = i
         i = j
         if not words:
             continue
-        kind = _kind(words, titled, head is not None, language)
+        after_article = first > 0 and fold(tokens[first - 1][0]) in lexicon.articles
+        kind = _kind(words, titled, head is not None, language, after_article)
+        if len(words) == 1 and kind is NameKind.NAME and landmark_head(words[0][0]):
+            continue  # a common noun ("Ufer", "Île"), not a name
         if head is not None and kind is NameKind.LANDMARK:
             words = [tokens[head], *words]  # "promenade des Anglais", whole
         sentence_cased = not (words[0][0].isupper() and len(words[0][0]) >= 3)
-        if at_start and words[0] == run[0] and len(words) == 1 and kind is NameKind.NAME:
-            if sentence_cased:
-                continue  # a sentence's capitalised first word, nothing more
+        alone = at_start and words[0] == run[0] and len(words) == 1
+        if alone and kind is NameKind.NAME and sentence_cased:
+            continue  # a sentence's capitalised first word, nothing more
         tail: list[tuple[str, int, int]] = []
         if kind in (NameKind.LANDMARK, NameKind.PERSON):
             words, tail = _place_tail(words, lexicon)
