@@ -27,9 +27,10 @@ Quotations of three or more words are blanked before names, dates, numbers and c
 The cue lists and recontextualization markers are English: they are read in English texts
 only (Portuguese "no" is no negation). Ratings are read in the text's own language too
 (``semv.nlp.ratings``: FAUX, FALSO, FALSCH, ENGAÑOSO, TROMPEUR, IRREFÜHREND...): a refuting
-one sets ``rating_refutes``, a supporting one ``rating_supports``. One rule of fact-checking practice stands above the fitted signals: a
-text that quotes the claim (``semv.nlp.quotes``) and rates it false refutes it, in every
-covered language (the judgment's stance is REFUTES, its probabilities stay the model's).
+one sets ``rating_refutes``, a supporting one ``rating_supports``. One rule of fact-checking
+practice stands above the fitted signals: a text that quotes the claim (``semv.nlp.quotes``)
+and rates it false refutes it, in every covered language (the judgment's stance is REFUTES,
+its probabilities stay the model's).
 
 Two logistic models over these signals (``semv.eval._logistic``) give the three-way stance as a
 two-step probability: p(takes a stance) and p(refutes | takes a stance), so
