@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-
 from benchmarks.multilingual_phrases import KINDS, check, rows
 
 ROWS = rows()
