@@ -7,8 +7,9 @@ general knowledge, no digits), each spoken by espeak-ng's voice for that languag
 to 16 kHz mono with sox, and transcribed by ``semv.perception.speech.transcribe_file`` with
 the language left for Whisper to detect (the detected language is printed). WER is the
 word-level Levenshtein distance over the reference length after lowercasing and dropping
-punctuation (hyphens and apostrophes split words). Synthetic speech is clean and monotone: these figures are an upper bound on what
-real recordings give, and say whether each language works at all.
+punctuation (hyphens and apostrophes split words). Synthetic speech is clean but robotic and
+far from the speech Whisper was trained on: the figures say whether each language works at
+all, not what real recordings give.
 
     python benchmarks/speech_languages.py [--languages en,fr,...]
 """
