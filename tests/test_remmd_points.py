@@ -8,7 +8,7 @@ import json
 from semv.config import RemmdConfig, Settings
 from semv.nlp.text import normalize_token
 from semv.procedures.remmd._models import PointRole, PointType
-from semv.procedures.remmd._text import detect_language, quantities, sentences
+from semv.procedures.remmd._text import quantities, sentences
 from semv.procedures.remmd.points import extract_points
 from tests.conftest import shared_data
 
@@ -36,14 +36,6 @@ def test_quantities_read_scale_words_units_and_locales() -> None:
     assert found["2,4%"] == (2.4, "%")
     assert found["1.200 Tote"] == (1200.0, normalize_token("tote"))  # units are normalized
     assert quantities("In 2019 the river rose.") == ()  # a year is not a quantity
-
-
-def test_language_from_script_and_function_words() -> None:
-    assert detect_language("Le pont de la ville est fermé selon la mairie.") == "fr"
-    assert detect_language("Theo cơ quan chức năng, cây cầu đã bị đóng cửa.") == "vi"
-    assert detect_language("東京で地震があった。") == "ja"
-    assert detect_language("The bridge was closed, the council said.") == "en"
-    assert detect_language("anything", "FR-ca") == "fr"
 
 
 def test_near_duplicate_points_are_merged_into_the_earlier_one() -> None:

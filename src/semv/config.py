@@ -524,7 +524,8 @@ class MediaConfig(_Section):
     )
     whisper_model: str | None = Field(
         None,
-        description="Directory of a CTranslate2 Whisper model; None = the bundled tiny.en.",
+        description="Directory of a CTranslate2 Whisper model; None = the multilingual base "
+        "(assembled from its two packages), else the bundled tiny.en.",
     )
     whisper_language: str | None = Field(
         None, description="Spoken language hint for multilingual models (None = detect)."

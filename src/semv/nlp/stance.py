@@ -24,6 +24,14 @@ topic, a place or a row:
 Quotations of three or more words are blanked before names, dates, numbers and cues are read
 (``asserted``): a fact-check that quotes the claim reports it, it does not assert it.
 
+The cue lists and recontextualization markers are English: they are read in English texts
+only (Portuguese "no" is no negation). Ratings are read in the text's own language too
+(``semv.nlp.ratings``: FAUX, FALSO, FALSCH, ENGAÑOSO, TROMPEUR, IRREFÜHREND...): a refuting
+one sets ``rating_refutes``, a supporting one ``rating_supports``. One rule of fact-checking
+practice stands above the fitted signals: a text that quotes the claim (``semv.nlp.quotes``)
+and rates it false refutes it, in every covered language (the judgment's stance is REFUTES,
+its probabilities stay the model's).
+
 Two logistic models over these signals (``semv.eval._logistic``) give the three-way stance as a
 two-step probability: p(takes a stance) and p(refutes | takes a stance), so
 
@@ -55,9 +63,11 @@ from semv.config import OfflineAgentConfig
 from semv.nlp import places as _places
 from semv.nlp.dates import Agreement, DateMention, compare
 from semv.nlp.entities import TextFacts, extract, place_key, same_name
+from semv.nlp.language import language_of
 from semv.nlp.markers import MarkerList, parse_marker_file, recontext_marker
 from semv.nlp.quantities import numbers
 from semv.nlp.quotes import QUOTATION, quotes_claim
+from semv.nlp.ratings import Verdict, rating_in
 from semv.nlp.similarity import similarity
 
 __all__ = [
@@ -123,6 +133,14 @@ def cue_counts(text: str) -> dict[str, int]:
     return counts
 
 
+def _english_cues(text: str, language: str | None) -> dict[str, int]:
+    """The cue counts of an English text; none for a text in another language, whose words
+    the English lists misread (Portuguese and Spanish "no" is "in the", not a negation)."""
+    if language_of(text, language) != "en":
+        return dict.fromkeys(sorted(CUE_LABELS), 0)
+    return cue_counts(text)
+
+
 def _cap(n: int, cap: int) -> float:
     return min(n, cap) / cap
 
@@ -167,6 +185,9 @@ class StanceFeatures:
     """The cues that fired, readable: "negation ×2", "rating “false”", "place conflict"."""
     marker: str | None
     """The refutation/recirculation phrase found, if any (a literal token of the text)."""
+    quoted_and_rated_false: bool = False
+    """The text quotes the claim and rates it false (``semv.nlp.ratings``, any covered
+    language): the fact-checker's verdict on that very claim."""
 
     def as_dict(self) -> dict[str, float]:
         return dict(zip(FEATURES, self.values, strict=True))
@@ -194,8 +215,15 @@ def stance_features(
     cf, tf = extract(claim, language), extract(passage, language)
     shared, matched = _shared(cf, tf, cfg.place_tolerance_km)
     claim_names = len(cf.places) + len(cf.people) + len(cf.organizations) + len(cf.events)
-    claim_cues, text_cues = cue_counts(claim), cue_counts(passage)
-    marker = recontext_marker(passage)
+    text_language = language_of(full, language)
+    claim_cues, text_cues = _english_cues(claim, language), _english_cues(passage, text_language)
+    marker = recontext_marker(passage) if text_language == "en" else None
+    rating = rating_in(full, text_language)
+    if marker is None and rating is not None and rating.verdict is Verdict.REFUTES:
+        marker = ("refutation", rating.phrase)  # a rating in the text's own language
+    confirmed = text_cues["confirmation"] > 0 or (
+        rating is not None and rating.verdict is Verdict.SUPPORTS
+    )
     claim_places = [m.place for m in cf.places if m.place is not None]
     text_places = [m.place for m in tf.places if m.place is not None]
     place_conflict = bool(
@@ -217,7 +245,7 @@ def stance_features(
         1.0 if negated != (claim_cues["negation"] > 0) else 0.0,
         _cap(text_cues["contrast"], CUE_CAP),
         1.0 if marker is not None else 0.0,
-        1.0 if text_cues["confirmation"] > 0 else 0.0,
+        1.0 if confirmed else 0.0,
         _cap(len(shared), ENTITY_CAP),
         1.0 - matched / claim_names if claim_names else 0.0,
         1.0 if place_conflict else 0.0,
@@ -241,8 +269,16 @@ def stance_features(
         cues.append("number conflict")
     if reported:
         cues.append("reported speech")
+    quoted_and_refuted = bool(
+        rating is not None and rating.verdict is Verdict.REFUTES and quotes_claim(claim, full)
+    )
     return StanceFeatures(
-        values, sim.value, tuple(shared), tuple(cues), None if marker is None else marker[1]
+        values,
+        sim.value,
+        tuple(shared),
+        tuple(cues),
+        None if marker is None else marker[1],
+        quoted_and_refuted,
     )
 
 
@@ -361,4 +397,6 @@ def judge_stance(
         model = stance_model(cfg.embeddings and embeddings_available())
     probs = model.probabilities(feats.values)
     best = max(probs, key=lambda s: probs[s])
+    if feats.quoted_and_rated_false:
+        best = Stance.REFUTES  # the rule of fact-checking practice, whatever the signals say
     return StanceJudgment(best, probs, feats)

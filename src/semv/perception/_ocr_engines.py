@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
+from semv.nlp.language import language_of
 from semv.perception._onnx_cache import use_optimized_models
 
 if TYPE_CHECKING:
@@ -35,8 +36,6 @@ TESSERACT_MARGIN: Final = 0.10
 _CJK_LANGS: Final = {"jpn", "chi_sim", "chi_tra", "kor"}
 _KANA: Final = re.compile(r"[\u3040-\u30ff]")
 _CJK: Final = re.compile(r"[\u3400-\u9fff\u3040-\u30ff\uac00-\ud7af]")
-_VIETNAMESE: Final = re.compile(r"[ăâđêôơưạảấầẩẫậắằẳẵặẹẻẽếềểễệỉịọỏốồổỗộớờởỡợụủứừửữựỳỵỷỹ]", re.I)
-_FRENCH: Final = re.compile(r"[éèêëàâçîïôûùüÿœæ]", re.I)
 _LOCK: Final = threading.Lock()
 
 
@@ -58,19 +57,6 @@ class OcrLine:
             "engine": self.engine,
             "language": self.language,
         }
-
-
-def language_of(text: str) -> str:
-    """ISO 639-1 guess from the script and letters: ja, zh, vi, fr, else en."""
-    if _KANA.search(text):
-        return "ja"
-    if _CJK.search(text):
-        return "zh"
-    if _VIETNAMESE.search(text):
-        return "vi"
-    if _FRENCH.search(text):
-        return "fr"
-    return "en"
 
 
 _ORT_THREADS: Final = 1

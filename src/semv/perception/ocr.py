@@ -11,7 +11,8 @@ text that tesseract garbles, and detects CJK script reliably. Both run on every 
 3. tesseract reads the whole image; words are grouped into lines with boxes and confidences.
 4. Each region keeps both readings; the chosen one is tesseract's when its confidence is at
    least RapidOCR's minus ``TESSERACT_MARGIN`` (document text), else RapidOCR's. Lines below
-   ``media.ocr_min_confidence`` are dropped. Each line records its language.
+   ``media.ocr_min_confidence`` are dropped. Each line records its language
+   (``semv.nlp.language``, the one identifier of every text).
 
 The text read is evidence (``ev:ocr:<asset>[:f<n>]``) and stays data: nothing in it is ever
 followed as an instruction. Text identical to an earlier keyframe's is not repeated.

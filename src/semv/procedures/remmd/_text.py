@@ -1,4 +1,4 @@
-"""Classical multilingual text analysis for atomic points (no model): sentences, language,
+"""Classical multilingual text analysis for atomic points (no model): sentences,
 quantities, names, attributions, refutation markers.
 
 Dates come from ``semv.nlp.dates.find_dates`` (regex + dateparser, multilingual).
@@ -20,7 +20,6 @@ __all__ = [
     "IMAGE_WORDS",
     "actor_of",
     "attribution_marker",
-    "detect_language",
     "english_date",
     "entities",
     "is_refutation",
@@ -60,36 +59,6 @@ def sentences(text: str) -> list[str]:
     if rest:
         out.append(re.sub(r"\s+", " ", rest))
     return out
-
-
-def _words(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
-
-_LANG_WORDS: Final[dict[str, frozenset[str]]] = {
-    "en": _words("the and of to in is was that with for on are as by from said"),
-    "fr": _words("le la les des est une dans pour qui que sur avec au du pas selon"),
-    "de": _words("der die das und ist nicht mit von den auf eine im sich des dem zu"),
-    "es": _words("el los las del que por con para una según es fue se"),
-    "vi": _words("của và là có được trong những các một cho không người đã với theo"),
-}
-
-
-def detect_language(text: str, hint: str | None = None) -> str:
-    """ISO 639-1 code of ``text``: the case's hint when given, else script (ja/zh) and the
-    commonest function words of en/fr/de/es/vi."""
-    if hint:
-        return hint.lower().split("-")[0]
-    if re.search(r"[\u3040-\u30ff]", text):
-        return "ja"
-    if re.search(r"[\u4e00-\u9fff]", text):
-        return "zh"
-    words = re.findall(r"[^\W\d_]+", text.lower())
-    if not words:
-        return "en"
-    counts = {lang: sum(w in vocab for w in words) for lang, vocab in _LANG_WORDS.items()}
-    best = max(counts, key=lambda k: (counts[k], k == "en"))
-    return best if counts[best] else "en"
 
 
 _SCALES: Final[dict[str, float]] = {

@@ -38,6 +38,7 @@ from semv.model import (
 )
 from semv.nlp import places as _places
 from semv.nlp.dates import Agreement, capture_agreement, compare, find_dates, from_iso
+from semv.nlp.language import language_of
 from semv.nlp.markers import editor_in
 from semv.nlp.text import fold, lexical_overlap
 from semv.procedures.remmd._models import (
@@ -56,7 +57,6 @@ from semv.procedures.remmd._text import (
     IMAGE_WORDS,
     ascii_fold,
     attribution_marker,
-    detect_language,
     entities,
     is_refutation,
     quantities,
@@ -129,7 +129,7 @@ def compare_point(
     about = entity and (overlap >= cfg.topic_overlap or score >= cfg.link_min_cosine)
     if not about:
         return None
-    language = detect_language(text)
+    language = language_of(text)
     imagery = IMAGE_WORDS.search(text) is not None
     if point.type is PointType.BINDING and not imagery:
         return None  # a report of the event says nothing about what this image shows

@@ -23,6 +23,7 @@ from semv.config import RemmdConfig
 from semv.model import EvidenceKind, MediaEvidence
 from semv.nlp import places as _places
 from semv.nlp.embeddings import embed
+from semv.nlp.language import language_of
 from semv.nlp.text import content_words, fold, lexical_overlap
 from semv.procedures.remmd._models import (
     AtomicPoint,
@@ -35,7 +36,6 @@ from semv.procedures.remmd._text import (
     IMAGE_WORDS,
     actor_of,
     attribution_marker,
-    detect_language,
     english_date,
     entities,
     quantities,
@@ -364,7 +364,7 @@ def extract_points(
     use_embeddings: bool = True,
 ) -> AtomicPoints:
     """A for one post (offline): candidates, merge, cap, ids, queries."""
-    lang = detect_language(text, language)
+    lang = language_of(text, language)
     sent_cands, summary = post_candidates(text, lang, cfg)
     cands = [*sent_cands, *image_candidates(media, sent_cands, lang)]
     kept, merged, dropped = merge_and_cap(cands, cfg, use_embeddings=use_embeddings)
