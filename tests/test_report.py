@@ -308,7 +308,10 @@ def test_dimension_section_scores_top_arguments_and_cited_evidence() -> None:
     assert ids == ["arg:where:sup:2", "arg:where:sup:1", "arg:where:sup:4"]
     assert "strength 0.520, verified" in support
     attack = section[section.index("### Attacking") :]
-    assert "`arg:where:att:1` — strength 0.778, verified: GPS places the photo in Lyon" in attack
+    assert (
+        "`arg:where:att:1` — strength 0.778, verified, about the event: GPS places the photo "
+        "in Lyon"
+    ) in attack
     assert "`ev:exif:asset:1` exiftool" in attack
     assert "`ev:missing:9` (not found among the case evidence)" in attack
     assert "2 more argument(s) not shown" in section

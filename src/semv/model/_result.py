@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, SerializerFunctionWrapHandler, model_serializer
 
 from semv.model._base import Frozen
-from semv.model._enums import InternalLabel, Stage, Stance, TraceKind, UncertaintyCode
+from semv.model._enums import Directness, InternalLabel, Stage, Stance, TraceKind, UncertaintyCode
 from semv.model._evidence import Evidence, UncertaintyItem
 from semv.model._facts import Facts
 from semv.model._reasoning import Relation, SubclaimDecision
@@ -65,6 +65,11 @@ class ResultArgument(Frozen):
     evidence: tuple[str, ...]
     strength: float
     verified: bool
+    directness: Directness | None = Field(
+        None,
+        description="What its evidence bears on: media, media-reference or event (the key is "
+        "absent for results written before arguments recorded it).",
+    )
     facts: Facts | None = Field(
         None,
         description="The dates, places and quantities the argument rests on, typed by its "
@@ -73,7 +78,10 @@ class ResultArgument(Frozen):
 
     @model_serializer(mode="wrap")
     def _facts_only_when_set(self, handler: SerializerFunctionWrapHandler) -> Any:
-        return _without_unset_facts(handler(self))
+        data = _without_unset_facts(handler(self))
+        if isinstance(data, dict) and data.get("directness") is None:
+            data.pop("directness", None)
+        return data
 
 
 class ResultSubclaim(Frozen):

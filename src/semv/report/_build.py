@@ -67,6 +67,7 @@ _REPORT_TERMS: Final = (
     "ψ (score)",
     "ψ̄ (mean score)",
     "strength (w)",
+    "directness",
     "support / attack total (S, A)",
     "reliability (r)",
     "verified / not verified",
@@ -360,6 +361,7 @@ class _Builder:
             origin=f"{argument.origin.kind}: {argument.origin.name}",
             uncertainty=tuple(code.value for code in argument.uncertainty),
             evidence=tuple(self.ref(evidence_id) for evidence_id in argument.evidence),
+            directness=argument.directness.value,
         )
 
     def ref(self, evidence_id: str) -> EvidenceRef:

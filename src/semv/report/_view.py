@@ -77,6 +77,8 @@ class ArgumentView(_View):
     origin: str
     uncertainty: tuple[str, ...]
     evidence: tuple[EvidenceRef, ...]
+    directness: str = "event"
+    """What its evidence bears on: ``media``, ``media-reference`` or ``event``."""
 
 
 class ClashView(_View):
