@@ -159,6 +159,26 @@ class Result(Frozen):
         "with the calibration's id; the key is absent for contracts without one).",
     )
 
+    @property
+    def shown_probability(self) -> float | None:
+        """The calibrated probability of ``label`` (None without a calibration): the
+        calibrated class's probability, or its complement in a binary contract."""
+        cal = self.calibrated_probability
+        if cal is None:
+            return None
+        if self.label == cal.label:
+            return cal.probability
+        return 1.0 - cal.probability if len(self.probabilities) == 2 else None
+
+    @property
+    def shown(self) -> str:
+        """The number shown next to the label, named: "calibrated probability 0.93" or
+        "uncalibrated score 0.55" (the confidence γ of Eq. 19)."""
+        p = self.shown_probability
+        if p is not None:
+            return f"calibrated probability {p:.2f}"
+        return f"uncalibrated score {self.confidence:.2f}"
+
     @model_serializer(mode="wrap")
     def _optional_keys_only_when_set(self, handler: SerializerFunctionWrapHandler) -> Any:
         """``usage`` only when measured; ``calibrated_probability`` only when the contract has

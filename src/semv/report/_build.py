@@ -12,6 +12,7 @@ from semv.dimensions import DimensionSpec, SectionEvidence, report_order
 from semv.glossary import explain, terms
 from semv.model import (
     Argument,
+    Band,
     ClashRecord,
     Dimension,
     Evidence,
@@ -287,12 +288,17 @@ class _Builder:
             if key in _DIMENSION_VALUES
         }
         deciding = (
-            deciding_dimensions(number, verdict.decisions, asserted) if number is not None else ()
+            deciding_dimensions(number, verdict.decisions, asserted, self.unargued())
+            if number is not None
+            else ()
         )
         by_dimension = {d.dimension: d for d in verdict.decisions}
+        p_label = _calibrated(verdict, verdict.label)
         return VerdictSummary(
             label=verdict.label,
             confidence=verdict.confidence,
+            shown=verdict.confidence if p_label is None else p_label,
+            shown_kind="uncalibrated score" if p_label is None else "calibrated probability",
             label_meaning=explain(verdict.label),
             reason=_reason(verdict.rule),
             rule_number=number,
@@ -301,6 +307,19 @@ class _Builder:
             against_claim=self.strongest(Stance.ATTACK),
             review=_review(self.notes),
         )
+
+    def unargued(self) -> set[Dimension]:
+        """Uncertain subclaims that no admissible support or attack speaks to (neutral only
+        for lack of evidence; rule 3 does not count them)."""
+        return {
+            d.dimension
+            for d in self.ctx.verdict.decisions
+            if d.band is Band.UNCERTAIN
+            and not any(
+                a.stance in (Stance.SUPPORT, Stance.ATTACK) and a.admissible
+                for a in self.ctx.arguments.get(d.dimension.value, ())
+            )
+        }
 
     def strongest(self, stance: Stance) -> tuple[TopArgument, ...]:
         """The ``TOP_ARGUMENTS`` strongest admissible arguments of ``stance`` over every

@@ -245,6 +245,11 @@ class VerdictSummary(_View):
     label: str
     confidence: float
     label_meaning: str | None
+    shown: float = 0.0
+    """The number shown next to the label: the calibrated probability of the label when the
+    verdict has one, else the confidence γ of Eq. 19."""
+    shown_kind: str = "uncalibrated score"
+    """What ``shown`` is: ``calibrated probability`` or ``uncalibrated score``."""
     reason: str
     """One sentence: which aggregation rule fired and what it says."""
     rule_number: int | None
