@@ -66,13 +66,11 @@ def main(argv: list[str] | None = None) -> int:
     cal = [s[0] for s in found]
     eq20 = [s[1] for s in found]
     correct = [s[2] for s in found]
+    ece_cal = expected_calibration_error(cal, correct, bins=BINS)
+    ece_eq20 = expected_calibration_error(eq20, correct, bins=BINS)
     print(f"{len(found)} cases")
-    print(
-        f"ECE of the calibrated p shown: {expected_calibration_error(cal, correct, bins=BINS):.3f}"
-    )
-    print(
-        f"ECE of Eq. 20's p of the label: {expected_calibration_error(eq20, correct, bins=BINS):.3f}"
-    )
+    print(f"ECE of the calibrated p shown: {ece_cal:.3f}")
+    print(f"ECE of Eq. 20's p of the label: {ece_eq20:.3f}")
     print("\n".join(table(cal, correct)))
     if args.png is not None:
         reliability_plot(cal, correct, BINS, args.png, args.title)
