@@ -40,7 +40,14 @@ def test_runs_lists_with_a_header_a_procedure_and_json(tmp_path: Path) -> None:
     run = json.loads(out)["run_id"]
     code, out, _ = semv("runs", "--data-dir", data)
     header, row = out.splitlines()
-    assert header.split("\t") == ["run", "case", "procedure", "status", "label", "confidence"]
+    assert header.split("\t") == [
+        "run",
+        "case",
+        "procedure",
+        "status",
+        "label",
+        "uncalibrated score",
+    ]
     assert row.split("\t")[:4] == [run, "lyon-flood", "semv", "committed"]
     code, out, _ = semv("runs", "--json", "--data-dir", data)
     (entry,) = json.loads(out)

@@ -236,8 +236,12 @@ def test_a_clash_is_flagged_reduced_and_judged(data_dir: Path) -> None:
         update={
             "evidence": (
                 *CASE.evidence,
+                # a caption of the same image: a report of the event only would be outranked
+                # by the fact-check about this image, without a clash
                 SuppliedEvidence(
-                    id="news", text="A flood in Paris this week.", source_type=SourceType.NEWS
+                    id="news",
+                    text="A flood in Paris this week.",
+                    source_type=SourceType.PRIOR_CAPTION,
                 ),
             )
         }
@@ -262,3 +266,38 @@ def test_a_clash_is_flagged_reduced_and_judged(data_dir: Path) -> None:
         scores[win] = qbaf.score
     # the judge moves the pair by β(2w − 1): a winning support lifts ψ, a losing one lowers it
     assert scores[1.0] > 0.5 > scores[0.0]
+
+
+def test_a_report_of_the_event_does_not_cancel_a_fact_check_of_this_image(
+    data_dir: Path,
+) -> None:
+    """The same pair with the support citing a news report (directness ``event``): the
+    fact-check about this image outranks it, so it enters the QBAF with weight 0, no clash is
+    flagged and the attack alone decides."""
+    two = CASE.model_copy(
+        update={
+            "evidence": (
+                *CASE.evidence,
+                SuppliedEvidence(
+                    id="news", text="A flood in Paris this week.", source_type=SourceType.NEWS
+                ),
+            )
+        }
+    )
+    script = {
+        "where": [
+            (Stance.SUPPORT, "ev:sup:news", "Paris"),
+            (Stance.ATTACK, "ev:sup:fc", "Lyon"),
+        ]
+    }
+    agents = JudgingAgents(script, 1.0)
+    outcome = verify(Store(data_dir), agents, two)
+    qbaf = outcome.nodes["qbaf:where"].value.qbaf  # type: ignore[attr-defined]
+    args = {a.id: a for a in outcome.nodes["argue:where"].value.arguments}  # type: ignore[attr-defined]
+    support = next(a for a in args.values() if a.stance is Stance.SUPPORT)
+    attack = next(a for a in args.values() if a.stance is Stance.ATTACK)
+    assert (support.directness.value, attack.directness.value) == ("event", "media-reference")
+    assert qbaf.outranked == (support.id,)
+    assert qbaf.arguments[support.id] == 0.0 and support.strength > 0.0
+    assert agents.calls["judge_clash"] == 0 and qbaf.clash is None
+    assert qbaf.score < 0.45

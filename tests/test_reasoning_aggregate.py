@@ -139,11 +139,12 @@ def test_rule_5_enough_uncertain_subclaims() -> None:
     # Issue 16: rule 2 now fires on uncertain content with a refuted context, so these cases
     # keep rule 2 out by a refuted `what` (they used uncertain content before).
     # K = 6: ⌊6/2⌋ = 3 uncertain needed
-    six = decisions(what=0.2, where=0.5, when=0.5, who=0.5, why=0.2, authenticity=0.8)
+    # (a supported subclaim would now be rule 4, so none is supported here)
+    six = decisions(what=0.2, where=0.5, when=0.5, who=0.5, why=0.2, authenticity=0.4)
     out = aggregate(six)
     assert (out.label, out.rule_number) == (L.UNCERTAIN, 5)
-    # two of six is not enough; mean = 2.4/6 = 0.4 < 0.45 → rule 6
-    out = aggregate(decisions(what=0.2, where=0.5, when=0.5, who=0.2, why=0.2, authenticity=0.8))
+    # two of six is not enough; mean = 2.0/6 = 0.33 < 0.45 → rule 6
+    out = aggregate(decisions(what=0.2, where=0.5, when=0.5, who=0.2, why=0.2, authenticity=0.4))
     assert out.rule_number == 6
     # K = 1: max(1, 0) = 1
     assert aggregate(decisions(what=0.5)).rule_number == 5
@@ -160,13 +161,16 @@ def test_rule_6_low_mean_is_insufficient_evidence() -> None:
 
 
 def test_rule_7_otherwise_uncertain() -> None:
-    # nothing refuted or weakly supported, one uncertain of six, high mean
+    # nothing at least weakly supported (rule 4), a refuted context with weakly refuted
+    # content (not rule 2), two uncertain of six (not rule 5) and a mean of 0.456 (not rule 6)
+    out = aggregate(
+        decisions(what=0.449, where=0.29, when=0.449, who=0.55, why=0.55, authenticity=0.449)
+    )
+    assert (out.label, out.rule_number) == (L.UNCERTAIN, 7)
+    # a supported subclaim is at least weakly supported: rule 4, never rule 7
     out = aggregate(decisions(what=0.8, where=0.8, when=0.5, who=0.8, why=0.8, authenticity=0.8))
-    assert (out.label, out.rule_number) == (L.UNCERTAIN, 7)
-    # a refuted context with refuted content and a high enough mean (issue 16: with uncertain
-    # content this case is now false context by rule 2; it used to be the example here)
-    out = aggregate(decisions(what=0.4, where=0.25, when=0.9, who=0.9, why=0.9, authenticity=0.9))
-    assert (out.label, out.rule_number) == (L.UNCERTAIN, 7)
+    assert (out.label, out.rule_number) == (L.PARTIALLY_VERIFIED, 4)
+    assert set(out.deciding) == {D.WHAT, D.WHERE, D.WHO, D.WHY, D.AUTHENTICITY}
 
 
 def test_aggregation_constants_come_from_config() -> None:
@@ -334,3 +338,60 @@ def test_no_argument_at_all_abstains_as_insufficient_evidence() -> None:
     # pipeline, but the priority order still holds)
     refuted = decisions(what=0.5, authenticity=0.05)
     assert aggregate(refuted, argued=False).label is L.MANIPULATED_OR_SYNTHETIC
+
+
+# ---- deviations: no hole between rules 3, 4 and 7 ------------------------------------------
+
+ALL_ASSERTED = {d: True for d in Dimension}
+
+
+def test_rule_3_an_asserted_subclaim_without_evidence_is_not_present() -> None:
+    """what/where/when supported, who not asserted, authenticity asserted but no argument
+    speaks to it (neutral only for lack of evidence): verified by rule 3, never rule 7, and
+    the sentence names authenticity as unchecked."""
+    ds = decisions(what=0.84, where=0.87, when=0.87, who=0.5, why=0.7, authenticity=0.5)
+    asserted = {**ALL_ASSERTED, D.WHO: False}
+    before = aggregate(ds, asserted=asserted)  # without knowing what was argued
+    assert before.rule_number != 3
+    out = aggregate(ds, asserted=asserted, unargued={D.AUTHENTICITY, D.WHO})
+    assert (out.label, out.rule_number) == (L.VERIFIED, 3)
+    assert set(out.deciding) == {D.WHAT, D.WHERE, D.WHEN}
+    assert "authenticity had no evidence either way and is not counted" in out.rule
+
+
+def test_rule_3_needs_an_argued_present_dimension() -> None:
+    ds = decisions(what=0.5, authenticity=0.5)
+    out = aggregate(ds, asserted=ALL_ASSERTED, unargued={D.WHAT, D.AUTHENTICITY}, argued=False)
+    assert (out.label, out.rule_number) == (L.INSUFFICIENT_EVIDENCE, 5)
+
+
+def test_rule_3_an_argued_uncertain_subclaim_still_blocks_verified() -> None:
+    """Only a subclaim that no argument speaks to is set aside: one whose arguments cancel
+    out stays present and blocks rule 3 (rule 4 then, as what is supported)."""
+    ds = decisions(what=0.84, where=0.87, when=0.5, authenticity=0.5)
+    out = aggregate(ds, asserted=ALL_ASSERTED, unargued={D.AUTHENTICITY})
+    assert (out.label, out.rule_number) == (L.PARTIALLY_VERIFIED, 4)
+    assert "when is not supported" in out.rule
+
+
+def test_rule_4_counts_a_supported_subclaim() -> None:
+    out = aggregate(decisions(what=0.9, where=0.5, when=0.5, authenticity=0.5))
+    assert (out.label, out.rule_number) == (L.PARTIALLY_VERIFIED, 4)
+    assert out.deciding == (D.WHAT,)
+    assert out.rule.startswith("Rule 4: what is supported")
+
+
+def test_rules_2_to_4_name_the_media_evidence_in_their_sentence() -> None:
+    grounds = {
+        D.WHERE: "EXIF GPS 40.4168, -3.7038 lies 1,870 km from the claimed Berlin",
+        D.WHEN: "EXIF capture time 2016-11-11 is 1,043 days before the claimed date",
+    }
+    out = aggregate(decisions(what=0.84, where=0.38, when=0.38), grounds=grounds)
+    assert out.rule_number == 2
+    first = out.rule.split(". ", 1)[0]
+    assert grounds[D.WHERE] in first and grounds[D.WHEN] in first
+    out = aggregate(decisions(what=0.84, where=0.87, when=0.87), grounds=grounds)
+    assert out.rule_number == 3 and grounds[D.WHERE] in out.rule
+    out = aggregate(decisions(what=0.84, where=0.65, when=0.87), grounds=grounds)
+    assert out.rule_number == 4
+    assert "where is not supported (where: EXIF GPS" in out.rule

@@ -35,14 +35,16 @@ OFF = Settings(relations=RelationsConfig(enabled=False))
 CLAIM = "Flooding in Paris on 14 March 2024: the Seine has burst its banks near the Île de la Cité."
 
 
-def news(ev_id: str, publisher: str, host: str, text: str) -> dict[str, object]:
+def news(
+    ev_id: str, publisher: str, host: str, text: str, source_type: str = "news"
+) -> dict[str, object]:
     return {
         "id": ev_id,
         "url": f"https://{host}/2024/03/14/{ev_id}",
         "title": f"{publisher}: the Seine floods Paris",
         "publisher": publisher,
         "published": "2024-03-14",
-        "source_type": "news",
+        "source_type": source_type,
         "reliability": 0.75,
         "text": text,
     }
@@ -115,7 +117,9 @@ def metadata_case(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, 
     folder = write_case(
         base / "case",
         "paris-flood-exif",
-        [news("news-one", "Example News", "news.example.org", REPORT_TEXT)],
+        # a fact-check (it refers to this media): a report of the event only would be
+        # outranked by the contradicting EXIF and enter with weight 0, relation or not
+        [news("news-one", "Example News", "news.example.org", REPORT_TEXT, "fact-check")],
         photo=True,
     )
     on = verify(folder, base / "on", ON)
@@ -275,14 +279,17 @@ def test_independent_reports_of_the_same_date_support_each_other(tmp_path: Path)
     folder = write_case(
         tmp_path / "case",
         "paris-flood-two-reports",
+        # fact-checks (they refer to this media): reports of the event only would stay within
+        # the weak bands whatever their corroboration, so the scores could not differ
         [
-            news("news-one", "Example News", "news.example.org", REPORT_TEXT),
+            news("news-one", "Example News", "news.example.org", REPORT_TEXT, "fact-check"),
             news(
                 "news-two",
                 "Other Daily",
                 "daily.example.net",
                 "On 14 March 2024 the Seine overflowed in Paris after heavy rain, and the "
                 "quays around the Île de la Cité went under water.",
+                "fact-check",
             ),
         ],
         photo=False,

@@ -11,6 +11,7 @@ from semv.model import (
     Argument,
     Asset,
     Band,
+    CalibratedProbability,
     Case,
     ClashRecord,
     Context,
@@ -25,6 +26,7 @@ from semv.model import (
     ProducerKind,
     Provenance,
     Qbaf,
+    Result,
     SourceType,
     Stage,
     Stance,
@@ -40,7 +42,7 @@ from semv.report import SECTION_ORDER, ReportContext, build_view, render_report
 SHA = "ab" * 32
 
 MD_HEADINGS = (
-    "## Verdict: false-context (confidence 0.68)",
+    "## Verdict: false-context (uncalibrated score 0.68)",
     "## Final verification status",
     "## Where",
     "## When",
@@ -308,7 +310,10 @@ def test_dimension_section_scores_top_arguments_and_cited_evidence() -> None:
     assert ids == ["arg:where:sup:2", "arg:where:sup:1", "arg:where:sup:4"]
     assert "strength 0.520, verified" in support
     attack = section[section.index("### Attacking") :]
-    assert "`arg:where:att:1` — strength 0.778, verified: GPS places the photo in Lyon" in attack
+    assert (
+        "`arg:where:att:1` — strength 0.778, verified, about the event: GPS places the photo "
+        "in Lyon"
+    ) in attack
     assert "`ev:exif:asset:1` exiftool" in attack
     assert "`ev:missing:9` (not found among the case evidence)" in attack
     assert "2 more argument(s) not shown" in section
@@ -367,7 +372,7 @@ def test_final_status_numbers() -> None:
     final = _md_section(render_report(_context()).markdown, "## Final verification status")
     assert "**Label:** false-context" in final
     assert "**Internal label:** false-context" in final
-    assert "**Confidence:** 0.679" in final
+    assert "**Confidence γ (Eq. 19, uncalibrated score):** 0.679" in final
     assert "**Aggregation rule:** rule 2: context refuted with supported content" in final
     probabilities = re.findall(r"^- ([a-z\-]+): (\d\.\d{3})$", final, flags=re.MULTILINE)
     assert probabilities == [
@@ -447,3 +452,29 @@ def test_case_evidence_is_listed_when_no_supplied_items_were_normalized() -> Non
     section = _md_section(render_report(ctx).markdown, "## Source")
     assert "`sup-1`" in section
     assert "Provenance: supplied with the case" in section
+
+
+def test_the_number_next_to_a_label_is_named_calibrated_or_uncalibrated() -> None:
+    """A calibrated probability is shown for the label it belongs to (its complement for the
+    other label of a binary contract); without a calibration the confidence γ is shown and
+    called an uncalibrated score, never a probability."""
+    cal = CalibratedProbability(label="OOC", probability=0.8, calibration="cosmos@abc")
+    probs = {"OOC": 0.55, "NOOC": 0.45}
+    ooc = Result.model_construct(
+        label="OOC", probabilities=probs, confidence=0.55, calibrated_probability=cal
+    )
+    nooc = Result.model_construct(
+        label="NOOC", probabilities=probs, confidence=0.55, calibrated_probability=cal
+    )
+    bare = Result.model_construct(
+        label="verified",
+        probabilities={"verified": 0.65},
+        confidence=0.65,
+        calibrated_probability=None,
+    )
+    assert ooc.shown == "calibrated probability 0.80"
+    assert nooc.shown == "calibrated probability 0.20"
+    assert bare.shown == "uncalibrated score 0.65"
+    summary = build_view(_context()).summary
+    assert summary is not None and summary.shown_kind == "uncalibrated score"
+    assert summary.shown == summary.confidence

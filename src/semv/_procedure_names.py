@@ -67,13 +67,14 @@ PROCEDURE_SCOPES: Final[dict[str, ProcedureScope]] = {
 }
 
 
-def opening_sentence(procedure: str, label: str, confidence: float) -> str:
+def opening_sentence(
+    procedure: str, label: str, confidence: float, kind: str = "uncalibrated score"
+) -> str:
     """The first sentence of a report: what ``procedure`` decided and what it does not look
-    at. An unregistered name gets the decision alone."""
+    at. ``confidence`` is shown as ``kind`` says it is (``calibrated probability`` or
+    ``uncalibrated score``). An unregistered name gets the decision alone."""
     scope = PROCEDURE_SCOPES.get(procedure)
+    shown = f"{kind} {confidence:.2f}"
     if scope is None:
-        return f"{procedure or 'The procedure'} decided {label} (confidence {confidence:.2f})."
-    return (
-        f"{scope.title} decided {label} (confidence {confidence:.2f}) {scope.decides}; "
-        f"{scope.misses}."
-    )
+        return f"{procedure or 'The procedure'} decided {label} ({shown})."
+    return f"{scope.title} decided {label} ({shown}) {scope.decides}; {scope.misses}."

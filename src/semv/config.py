@@ -83,6 +83,14 @@ class StrengthConfig(_Section):
     w_specificity: float = Field(0.05, description="Weight of the length proxy l_a.")
     eta_unverified: float = Field(0.25, description="η_v for an argument with v_a = 0.")
     eta_uncertain: float = Field(0.85, description="η_u when the argument carries uncertainty.")
+    eta_event: float = Field(
+        0.6,
+        ge=0.0,
+        le=1.0,
+        description="η_d for an argument whose evidence reports only the event, on a subclaim "
+        "about the media's context (where, when, who, why): a report that the event happened "
+        "says little about whether this media shows it (docs/architecture.md, 'Directness').",
+    )
     source_cap: int = Field(3, ge=1, description="Distinct sources for full diversity.")
     modality_cap: int = Field(2, ge=1, description="Distinct modalities for full diversity.")
     specificity_chars: int = Field(280, ge=1, description="|t_a| at which l_a saturates.")

@@ -173,6 +173,14 @@ GLOSSARY: Final[tuple[Term, ...]] = (
         "whether it was verified, and how directly it bears on the subclaim.",
     ),
     Term(
+        "directness",
+        _NUMBERS,
+        "What an argument's evidence bears on: the media itself (its metadata, credentials, "
+        "text in it), an item that refers to this media (a reverse-image match, a caption or "
+        "fact-check of this image), or only the event. On where, when, who and why a report "
+        "of the event weighs less and does not cancel evidence about the media.",
+    ),
+    Term(
         "τ (weight)",
         _NUMBERS,
         "An argument's strength after two near-tied strong arguments were both reduced "
@@ -264,6 +272,13 @@ GLOSSARY: Final[tuple[Term, ...]] = (
         "ignored.",
     ),
     Term(_C.INPUT_TRUNCATED, _CODES, "A text was longer than allowed and was cut."),
+    Term(
+        _C.METADATA_DOUBTFUL,
+        _CODES,
+        "The metadata may not describe the capture (written by an image editor, a file that "
+        "names no camera such as a screenshot or re-save, or a capture time after the media "
+        "was already published): it still argues, with less weight, and outranks no report.",
+    ),
     Term(_C.TIMEZONE_UNKNOWN, _CODES, "The capture time has no time zone; UTC was assumed."),
     Term(_C.NO_EVIDENCE, _CODES, "No evidence bears on this subclaim."),
     Term(

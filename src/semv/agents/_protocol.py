@@ -56,6 +56,11 @@ class ArgumentDraft(Frozen):
         (), description="Facts the argument rests on, each expected to appear in its evidence."
     )
     memory: tuple[str, ...] = ()
+    doubts: tuple[UncertaintyCode, ...] = Field(
+        (),
+        description="What casts doubt on the evidence itself (``metadata-doubtful``: tags an "
+        "editor wrote, a file that names no camera); carried into the argument's ω_a.",
+    )
 
 
 class ArgueOutput(Frozen):

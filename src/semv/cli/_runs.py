@@ -235,8 +235,7 @@ def verify(
                 sys.stdout.write(result.model_dump_json() + "\n")
                 continue
             out.print(
-                f"[bold]{result.case_id}[/]: [bold cyan]{result.label}[/] "
-                f"(confidence {result.confidence:.2f})",
+                f"[bold]{result.case_id}[/]: [bold cyan]{result.label}[/] ({result.shown})",
                 highlight=False,
                 soft_wrap=True,
             )
@@ -359,7 +358,7 @@ def show(
                 out.print(f"  revises: {record.parent_run_id}", highlight=False)
             if record.label is not None:
                 out.print(
-                    f"  label: [bold cyan]{record.label}[/] confidence "
+                    f"  label: [bold cyan]{record.label}[/] uncalibrated score "
                     f"{(record.confidence or 0):.2f}",
                     highlight=False,
                 )
@@ -464,7 +463,7 @@ def runs(
                 highlight=False,
             )
         return
-    header = ("run", "case", "procedure", "status", "label", "confidence")
+    header = ("run", "case", "procedure", "status", "label", "uncalibrated score")
     rows = [
         tuple(
             printable(value)

@@ -138,6 +138,8 @@ async def _human_arguments(
             evidence,
             dropped,
             Origin(kind="human", name=h.reviewer),
+            config=ctx.settings.strength,
+            claim_text=kwargs["case"].claim if "case" in kwargs else "",
         )
         out.append(arg.model_copy(update={"replaces": h.replaces.id if h.replaces else None}))
     return out

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from semv.model import (
+    Directness,
     Evidence,
     EvidenceKind,
     Exif,
@@ -37,6 +38,7 @@ from semv.nlp.entities import (
     person_matches,
     place_key,
 )
+from semv.nlp.markers import editor_in
 from semv.nlp.places import Place
 from semv.nlp.quotes import quotes_claim
 from semv.nlp.text import find_phrase
@@ -55,6 +57,7 @@ __all__ = [
     "capture",
     "days",
     "describes_same_media",
+    "directness",
     "echoed_names",
     "entities",
     "is_media_text",
@@ -63,6 +66,7 @@ __all__ = [
     "is_retrieved",
     "join_words",
     "media_kind",
+    "metadata_doubt",
     "names_overlap",
     "places_related",
     "refers_to_case",
@@ -94,6 +98,9 @@ class ClaimView:
     subclaim: Subclaim
     claim_text: str
     language: str | None = None
+    evidence: tuple[Evidence, ...] = ()
+    """The other items ranked for the subclaim (a rule may compare an item with them: a capture
+    time after the media was already published)."""
     _cache: dict[str, object] = field(default_factory=dict)
 
     @cached_property
@@ -208,6 +215,36 @@ def describes_same_media(ev: Evidence) -> bool:
     return ev.source_type is SourceType.PRIOR_CAPTION or ev.location is not None
 
 
+def directness(ev: Evidence, claim_text: str) -> Directness:
+    """What ``ev`` bears on (docs/architecture.md, "Directness"):
+
+    - ``media``: measured from the case's own media: its metadata (EXIF GPS, capture time,
+      camera), file and container observations, content credentials, forensic traces, the
+      text read in it (OCR) or spoken in it (ASR);
+    - ``media-reference``: an item that refers to this media: a reverse-image match, a caption
+      or any text tied to one of the case's assets (a prior caption, a web caption of the same
+      image), a fact-check, or a text that quotes the claim;
+    - ``event``: anything else, i.e. a report of the event only.
+    """
+    if (
+        is_metadata(ev)
+        or is_observation(ev)
+        or is_media_text(ev)
+        or ev.kind in FORENSIC_KINDS
+        or ev.kind is C2PA
+        or ev.source_type is SourceType.FORENSIC
+    ):
+        return Directness.MEDIA
+    if (
+        ev.kind is REVERSE_MATCH
+        or describes_same_media(ev)
+        or ev.source_type is SourceType.FACT_CHECK
+        or quotes_claim(claim_text, ev.content)
+    ):
+        return Directness.MEDIA_REFERENCE
+    return Directness.EVENT
+
+
 def capture(ev: Evidence) -> tuple[DateMention, dt.datetime | None] | None:
     """The EXIF capture date of a metadata item (day precision) and its timestamp."""
     exif = ev.observed(Exif)
@@ -223,6 +260,36 @@ def capture(ev: Evidence) -> tuple[DateMention, dt.datetime | None] | None:
     if mention is None or mention.day is None:
         return None
     return mention, stamp
+
+
+def metadata_doubt(ev: Evidence, *, time: bool) -> str | None:
+    """Why the metadata item ``ev`` may not describe the capture, as a clause for an argument's
+    text; None when nothing casts doubt on it. ``time``: the doubt is about its capture time
+    (a modification date stands in for it), else about its GPS position.
+
+    The honest exceptions of a direct provenance argument (docs/architecture.md,
+    "Directness"): the tags were written by an image editor, the file names no camera (a
+    screenshot or a re-save keeps no camera tags, and its times are when the file was written),
+    or the only time in the file is its modification date."""
+    exif = ev.observed(Exif)
+    if exif is None:
+        return None
+    software = (exif.software or "").strip()
+    editor = editor_in(software) if software else None
+    if editor is not None:
+        return f"the file was written by {editor} ({software!r}), which can rewrite these tags"
+    if not (exif.make or "").strip() and not (exif.model or "").strip():
+        return (
+            "the file names no camera: a screenshot or a re-save, whose tags tell when and "
+            "where the file was written rather than the scene captured"
+        )
+    tag = exif.capture_time_tag or ""
+    if time and tag.endswith("ModifyDate"):
+        return (
+            f"the only time in the file is its modification date ({tag}), written when it was "
+            "last saved"
+        )
+    return None
 
 
 # ---- phrasing ---------------------------------------------------------------------------------

@@ -29,9 +29,11 @@ from semv.dimensions._common import (
     capitalized,
     capture,
     days,
+    describes_same_media,
     is_metadata,
     is_observation,
     join_words,
+    metadata_doubt,
     refers_to_case,
     source_phrase,
 )
@@ -157,11 +159,54 @@ def _gap_text(c: DateMention, o: DateMention, gap: int | None) -> str:
     return "different from"
 
 
-def _exif_finding(claimed: list[DateMention], ev: Evidence, tol: int) -> list[Finding]:
+def _published_before(
+    view: ClaimView, capture_day: DateMention, tol: int
+) -> tuple[Evidence, DateMention] | None:
+    """The earliest publication of this media (a caption or text tied to it, a reverse-image
+    match first seen) more than ``tol`` days before ``capture_day``: a capture after it was
+    already published cannot be a true capture time."""
+    found: list[tuple[int, Evidence, DateMention]] = []
+    for other in view.evidence:
+        match = other.observed(ReverseSearchMatch)
+        stamp = (match.first_seen if match is not None else None) or (
+            other.published if describes_same_media(other) else None
+        )
+        seen = parse_one(stamp) if stamp else None
+        if seen is None or seen.year is None:
+            continue
+        result, gap = compare(capture_day, seen, tol, intervals=True)
+        signed = signed_days(capture_day, seen)
+        if result is Agreement.DISAGREE and signed is not None and signed < 0 and gap:
+            found.append((gap, other, seen))
+    if not found:
+        return None
+    _, other, seen = max(found, key=lambda item: (item[0], item[1].id))
+    return other, seen
+
+
+def _exif_finding(view: ClaimView, ev: Evidence, tol: int) -> list[Finding]:
+    claimed = view.dates
     cap = capture(ev)
     if cap is None:
         return []
     mention, _ = cap
+    earlier = _published_before(view, mention, tol)
+    if earlier is not None:
+        other, seen = earlier
+        text = (
+            f"EXIF capture time {mention.iso} ({ev.id}) is after the media was already "
+            f"published on {seen.iso} ({other.id}): the camera clock or the tag is wrong, so "
+            "the capture time is not compared with the claimed date."
+        )
+        return [
+            Finding(
+                Stance.NEUTRAL,
+                text,
+                (ev.id, other.id),
+                (mention.iso, seen.iso),
+                (UncertaintyCode.METADATA_DOUBTFUL,),
+            )
+        ]
     pair = _best_pair(claimed, [mention], tol, True)
     if pair is None:
         return []
@@ -172,6 +217,10 @@ def _exif_finding(claimed: list[DateMention], ev: Evidence, tol: int) -> list[Fi
     if exif is not None and exif.timezone_known is False:
         unc = (UncertaintyCode.TIMEZONE_UNKNOWN,)
         note = " (camera time zone unknown: the date may be off by one day)"
+    doubt = metadata_doubt(ev, time=True)
+    if doubt:
+        unc = (*unc, UncertaintyCode.METADATA_DOUBTFUL)
+        note += f"; but {doubt}"
     if result is Agreement.AGREE:
         text = (
             f"EXIF capture time {o.iso} ({ev.id}) agrees with the claimed date {c.iso} "
@@ -204,7 +253,7 @@ def when_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[Fi
         return []
     tol = cfg.time_tolerance_days
     if is_metadata(ev):
-        return _exif_finding(claimed, ev, tol)
+        return _exif_finding(view, ev, tol)
     if is_observation(ev):
         return []
     observed = list(extract(asserted_text(ev.content), view.language).dates)

@@ -24,6 +24,7 @@ from semv.dimensions._common import (
     capitalized,
     is_metadata,
     is_observation,
+    metadata_doubt,
     refers_to_case,
     source_phrase,
 )
@@ -134,19 +135,24 @@ def _gps_finding(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list
     facts = (f"{lat:.4f}", f"{lon:.4f}")
     tol = cfg.place_tolerance_km
     results = [_gps_relation(p, lat, lon, tol, cfg.gps_country_max_km) for p in claimed]
+    doubt = metadata_doubt(ev, time=False)
+    caveat = f"; but {doubt}" if doubt else ""
+    doubtful = (UncertaintyCode.METADATA_DOUBTFUL,) if doubt else ()
     for ok, text in results:
         if ok:
-            return [Finding(Stance.SUPPORT, f"{text} ({ev.id}).", (ev.id,), facts)]
+            return [
+                Finding(Stance.SUPPORT, f"{text} ({ev.id}){caveat}.", (ev.id,), facts, doubtful)
+            ]
     texts = [t for ok, t in results if t]
     if not texts:
         return []
     return [
         Finding(
             Stance.ATTACK,
-            f"{texts[0]} ({ev.id}).",
+            f"{texts[0]} ({ev.id}){caveat}.",
             (ev.id,),
             facts,
-            (UncertaintyCode.METADATA_CLAIM_CONFLICT,),
+            (*doubtful, UncertaintyCode.METADATA_CLAIM_CONFLICT),
         )
     ]
 

@@ -47,6 +47,22 @@ class Stance(StrEnum):
     NEUTRAL = "neu"
 
 
+class Directness(StrEnum):
+    """What an argument's evidence bears on (docs/architecture.md, "Directness"): the media
+    itself (its metadata, content credentials, forensic traces, text burnt into it), an item
+    that refers to this media (a reverse-image match, a caption or fact-check of this image, a
+    quotation of the claim), or only the event the claim reports."""
+
+    MEDIA = "media"
+    MEDIA_REFERENCE = "media-reference"
+    EVENT = "event"
+
+    @property
+    def rank(self) -> int:
+        """2 for ``media``, 1 for ``media-reference``, 0 for ``event``."""
+        return {"media": 2, "media-reference": 1, "event": 0}[self.value]
+
+
 class RelationKind(StrEnum):
     """The three argument-to-argument relations of A-QBAF MV2026 §2.5, and only those."""
 
@@ -211,6 +227,10 @@ class UncertaintyCode(StrEnum):
     INPUT_TRUNCATED = "input-truncated"
     """A claim or evidence text longer than ``limits`` allow was cut (``limits.oversize =
     "truncate"``): the verdict rests on the part that was kept."""
+    METADATA_DOUBTFUL = "metadata-doubtful"
+    """Metadata that may not describe the capture: written by an image editor, without a
+    camera make or model (a screenshot or re-save), or a capture time after the media was
+    already published. Its comparisons stay as arguments but outrank no other evidence."""
     TIMEZONE_UNKNOWN = "timezone-unknown"
     NO_EVIDENCE = "no-evidence"
     UNVERIFIED_ARGUMENT = "unverified-argument"

@@ -5,7 +5,15 @@ from __future__ import annotations
 from pydantic import Field
 
 from semv.model._base import Frozen
-from semv.model._enums import Band, Dimension, RelationKind, Scope, Stance, UncertaintyCode
+from semv.model._enums import (
+    Band,
+    Dimension,
+    Directness,
+    RelationKind,
+    Scope,
+    Stance,
+    UncertaintyCode,
+)
 from semv.model._facts import Facts
 
 
@@ -56,6 +64,13 @@ class StrengthFeatures(Frozen):
     n_modalities: int = Field(ge=0)
     provenance_fraction: float = Field(ge=0.0, le=1.0)
     text_length: int = Field(ge=0)
+    directness_factor: float = Field(
+        1.0,
+        ge=0.0,
+        le=1.0,
+        description="η_d: the discount of an argument whose evidence speaks only of the event "
+        "on a subclaim about the media's context (1 otherwise).",
+    )
 
 
 class Argument(Frozen):
@@ -75,6 +90,11 @@ class Argument(Frozen):
     verified: bool = Field(False, description="v_a: the grounding verifier accepted it.")
     admissible: bool = Field(False, description="Adm_t(a) of Eq. 6.")
     features: StrengthFeatures | None = None
+    directness: Directness = Field(
+        Directness.EVENT,
+        description="What its evidence bears on: the media itself, an item that refers to "
+        "this media, or only the event (the most direct of its cited items).",
+    )
     strength: float = Field(0.0, ge=0.0, le=1.0, description="w_a of Eq. 14.")
     uncertainty: tuple[UncertaintyCode, ...] = ()
     origin: Origin
@@ -163,6 +183,11 @@ class Qbaf(Frozen):
     semantics: str = "quadratic-energy"
     accepted: tuple[str, ...] = Field(
         (), description="Arguments a reviewer accepted (§4.5): exempt from clash reduction."
+    )
+    outranked: tuple[str, ...] = Field(
+        (),
+        description="Event-only arguments that contrary evidence about the media outranks: "
+        "they enter with weight 0 (docs/architecture.md, 'Directness').",
     )
 
 

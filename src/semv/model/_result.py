@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, SerializerFunctionWrapHandler, model_serializer
 
 from semv.model._base import Frozen
-from semv.model._enums import InternalLabel, Stage, Stance, TraceKind, UncertaintyCode
+from semv.model._enums import Directness, InternalLabel, Stage, Stance, TraceKind, UncertaintyCode
 from semv.model._evidence import Evidence, UncertaintyItem
 from semv.model._facts import Facts
 from semv.model._reasoning import Relation, SubclaimDecision
@@ -65,6 +65,11 @@ class ResultArgument(Frozen):
     evidence: tuple[str, ...]
     strength: float
     verified: bool
+    directness: Directness | None = Field(
+        None,
+        description="What its evidence bears on: media, media-reference or event (the key is "
+        "absent for results written before arguments recorded it).",
+    )
     facts: Facts | None = Field(
         None,
         description="The dates, places and quantities the argument rests on, typed by its "
@@ -73,7 +78,10 @@ class ResultArgument(Frozen):
 
     @model_serializer(mode="wrap")
     def _facts_only_when_set(self, handler: SerializerFunctionWrapHandler) -> Any:
-        return _without_unset_facts(handler(self))
+        data = _without_unset_facts(handler(self))
+        if isinstance(data, dict) and data.get("directness") is None:
+            data.pop("directness", None)
+        return data
 
 
 class ResultSubclaim(Frozen):
@@ -150,6 +158,26 @@ class Result(Frozen):
         description="The calibrated probability beside Eq. 20's (COSMOS contract: p_cal(OOC) "
         "with the calibration's id; the key is absent for contracts without one).",
     )
+
+    @property
+    def shown_probability(self) -> float | None:
+        """The calibrated probability of ``label`` (None without a calibration): the
+        calibrated class's probability, or its complement in a binary contract."""
+        cal = self.calibrated_probability
+        if cal is None:
+            return None
+        if self.label == cal.label:
+            return cal.probability
+        return 1.0 - cal.probability if len(self.probabilities) == 2 else None
+
+    @property
+    def shown(self) -> str:
+        """The number shown next to the label, named: "calibrated probability 0.93" or
+        "uncalibrated score 0.55" (the confidence γ of Eq. 19)."""
+        p = self.shown_probability
+        if p is not None:
+            return f"calibrated probability {p:.2f}"
+        return f"uncalibrated score {self.confidence:.2f}"
 
     @model_serializer(mode="wrap")
     def _optional_keys_only_when_set(self, handler: SerializerFunctionWrapHandler) -> Any:

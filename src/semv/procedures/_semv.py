@@ -60,6 +60,7 @@ def build_result(
                         evidence=a.evidence,
                         strength=a.strength,
                         verified=a.verified,
+                        directness=a.directness,
                         facts=None if a.facts.empty else a.facts,
                     )
                     for a in args.arguments

@@ -36,6 +36,7 @@ from semv.reasoning._aggregate import (
     spread,
 )
 from semv.reasoning._clash import ClashOutcome, judge_adjustment, resolve_clash
+from semv.reasoning._directness import about_media, event_only_cap, media_grounds, outranked
 from semv.reasoning._qbaf import NonConvergence, Qbaf, SolveMethod
 from semv.reasoning._relations import VISUAL_CUE_KINDS, Propagated, build_relations, propagate
 from semv.reasoning._semantics import (
@@ -46,7 +47,7 @@ from semv.reasoning._semantics import (
     delta_for_score,
     influence,
 )
-from semv.reasoning._strength import argument_strength, strength_from_features
+from semv.reasoning._strength import argument_strength, directness_factor, strength_from_features
 from semv.reasoning._uncertainty import evidence_kind, review_codes
 from semv.reasoning._words import is_are, join_words
 
@@ -68,6 +69,7 @@ __all__ = [
     "RemmdContract",
     "Semantics",
     "SolveMethod",
+    "about_media",
     "aggregate",
     "argument_strength",
     "band",
@@ -77,12 +79,16 @@ __all__ = [
     "contract",
     "deciding_dimensions",
     "delta_for_score",
+    "directness_factor",
+    "event_only_cap",
     "evidence_kind",
     "influence",
     "is_are",
     "join_words",
     "judge_adjustment",
+    "media_grounds",
     "ooc_probability",
+    "outranked",
     "propagate",
     "resolve_clash",
     "review_codes",

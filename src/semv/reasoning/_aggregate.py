@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final, Protocol
 
@@ -105,6 +105,8 @@ def aggregate(
     *,
     asserted: Mapping[Dimension, bool] | None = None,
     argued: bool | None = None,
+    unargued: Collection[Dimension] = (),
+    grounds: Mapping[Dimension, str] | None = None,
     config: AggregationConfig = _AGGREGATION,
     bands: DecisionConfig = _DECISION,
 ) -> AggregateOutcome:
@@ -124,10 +126,16 @@ def aggregate(
        make a refuted context any less refuted (docs/architecture.md, "Aggregation").
     3. Every *present* core dimension (``CORE_DIMENSIONS``) is ``supported`` → ``verified``
        when their mean score is ≥ ``config.verified_mean`` (0.70), else ``mostly-verified``.
-       A core dimension is present when it has a decision and, if ``asserted`` is given,
+       A core dimension is present when it has a decision, if ``asserted`` is given
        ``asserted[dimension]`` is true (all dimensions with a decision when ``asserted`` is
-       ``None``). The rule needs at least one present core dimension.
-    4. Some subclaim is ``weakly-supported`` → ``partially-verified``.
+       ``None``), and it is not in ``unargued``. The rule needs at least one present core
+       dimension. *Deviation*: an asserted subclaim that no argument speaks to (``unargued``:
+       neutral only for lack of evidence, e.g. ``authenticity`` of a photo without forensic
+       evidence) is not present; the sentence names it as unchecked. Without this, such a
+       case fell through every rule to rule 7 (docs/architecture.md, "Aggregation").
+    4. Some subclaim is at least weakly supported (``weakly-supported`` or ``supported``)
+       → ``partially-verified``. *Deviation*: the paper lists ``weakly-supported`` only,
+       which left a case with a supported and an uncertain subclaim to rule 7.
     5. No subclaim has an argument (``argued`` is False: no usable evidence)
        → ``insufficient-evidence``; else at least ``max(1, ⌊K/2⌋)`` of the K subclaims are
        ``uncertain`` → ``uncertain``. (A case without any argument abstains as
@@ -141,7 +149,9 @@ def aggregate(
     too; it becomes reachable when ``verified_mean`` exceeds the ``supported`` band.
 
     Bands are those of each decision, which must agree with Eq. 18 applied to its score
-    under ``bands``.
+    under ``bands``. ``grounds`` (:func:`semv.reasoning.media_grounds`) gives, per dimension,
+    what the media's own evidence says; rules 2-4 name it for their deciding subclaims in
+    their sentence, so a report's first sentence says which evidence about the media decided.
 
     Raises:
         ValueError: no decisions; a score outside [0, 1]; a band that does not match its
@@ -156,11 +166,17 @@ def aggregate(
             rule=rule,
             rule_number=number,
             mean_score=mean_all,
-            deciding=deciding_dimensions(number, decisions, asserted),
+            deciding=deciding_dimensions(number, decisions, asserted, unargued),
         )
 
     def names(number: int) -> list[str]:
-        return [d.value for d in deciding_dimensions(number, decisions, asserted)]
+        return [d.value for d in deciding_dimensions(number, decisions, asserted, unargued)]
+
+    def evidence_of(dims: Sequence[str]) -> str:
+        """ " (where: EXIF GPS ...; when: ...)" for the dimensions ``grounds`` speaks to."""
+        known = grounds or {}
+        said = [f"{d}: {known[Dimension(d)]}" for d in dims if Dimension(d) in known]
+        return f" ({'; '.join(said)})" if said else ""
 
     auth = by_dim.get(Dimension.AUTHENTICITY)
     if auth is not None and auth.band is Band.REFUTED:
@@ -178,37 +194,65 @@ def aggregate(
         return outcome(
             InternalLabel.FALSE_CONTEXT,
             2,
-            f"Rule 2: the event content (what) is {content} but "
-            f"{join_words(refuted_context)} {is_are(refuted_context)} refuted, so the media is "
-            "used in a false context.",
+            f"Rule 2: {join_words(refuted_context)} {is_are(refuted_context)} refuted"
+            f"{evidence_of(refuted_context)} while the event content (what) is {content}, so "
+            "the media is used in a false context.",
         )
 
     present = names(3)
     if present and all(by_dim[Dimension(d)].band is Band.SUPPORTED for d in present):
         core_mean = _mean([by_dim[Dimension(d)].score for d in present])
         listed = join_words(present)
+        unchecked = [
+            d.value
+            for d in CORE_DIMENSIONS
+            if d in by_dim and d in unargued and (asserted is None or asserted.get(d, False))
+        ]
+        aside = (
+            f"; {join_words(unchecked)} had no evidence either way and {is_are(unchecked)} "
+            "not counted"
+            if unchecked
+            else ""
+        )
         if core_mean >= config.verified_mean:
             return outcome(
                 InternalLabel.VERIFIED,
                 3,
-                f"Rule 3: every present core dimension ({listed}) is supported with mean score "
-                f"{core_mean:.2f} ≥ {config.verified_mean:.2f}, so the case is verified.",
+                f"Rule 3: every present core dimension ({listed}) is supported"
+                f"{evidence_of(present)} with mean score {core_mean:.2f} ≥ "
+                f"{config.verified_mean:.2f}{aside}, so the case is verified.",
             )
         return outcome(
             InternalLabel.MOSTLY_VERIFIED,
             3,
-            f"Rule 3: every present core dimension ({listed}) is supported but their mean "
-            f"score {core_mean:.2f} is below {config.verified_mean:.2f}, so the case is mostly "
-            "verified.",
+            f"Rule 3: every present core dimension ({listed}) is supported"
+            f"{evidence_of(present)} but their mean score {core_mean:.2f} is below "
+            f"{config.verified_mean:.2f}{aside}, so the case is mostly verified.",
         )
 
     weakly = names(4)
     if weakly:
+        strong = [d for d in weakly if by_dim[Dimension(d)].band is Band.SUPPORTED]
+        weak = [d for d in weakly if d not in strong]
+        said = [
+            f"{join_words(group)} {is_are(group)} {how}"
+            for group, how in ((strong, "supported"), (weak, "weakly supported"))
+            if group
+        ]
+        short = [
+            d.value
+            for d in CORE_DIMENSIONS
+            if d in by_dim and d.value in present and by_dim[d].band is not Band.SUPPORTED
+        ]
+        missing = (
+            f"; {join_words(short)} {is_are(short)} not supported{evidence_of(short)}"
+            if short
+            else evidence_of(weakly)
+        )
         return outcome(
             InternalLabel.PARTIALLY_VERIFIED,
             4,
-            f"Rule 4: {join_words(weakly)} {is_are(weakly)} weakly supported, so the case is "
-            "partially verified.",
+            f"Rule 4: {' and '.join(said)}, so the case is partially verified{missing}.",
         )
 
     if argued is False:
@@ -247,12 +291,14 @@ def deciding_dimensions(
     rule_number: int,
     decisions: Sequence[SubclaimDecision],
     asserted: Mapping[Dimension, bool] | None = None,
+    unargued: Collection[Dimension] = (),
 ) -> tuple[Dimension, ...]:
     """The subclaims whose bands decide rule ``rule_number`` of :func:`aggregate` (the ones
     a report names when it explains the verdict): rule 1 authenticity; rule 2 ``what`` and the
-    refuted context dimensions; rule 3 the present core dimensions; rule 4 the weakly
-    supported ones; rule 5 the uncertain ones; rule 6 every subclaim (their mean); rule 7
-    none. Dimensions come in the order of ``decisions`` (rule 2: ``what`` first)."""
+    refuted context dimensions; rule 3 the present core dimensions (asserted, not in
+    ``unargued``); rule 4 the at least weakly supported ones; rule 5 the uncertain ones;
+    rule 6 every subclaim (their mean); rule 7 none. Dimensions come in the order of
+    ``decisions`` (rule 2: ``what`` first)."""
     by_dim = {d.dimension: d for d in decisions}
     if rule_number == 1:
         return tuple(d for d in (Dimension.AUTHENTICITY,) if d in by_dim)
@@ -265,10 +311,12 @@ def deciding_dimensions(
         return tuple(
             dim
             for dim in CORE_DIMENSIONS
-            if dim in by_dim and (asserted is None or asserted.get(dim, False))
+            if dim in by_dim
+            and (asserted is None or asserted.get(dim, False))
+            and dim not in unargued
         )
     if rule_number == 4:
-        return tuple(d.dimension for d in decisions if d.band is Band.WEAKLY_SUPPORTED)
+        return tuple(d.dimension for d in decisions if d.band in _SUPPORTED_CONTENT)
     if rule_number == 5:
         return tuple(d.dimension for d in decisions if d.band is Band.UNCERTAIN)
     if rule_number == 6:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import math
 
 from semv.config import StrengthConfig
-from semv.model import StrengthFeatures
+from semv.model import CONTEXT_DIMENSIONS, Dimension, Directness, StrengthFeatures
 
-__all__ = ["argument_strength", "strength_from_features"]
+__all__ = ["argument_strength", "directness_factor", "strength_from_features"]
 
 _DEFAULT = StrengthConfig()
 
@@ -38,9 +38,11 @@ def argument_strength(
     verified: bool,
     has_uncertainty: bool,
     *,
+    directness_factor: float = 1.0,
     config: StrengthConfig = _DEFAULT,
 ) -> float:
-    """The intrinsic strength of an argument, Eq. 14 of the SEMV paper.
+    """The intrinsic strength of an argument, Eq. 14 of the SEMV paper, times the directness
+    factor η_d (a deviation: docs/architecture.md, "Directness").
 
     .. math::
 
@@ -50,6 +52,8 @@ def argument_strength(
     with ``d^src = min(n_src / 3, 1)``, ``d^mod = min(n_mod / 2, 1)``,
     ``ℓ = clip(|t| / 280, 0.25, 1)``, ``η_v = 1`` for a verified argument and ``0.25``
     otherwise, ``η_u = 0.85`` when the argument carries uncertainty and ``1`` otherwise.
+    ``η_d`` is ``directness_factor`` (:func:`directness_factor`: ``config.eta_event`` for an
+    argument that reports only the event on a subclaim about the media's context, else 1).
     Every number above is read from ``config`` (weights, caps, ``η`` factors; Table S4);
     the values shown are the paper's defaults.
 
@@ -62,6 +66,7 @@ def argument_strength(
         text_length: |t_a|, length of the argument text in characters (≥ 0).
         verified: v_a, whether the grounding verifier accepted the argument.
         has_uncertainty: whether the argument carries an uncertainty code.
+        directness_factor: η_d, in [0, 1].
         config: the ``strength`` section of the settings.
 
     Raises:
@@ -87,7 +92,20 @@ def argument_strength(
     )
     eta_v = 1.0 if verified else config.eta_unverified
     eta_u = config.eta_uncertain if has_uncertainty else 1.0
-    return _clip(eta_v * eta_u * weighted, 0.0, 1.0)
+    eta_d = _unit("directness_factor", directness_factor)
+    return _clip(eta_v * eta_u * eta_d * weighted, 0.0, 1.0)
+
+
+def directness_factor(
+    directness: Directness, dimension: Dimension, *, config: StrengthConfig = _DEFAULT
+) -> float:
+    """η_d: ``config.eta_event`` for an argument whose evidence reports only the event
+    (``Directness.EVENT``) on a subclaim about the media's context (``CONTEXT_DIMENSIONS``:
+    where, when, who, why), else 1. On ``what`` a report of the event speaks to the event
+    content itself and keeps its full weight."""
+    if directness is Directness.EVENT and dimension in CONTEXT_DIMENSIONS:
+        return config.eta_event
+    return 1.0
 
 
 def strength_from_features(
@@ -99,7 +117,8 @@ def strength_from_features(
 ) -> float:
     """Eq. 14 applied to the audited inputs kept on an argument (``StrengthFeatures``).
 
-    Equivalent to :func:`argument_strength` with the six components taken from ``features``.
+    Equivalent to :func:`argument_strength` with the six components and η_d taken from
+    ``features``.
     """
     return argument_strength(
         features.reliability,
@@ -110,5 +129,6 @@ def strength_from_features(
         features.text_length,
         verified,
         has_uncertainty,
+        directness_factor=features.directness_factor,
         config=config,
     )

@@ -13,6 +13,7 @@ from semv.glossary import explain, terms
 from semv.links import publishable_url
 from semv.model import (
     Argument,
+    Band,
     ClashRecord,
     Dimension,
     Evidence,
@@ -69,6 +70,7 @@ _REPORT_TERMS: Final = (
     "ψ (score)",
     "ψ̄ (mean score)",
     "strength (w)",
+    "directness",
     "support / attack total (S, A)",
     "reliability (r)",
     "verified / not verified",
@@ -286,14 +288,21 @@ class _Builder:
             if key in _DIMENSION_VALUES
         }
         deciding = (
-            deciding_dimensions(number, verdict.decisions, asserted) if number is not None else ()
+            deciding_dimensions(number, verdict.decisions, asserted, self.unargued())
+            if number is not None
+            else ()
         )
         by_dimension = {d.dimension: d for d in verdict.decisions}
+        p_label = _calibrated(verdict, verdict.label)
+        shown = verdict.confidence if p_label is None else p_label
+        kind = "uncalibrated score" if p_label is None else "calibrated probability"
         return VerdictSummary(
             label=verdict.label,
             confidence=verdict.confidence,
+            shown=shown,
+            shown_kind=kind,
             label_meaning=explain(verdict.label),
-            opening=opening_sentence(DEFAULT_PROCEDURE, verdict.label, verdict.confidence),
+            opening=opening_sentence(DEFAULT_PROCEDURE, verdict.label, shown, kind),
             reason=_reason(verdict.rule),
             rule_number=number,
             deciding=tuple(self.decision(by_dimension[d]) for d in deciding),
@@ -301,6 +310,19 @@ class _Builder:
             against_claim=self.strongest(Stance.ATTACK),
             review=_review(self.notes),
         )
+
+    def unargued(self) -> set[Dimension]:
+        """Uncertain subclaims that no admissible support or attack speaks to (neutral only
+        for lack of evidence; rule 3 does not count them)."""
+        return {
+            d.dimension
+            for d in self.ctx.verdict.decisions
+            if d.band is Band.UNCERTAIN
+            and not any(
+                a.stance in (Stance.SUPPORT, Stance.ATTACK) and a.admissible
+                for a in self.ctx.arguments.get(d.dimension.value, ())
+            )
+        }
 
     def strongest(self, stance: Stance) -> tuple[TopArgument, ...]:
         """The ``TOP_ARGUMENTS`` strongest admissible arguments of ``stance`` over every
@@ -361,6 +383,7 @@ class _Builder:
             origin=f"{argument.origin.kind}: {argument.origin.name}",
             uncertainty=tuple(code.value for code in argument.uncertainty),
             evidence=tuple(self.ref(evidence_id) for evidence_id in argument.evidence),
+            directness=argument.directness.value,
         )
 
     def ref(self, evidence_id: str) -> EvidenceRef:

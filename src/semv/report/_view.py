@@ -82,6 +82,8 @@ class ArgumentView(_View):
     origin: str
     uncertainty: tuple[str, ...]
     evidence: tuple[EvidenceRef, ...]
+    directness: str = "event"
+    """What its evidence bears on: ``media``, ``media-reference`` or ``event``."""
 
 
 class ClashView(_View):
@@ -251,6 +253,11 @@ class VerdictSummary(_View):
     opening: str | None = None
     """What the procedure decided and what it does not look at, in one sentence
     (``semv._procedure_names.opening_sentence``); None in a report written before it."""
+    shown: float = 0.0
+    """The number shown next to the label: the calibrated probability of the label when the
+    verdict has one, else the confidence γ of Eq. 19."""
+    shown_kind: str = "uncalibrated score"
+    """What ``shown`` is: ``calibrated probability`` or ``uncalibrated score``."""
     reason: str
     """One sentence: which aggregation rule fired and what it says."""
     rule_number: int | None

@@ -10,18 +10,22 @@ from semv.calibration import calibrated, calibration_id
 from semv.graph import StageContext, StageDef
 from semv.model import (
     Arguments,
+    Band,
     CalibratedProbability,
     CosmosLabel,
     Dimension,
+    Exif,
     InternalLabel,
     MediaEvidence,
     SolvedQbaf,
     Stage,
+    Stance,
     Subclaim,
+    UncertaintyCode,
     UncertaintyItem,
     Verdict,
 )
-from semv.reasoning import aggregate, confidence, contract
+from semv.reasoning import aggregate, confidence, contract, media_grounds
 
 
 def case_uncertainty(
@@ -39,6 +43,41 @@ def case_uncertainty(
     return tuple(items.values())
 
 
+GROUND_CHARS = 240
+"""Longest clause the verdict's sentence quotes from one argument about the media."""
+
+
+def missing_metadata(media: list[MediaEvidence]) -> dict[Dimension, str]:
+    """What the media's own metadata lacks for ``where`` (a GPS position) and ``when`` (a
+    capture time), as clauses for the verdict's sentence: absent or stripped, or dropped as
+    implausible. Empty when no asset was read (a text-only run says nothing about metadata)."""
+    read = [
+        m
+        for m in media
+        if not any(u.code is UncertaintyCode.MEDIA_NOT_LOADED for u in m.uncertainty)
+    ]
+    if not read:
+        return {}
+    exifs = [x for m in read for e in m.evidence if (x := e.observed(Exif)) is not None]
+    codes = {u.code: u.detail for m in read for u in m.uncertainty}
+    out: dict[Dimension, str] = {}
+    if not any(x.latitude is not None and x.longitude is not None for x in exifs):
+        out[Dimension.WHERE] = (
+            "the media's GPS position was implausible and dropped "
+            f"({codes[UncertaintyCode.GPS_INVALID]})"
+            if UncertaintyCode.GPS_INVALID in codes
+            else "the media carries no GPS position (absent or stripped)"
+        )
+    if not any(x.capture_time for x in exifs):
+        out[Dimension.WHEN] = (
+            "the media's capture time was implausible and dropped "
+            f"({codes[UncertaintyCode.METADATA_INVALID]})"
+            if UncertaintyCode.METADATA_INVALID in codes
+            else "the media carries no capture time (absent or stripped)"
+        )
+    return out
+
+
 async def decide(
     ctx: StageContext,
     *,
@@ -49,10 +88,31 @@ async def decide(
 ) -> Verdict:
     decisions = tuple(q.decision for q in qbafs)
     asserted = {Dimension(k): s.asserted for k, s in subclaims.items()}
+    dimension_of = {s.id: Dimension(k) for k, s in subclaims.items()}
+    by_dimension = {
+        dimension_of[a.subclaim]: a.arguments for a in arguments if a.subclaim in dimension_of
+    }
+    unargued = {
+        d.dimension
+        for d in decisions
+        if d.band is Band.UNCERTAIN
+        and not any(
+            a.stance in (Stance.SUPPORT, Stance.ATTACK) and a.admissible
+            for a in by_dimension.get(d.dimension, ())
+        )
+    }
+    grounds = media_grounds(
+        by_dimension,
+        {d.dimension: d.band for d in decisions},
+        missing_metadata(media),
+        clause_chars=GROUND_CHARS,
+    )
     outcome = aggregate(
         decisions,
         asserted=asserted,
         argued=any(a.arguments for a in arguments),
+        unargued=unargued,
+        grounds=grounds,
         config=ctx.settings.aggregation,
         bands=ctx.settings.decision,
     )
@@ -85,7 +145,7 @@ def calibrated_probability(
 
 STAGE = StageDef(
     name="aggregate",
-    version="2",
+    version="3",
     fn=decide,
     output=Verdict,
     reads=("aggregation", "decision", "confidence"),

@@ -18,30 +18,49 @@ from statistics import fmean
 
 from semv.agents import ArgueInput, ArgumentDraft, Verification, VerifyInput
 from semv.config import StrengthConfig
-from semv.dimensions import DIMENSIONS
+from semv.dimensions import DIMENSIONS, directness
 from semv.graph import StageContext, StageDef, admissible
 from semv.model import (
     Argument,
     Arguments,
     Case,
+    Directness,
     Evidence,
     MemoryView,
     Origin,
     RankedEvidence,
     Relation,
     Stage,
+    Stance,
     StrengthFeatures,
     Subclaim,
     UncertaintyCode,
     UncertaintyItem,
 )
-from semv.reasoning import build_relations, strength_from_features
+from semv.reasoning import build_relations, directness_factor, strength_from_features
 
 _AFFECTS = (Stage.RETRIEVE, Stage.VALIDATE, Stage.ARGUE)
 
+EVENT_ONLY = (
+    "(A report of the event, not of this media: it weighs less than the media's own evidence.)"
+)
+"""What an argument's text adds when its evidence reports only the event, on a subclaim about
+the media's context (η_d < 1)."""
 
-def features_for(draft: ArgumentDraft, evidence: dict[str, Evidence]) -> StrengthFeatures:
-    """The Eq. 14 inputs over the resolved evidence 𝓔_t(a) (Eq. 5)."""
+
+def argument_directness(
+    draft: ArgumentDraft, evidence: dict[str, Evidence], claim_text: str
+) -> Directness:
+    """The most direct of the resolved items the draft cites (``event`` when none resolves)."""
+    found = [directness(evidence[i], claim_text) for i in draft.evidence if i in evidence]
+    return max(found, key=lambda d: d.rank, default=Directness.EVENT)
+
+
+def features_for(
+    draft: ArgumentDraft, evidence: dict[str, Evidence], eta_d: float = 1.0
+) -> StrengthFeatures:
+    """The Eq. 14 inputs over the resolved evidence 𝓔_t(a) (Eq. 5), with the directness
+    factor η_d."""
     cited = [evidence[i] for i in draft.evidence if i in evidence]
     if not cited:
         return StrengthFeatures(
@@ -51,6 +70,7 @@ def features_for(draft: ArgumentDraft, evidence: dict[str, Evidence]) -> Strengt
             n_modalities=0,
             provenance_fraction=0.0,
             text_length=len(draft.text),
+            directness_factor=eta_d,
         )
     return StrengthFeatures(
         reliability=fmean(e.reliability for e in cited),
@@ -59,6 +79,7 @@ def features_for(draft: ArgumentDraft, evidence: dict[str, Evidence]) -> Strengt
         n_modalities=len({e.modality for e in cited}),
         provenance_fraction=sum(e.provenance is not None for e in cited) / len(cited),
         text_length=len(draft.text),
+        directness_factor=eta_d,
     )
 
 
@@ -72,19 +93,27 @@ def build_argument(
     origin: Origin,
     config: StrengthConfig | None = None,
     language: str | None = None,
+    claim_text: str = "",
 ) -> Argument:
-    """The argument ``draft`` becomes: its uncertainty, admissibility (Eq. 6), strength
-    (Eq. 14) and its key facts typed by the subclaim's dimension (read in ``language``)."""
+    """The argument ``draft`` becomes: its uncertainty, admissibility (Eq. 6), directness (of
+    its cited items; ``claim_text`` decides whether an item quotes the claim), strength (Eq. 14
+    with η_d) and its key facts typed by the subclaim's dimension (read in ``language``)."""
     codes: list[UncertaintyCode] = []
     if dropped_ids or not draft.evidence:
         codes.append(UncertaintyCode.UNRESOLVED_EVIDENCE)
     if draft.memory and not draft.evidence:  # M(a) cannot replace E(a) (Def. 3.1)
         codes.append(UncertaintyCode.MEMORY_NOT_EVIDENCE)
+    codes.extend(draft.doubts)
     codes.extend(check.uncertainty)
     for ev_id in draft.evidence:
         codes.extend(evidence[ev_id].uncertainty)
     uncertainty = tuple(dict.fromkeys(codes))
-    features = features_for(draft, evidence)
+    config = config or StrengthConfig()
+    bears_on = argument_directness(draft, evidence, claim_text)
+    eta_d = directness_factor(bears_on, subclaim.dimension, config=config)
+    if eta_d < 1.0 and draft.stance in (Stance.SUPPORT, Stance.ATTACK):
+        draft = draft.model_copy(update={"text": f"{draft.text.rstrip()} {EVENT_ONLY}"})
+    features = features_for(draft, evidence, eta_d)
     return Argument(
         id=f"arg:{subclaim.dimension.value}:{draft.stance.value}:{number}",
         subclaim=subclaim.id,
@@ -96,11 +125,12 @@ def build_argument(
         verified=check.verified,
         admissible=admissible(draft.evidence, check.verified, evidence),
         features=features,
+        directness=bears_on,
         strength=strength_from_features(
             features,
             verified=check.verified,
             has_uncertainty=bool(uncertainty),
-            config=config or StrengthConfig(),
+            config=config,
         ),
         uncertainty=uncertainty,
         origin=origin,
@@ -180,6 +210,7 @@ async def argue(
                 origin,
                 config=ctx.settings.strength,
                 language=case.context.language,
+                claim_text=case.claim,
             )
         )
     notes = list(proposed.uncertainty)
@@ -235,7 +266,7 @@ def relations_for(
 
 STAGE = StageDef(
     name="argue",
-    version="2",
+    version="3",
     fn=argue,
     output=Arguments,
     reads=("strength", "relations", "offline"),

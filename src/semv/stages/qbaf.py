@@ -2,6 +2,11 @@
 relations ``argue:k`` found (A-QBAF MV2026 §2.5), resolve clashes, propagate (Eq. 16-17 on the
 star; the general quadratic-energy semantics when relations are present) and decide (Eq. 18).
 
+On a subclaim about the media's context, an event-only argument that contrary evidence about
+the media outranks enters with weight 0, and a score that rests on event-only arguments alone
+stays within the weak bands (``semv.reasoning._directness``; docs/architecture.md,
+"Directness").
+
 Clash resolution (§4.4): when the strongest support and attack both reach the clash threshold
 and differ by at most the margin, a major factual conflict is flagged and the competing
 strengths are reduced. The clashing pair then goes to the agents' clash judge (A-QBAF MV2026
@@ -29,7 +34,15 @@ from semv.model import (
     UncertaintyCode,
     UncertaintyItem,
 )
-from semv.reasoning import band, judge_adjustment, propagate, resolve_clash, review_codes
+from semv.reasoning import (
+    band,
+    event_only_cap,
+    judge_adjustment,
+    outranked,
+    propagate,
+    resolve_clash,
+    review_codes,
+)
 
 SEMANTICS = "quadratic-energy"
 
@@ -50,8 +63,12 @@ async def solve(
     decision_cfg = ctx.settings.decision
     clash_cfg = ctx.settings.clash
     by_id = {a.id: a for a in arguments.arguments}
-    supports = {a.id: a.strength for a in arguments.arguments if a.stance is Stance.SUPPORT}
-    attacks = {a.id: a.strength for a in arguments.arguments if a.stance is Stance.ATTACK}
+    strengths = {a.id: a.strength for a in arguments.arguments}
+    beaten = outranked(subclaim.dimension, arguments.arguments, strengths)
+    for arg_id in beaten:  # an event report does not cancel contrary evidence about the media
+        strengths[arg_id] = 0.0
+    supports = {a.id: strengths[a.id] for a in arguments.arguments if a.stance is Stance.SUPPORT}
+    attacks = {a.id: strengths[a.id] for a in arguments.arguments if a.stance is Stance.ATTACK}
     clash = resolve_clash(supports, attacks, config=clash_cfg)
     weights = {**clash.supports, **clash.attacks}
     record: ClashRecord | None = clash.record()
@@ -103,7 +120,9 @@ async def solve(
         arguments.relations,
         semantics=SEMANTICS,
     )
-    psi = solved.score
+    psi = event_only_cap(
+        subclaim.dimension, solved.score, arguments.arguments, weights, config=decision_cfg
+    )
     s_total, a_total = solved.support_total, solved.attack_total
     decided = band(psi, config=decision_cfg)
     if decided is Band.UNCERTAIN:
@@ -137,6 +156,7 @@ async def solve(
         score=psi,
         clash=record,
         semantics=SEMANTICS,
+        outranked=beaten,
     )
     decision = SubclaimDecision(
         subclaim=subclaim.id,
@@ -153,7 +173,7 @@ async def solve(
 
 STAGE = StageDef(
     name="qbaf",
-    version="3",
+    version="4",
     fn=solve,
     output=SolvedQbaf,
     reads=("decision", "clash", "review"),

@@ -37,7 +37,12 @@ from semv.model import (
 from semv.nlp.embeddings import embeddings_available
 from semv.store import content_hash
 
-__all__ = ["OfflineAgents"]
+__all__ = ["DOUBTS_ON_EVIDENCE", "OfflineAgents"]
+
+DOUBTS_ON_EVIDENCE = frozenset({UncertaintyCode.METADATA_DOUBTFUL})
+"""The finding codes that cast doubt on the cited evidence itself: the argument carries them
+(η_u of Eq. 14; such an argument outranks no event report). The other codes of a finding
+(a metadata-claim conflict, an unknown time zone) are case-level review notes only."""
 
 
 class OfflineAgents:
@@ -81,6 +86,7 @@ class OfflineAgents:
             subclaim=subclaim,
             claim_text=request.case.claim,
             language=request.case.context.language,
+            evidence=tuple(request.evidence),
         )
         rule = rule_for(subclaim.dimension)
         guided, memory_ids = DIMENSIONS[subclaim.dimension].guided(self.config, request.memory)
@@ -103,6 +109,7 @@ class OfflineAgents:
                         evidence=finding.evidence,
                         key_facts=finding.key_facts,
                         memory=mem,
+                        doubts=tuple(c for c in finding.uncertainty if c in DOUBTS_ON_EVIDENCE),
                     )
                 )
                 for code in finding.uncertainty:

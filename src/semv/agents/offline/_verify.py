@@ -67,7 +67,11 @@ def _verify_one(
 
 def verify_drafts(request: VerifyInput, cfg: OfflineAgentConfig) -> VerifyOutput:
     by_id = {ev.id: ev for ev in request.evidence}
-    view = ClaimView(subclaim=request.subclaim, claim_text=request.subclaim.statement)
+    view = ClaimView(
+        subclaim=request.subclaim,
+        claim_text=request.subclaim.statement,
+        evidence=request.evidence,
+    )
     return VerifyOutput(results=tuple(_verify_one(d, by_id, view, cfg) for d in request.drafts))
 
 
