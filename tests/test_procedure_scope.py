@@ -29,7 +29,11 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, tupl
             app, ["verify", str(EXAMPLE), "--procedure", name, "--data-dir", str(data_dir)]
         )
         assert result.exit_code == 0, result.stderr
-        label = re.search(r"^lyon-flood: (\S+) \(confidence", result.stdout, re.MULTILINE)
+        label = re.search(
+            r"^lyon-flood: (\S+) \((?:uncalibrated score|calibrated probability) ",
+            result.stdout,
+            re.MULTILINE,
+        )
         md = re.search(r"report: (\S+)", result.stdout)
         html = re.search(r"html: +(\S+)", result.stdout)
         assert label and md and html
@@ -55,7 +59,10 @@ def test_report_opens_with_the_decision_and_the_blind_spot(
     after = md.split("## Verdict: ", 1)[1].split("\n\n")
     assert after[0].startswith(label)
     sentence = after[1].replace("\\", "")
-    assert sentence.startswith(f"{scope.title} decided {label} (confidence ")
+    assert re.match(
+        rf"{re.escape(scope.title)} decided {label} \((uncalibrated score|calibrated probability) ",
+        sentence,
+    )
     assert scope.misses.split(",")[0] in sentence
     assert sentence.count(". ") == 0  # one sentence
     assert 'id="verdict-opening"' in html
@@ -68,7 +75,7 @@ def test_five_way_reports_lead_with_label_not_internal_scores(
 ) -> None:
     label, md, html = reports[name]
     body = md.split("\n", 1)[1].lstrip()
-    assert body.startswith(f"## Verdict: {label} (confidence ")
+    assert body.startswith(f"## Verdict: {label} (uncalibrated score ")
     assert md.index("decided") < md.index("L3 rationale") < md.index("## Final verification")
     assert html.index('id="verdict-opening"') < html.index("L3 rationale")
 
@@ -82,7 +89,8 @@ def test_t2_rationale_ends_each_subtask_once(reports: dict[str, tuple[str, str, 
 
 def test_opening_sentence_of_an_unknown_procedure_states_the_decision() -> None:
     assert (
-        opening_sentence("other", "verified", 0.812) == "other decided verified (confidence 0.81)."
+        opening_sentence("other", "verified", 0.812)
+        == "other decided verified (uncalibrated score 0.81)."
     )
 
 
