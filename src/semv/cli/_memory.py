@@ -485,6 +485,18 @@ def transfer_command(
             "--ablations", help="Also learn and evaluate every policy of Table 8 (own banks)."
         ),
     ] = False,
+    learn_from: Annotated[
+        Path | None,
+        typer.Option(
+            "--learn-from",
+            help="With --ablations: learn from all cases of this other dataset (transfer "
+            "across sets) instead of the learning part of DATASET.",
+        ),
+    ] = None,
+    learn_adapter: Annotated[
+        str | None,
+        typer.Option("--learn-adapter", help="Adapter of --learn-from (default: --adapter)."),
+    ] = None,
     bank: Bank = "default",
     text_only: TextOnlyFlag = False,
     json_out: JsonFlag = False,
@@ -508,6 +520,27 @@ def transfer_command(
             dataset, adapter, text_only=text_only, part=part, seed=seed, fraction=fraction
         )
         cases: Sequence[LoadedCase] = eval_part[:limit] if limit else eval_part
+        if learn_from is not None:
+            if not with_ablations:
+                raise InputError("--learn-from needs --ablations (it names what they learn from)")
+            other, learn_part, _ = _cases(
+                learn_from,
+                learn_adapter or adapter,
+                text_only=text_only,
+                part="all",
+                seed=seed,
+                fraction=fraction,
+            )
+            if other != contract:
+                raise InputError(
+                    f"{learn_from}: label contract {other} differs from {dataset}'s {contract}"
+                )
+            overlap = {c.case.id for c in learn_part} & {c.case.id for c in cases}
+            if overlap:
+                raise InputError(
+                    f"{learn_from} and {dataset} share {len(overlap)} case ids: transfer is "
+                    "measured on cases that were not learned from"
+                )
         if memory is not None:
             deprecated("--memory", "--snapshot", "memory transfer")
             snapshot = snapshot or memory

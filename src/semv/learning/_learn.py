@@ -14,6 +14,7 @@ from semv.adapters import LoadedCase
 from semv.agents import Agents
 from semv.config import Settings
 from semv.errors import StageError
+from semv.learning._gold import contract_gold
 from semv.memory import (
     REJECTED,
     VERIFIED,
@@ -150,7 +151,8 @@ async def learn(
         if loaded.gold is None:
             count = ms.register_case()
         else:
-            gold = loaded.gold.reveal(committed.status)  # only after the commit (I_gold)
+            # only after the commit (I_gold), read in the run's label contract
+            gold = contract_gold(loaded.gold.reveal(committed.status), contract)
             correct = run.result.label == gold
             report.correct += int(correct)
             trace = load_trace(store, committed.run_id)

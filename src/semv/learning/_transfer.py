@@ -17,6 +17,7 @@ from semv.adapters import LoadedCase
 from semv.agents import Agents
 from semv.config import Settings
 from semv.errors import InputError, StageError
+from semv.learning._gold import contract_gold
 from semv.learning._learn import learn
 from semv.memory import (
     Action,
@@ -153,8 +154,10 @@ async def transfer(
         except StageError:
             report.failed += 1
             continue
-        gold_off = loaded.gold.reveal(store.get_run(off.result.run_id).status)
-        gold = loaded.gold.reveal(store.get_run(on.result.run_id).status)
+        gold_off = contract_gold(
+            loaded.gold.reveal(store.get_run(off.result.run_id).status), contract
+        )
+        gold = contract_gold(loaded.gold.reveal(store.get_run(on.result.run_id).status), contract)
         ok_off = off.result.label == gold_off
         ok_on = on.result.label == gold
         report.n += 1
