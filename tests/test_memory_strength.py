@@ -331,3 +331,28 @@ def test_learning_order_is_recorded_with_its_source() -> None:
     one = learning_order(cases, {"dataset": "d", "adapter": "cosmos"})
     assert (one["dataset"], one["cases"], one["first"], one["last"]) == ("d", 3, "c0", "c2")
     assert learning_order(list(reversed(cases)))["order"] != one["order"]
+
+
+def test_escalation_keeps_the_factor_memory_applied(data_dir: Path) -> None:
+    from semv.agents import Verification
+    from semv.reasoning import strength_from_features
+    from semv.stages.escalate import reverified
+
+    off = _run(Store(data_dir))
+    args = off.nodes["argue:where"].value
+    assert isinstance(args, Arguments)
+    ranked = off.nodes["validate:where"].value
+    pool = {e.id: e for e in ranked.evidence}  # type: ignore[attr-defined]
+    arg = args.arguments[0]
+    assert arg.features is not None
+    halved = arg.model_copy(update={"strength": arg.strength * 0.5, "memory": ("mem:fail:1",)})
+    again = reverified(halved, Verification(verified=False, reason="r"), pool, SETTINGS.strength)
+    fresh = strength_from_features(
+        arg.features,
+        verified=False,
+        has_uncertainty=bool(again.uncertainty),
+        config=SETTINGS.strength,
+    )
+    assert again.strength == pytest.approx(fresh * 0.5)
+    plain = reverified(arg, Verification(verified=False, reason="r"), pool, SETTINGS.strength)
+    assert plain.strength == pytest.approx(fresh)
