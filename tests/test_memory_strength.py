@@ -356,3 +356,17 @@ def test_escalation_keeps_the_factor_memory_applied(data_dir: Path) -> None:
     assert again.strength == pytest.approx(fresh * 0.5)
     plain = reverified(arg, Verification(verified=False, reason="r"), pool, SETTINGS.strength)
     assert plain.strength == pytest.approx(fresh)
+
+
+def test_dup_src_is_per_direction(data_dir: Path) -> None:
+    """A source that supports a lesson is not a duplicate of the same source contradicting
+    it: the contradiction is counter-evidence (the two rows of one 5Pils image share their
+    web captions, and may point a cue in opposite directions)."""
+    from semv.memory import MemoryStore
+
+    ms = MemoryStore(Store(data_dir), "dup")
+    ms.stage(candidate(1, source_fingerprint="fp-shared"), "verified", "r", 1)
+    key = candidate(1).key
+    assert "fp-shared" in ms.seen_sources(key)[1]
+    assert "fp-shared" in ms.seen_sources(key, 1)[1]
+    assert ms.seen_sources(key, -1) == (set(), set())

@@ -190,7 +190,7 @@ async def learn(
                     evidence_ids=evidence_ids,
                     argument_ids=argument_ids,
                     theta_v=config.theta_v,
-                    seen=ms.seen_sources(cand.key),
+                    seen=ms.seen_sources(cand.key, cand.polarity),
                 )
                 if policy is Policy.EPISODIC and result.verified and cand.polarity < 0:
                     ms.stage(cand, REJECTED, "episodic policy keeps no counter-evidence", count)
