@@ -73,3 +73,44 @@ def test_learn_refuses_the_evaluation_part(tmp_path: Path) -> None:
     data = str(shared_data("ookpik-dev", "dev_data.json"))
     code, _, err = semv("learn", data, "--part", "eval", "--data-dir", str(tmp_path / "s"))
     assert code == 2 and "Eq. 26" in err
+
+
+def test_learn_from_several_datasets_in_a_recorded_order(tmp_path: Path) -> None:
+    ookpik = str(shared_data("ookpik-dev", "dev_data.json"))
+    fivepils = str(shared_data("5pils-ooc-dev"))
+    d = str(tmp_path / "store")
+    code, out, _ = semv(
+        "learn",
+        fivepils,
+        ookpik,
+        "--adapter",
+        "5pils-ooc",
+        "--adapter",
+        "cosmos",
+        "--text-only",
+        "--part",
+        "all",
+        "--limit",
+        "2",
+        "--json",
+        "--data-dir",
+        d,
+    )
+    assert code == 0, out
+    doc = json.loads(out)
+    assert [(o["source"]["adapter"], o["cases"]) for o in doc["order"]] == [
+        ("5pils-ooc", 2),
+        ("cosmos", 2),
+    ]
+    started = MemoryStore(Store(Path(d))).events("learn.started")
+    assert [(e["payload"]["adapter"], e["payload"]["first"]) for e in started] == [
+        ("5pils-ooc", "dev:0"),
+        ("cosmos", "dev_data:1"),  # OOKPIK ids are line numbers
+    ]
+
+
+def test_learn_refuses_mismatched_adapters(tmp_path: Path) -> None:
+    data = str(shared_data("ookpik-dev", "dev_data.json"))
+    args = ("learn", data, data, data, "--adapter", "cosmos", "--adapter", "cosmos")
+    code, _, err = semv(*args, "--data-dir", str(tmp_path / "s"))
+    assert code == 2 and "3 datasets but 2 --adapter" in err

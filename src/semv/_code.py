@@ -6,6 +6,7 @@ import hashlib
 import importlib
 import importlib.util
 import inspect
+import sys
 from functools import cache
 from pathlib import Path
 
@@ -49,6 +50,14 @@ def source_hash(module_name: str) -> str:
 
 
 def _source_file(module_name: str) -> Path:
+    parent, _, leaf = module_name.rpartition(".")
+    if parent and parent not in sys.modules:
+        # find_spec would import the parent package (running its __init__): look beside it
+        base = _source_file(parent)
+        if base.name == "__init__.py":
+            for candidate in (base.parent / leaf / "__init__.py", base.parent / f"{leaf}.py"):
+                if candidate.is_file():
+                    return candidate
     spec = importlib.util.find_spec(module_name)
     if spec is not None and spec.has_location and spec.origin and spec.origin.endswith(".py"):
         return Path(spec.origin)

@@ -436,6 +436,25 @@ class MemoryConfig(_Section):
     reflect_mismatch: float = Field(
         0.80, description="Offline reflector: c_κ of a failure lesson with one identified driver."
     )
+    cue_similarity: tuple[float, float] = Field(
+        (0.2, 0.4),
+        description="Claim-similarity band edges (low | mid | high) of the typed observations a "
+        "strength lesson's condition reads. Not from the paper.",
+    )
+    strength_down: float = Field(
+        0.5,
+        gt=0,
+        lt=1,
+        description="Factor an over-trusted strength lesson applies to the arguments it matches "
+        "(w_a of Eq. 14 times this). Not from the paper.",
+    )
+    strength_up: float = Field(
+        1.5,
+        gt=1,
+        le=2,
+        description="Factor an under-trusted strength lesson applies (the result is clipped to "
+        "1). Not from the paper.",
+    )
     reflect_success: float = Field(
         0.90, description="Offline reflector: c_κ of an episodic observation of a correct case."
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -82,9 +82,31 @@ def _cases(
     return ad.contract, learn_part, eval_part
 
 
+def _sources(datasets: list[Path], adapters: list[str]) -> list[tuple[Path, str]]:
+    """(dataset, adapter) in the order given: one ``--adapter`` for all, or one for each."""
+    if len(adapters) == 1:
+        adapters = adapters * len(datasets)
+    if len(adapters) != len(datasets):
+        raise InputError(
+            f"{len(datasets)} datasets but {len(adapters)} --adapter options: give one "
+            "adapter for all datasets or one per dataset, in the same order"
+        )
+    return list(zip(datasets, adapters, strict=True))
+
+
 def learn_command(
-    dataset: Annotated[Path, typer.Argument(help="Dataset file or folder.")],
-    adapter: AdapterOpt = "cosmos",
+    datasets: Annotated[
+        list[Path],
+        typer.Argument(help="Dataset files or folders, learned from in the order given."),
+    ],
+    adapters: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--adapter",
+            help="Dataset adapter (e.g. cosmos): once for all datasets, or once per dataset "
+            "in the same order.",
+        ),
+    ] = None,
     limit: Limit = None,
     part: Part = "learn",
     seed: Seed = 13,
@@ -110,10 +132,10 @@ def learn_command(
     llm_model: LlmModelOpt = None,
 ) -> None:
     """Learning run: verify cases in a fixed order, commit, reveal gold, reflect, gate, stage,
-    consolidate every 25 cases; print the consolidation metrics of Table 7."""
+    consolidate every 25 cases; print the consolidation metrics of Table 7. Several datasets
+    are learned one after the other into the same bank, in the order given; the memory trace
+    records each one (path, adapter, cases, first and last case id, hash of the id order)."""
     import asyncio
-
-    from rich.table import Table
 
     from semv.agents.backends import with_llm_overrides
     from semv.config import load_settings
@@ -128,41 +150,68 @@ def learn_command(
         settings = with_llm_overrides(
             load_settings(config), backend=backend, url=llm_url, model=llm_model
         )
-        contract, learn_part, _ = _cases(
-            dataset, adapter, text_only=text_only, part=part, seed=seed, fraction=fraction
-        )
-        cases = learn_part[:limit] if limit else learn_part
+        plan = []
+        for dataset, adapter in _sources(datasets, adapters or ["cosmos"]):
+            contract, learn_part, _ = _cases(
+                dataset, adapter, text_only=text_only, part=part, seed=seed, fraction=fraction
+            )
+            plan.append((dataset, adapter, contract, learn_part[:limit] if limit else learn_part))
         store = open_store(data_dir, store_url)
         agents, reflector = _learning_agents(settings, store)
     except SemvError as exc:
         fail(exc)
+    docs: list[dict[str, Any]] = []
     try:
         with progress(json_out) as bar:
-            task = bar.add_task(f"learn {dataset.name}", total=len(cases))
-            report = asyncio.run(
-                learn(
-                    cases,
-                    store=store,
-                    settings=settings,
-                    agents=agents,
-                    contract=contract,
-                    bank=bank,
-                    reflector=reflector,
-                    policy=policy,
-                    on_case=lambda _c: bar.advance(task),
+            for dataset, adapter, contract, cases in plan:
+                task = bar.add_task(f"learn {dataset.name}", total=len(cases))
+                report = asyncio.run(
+                    learn(
+                        cases,
+                        store=store,
+                        settings=settings,
+                        agents=agents,
+                        contract=contract,
+                        bank=bank,
+                        reflector=reflector,
+                        policy=policy,
+                        on_case=_advance(bar, task),
+                        source={"dataset": str(dataset), "adapter": adapter},
+                    )
                 )
-            )
+                docs.append(report.as_dict())
     except SemvError as exc:
         fail(exc)
     finally:
         store.close()
-    doc = report.as_dict()
     if json_out:
+        doc = docs[0] if len(docs) == 1 else {"order": docs, **docs[-1]}
         sys.stdout.write(json.dumps(doc) + "\n")
         return
+    for doc in docs:
+        _print_learned(doc)
+
+
+def _advance(bar: Any, task: Any) -> Callable[[str], None]:
+    """The per-case progress callback of one dataset's bar."""
+
+    def advance(_case: str) -> None:
+        bar.advance(task)
+
+    return advance
+
+
+def _print_learned(doc: dict[str, Any]) -> None:
+    from rich.table import Table
+
     t7 = doc["table7"]
+    source = doc.get("source") or {}
+    where = f" ({source['adapter']}: {source['dataset']})" if source else ""
     table = Table(
-        "metric", "rate (%)", "", title=f"Table 7: {t7['candidates']} reflected candidates"
+        "metric",
+        "rate (%)",
+        "",
+        title=f"Table 7: {t7['candidates']} reflected candidates{where}",
     )
     table.add_row("Grounding pass", f"{100 * t7['grounding_pass']:.1f}", "of all candidates")
     for key, name in (
@@ -436,6 +485,18 @@ def transfer_command(
             "--ablations", help="Also learn and evaluate every policy of Table 8 (own banks)."
         ),
     ] = False,
+    learn_from: Annotated[
+        Path | None,
+        typer.Option(
+            "--learn-from",
+            help="With --ablations: learn from all cases of this other dataset (transfer "
+            "across sets) instead of the learning part of DATASET.",
+        ),
+    ] = None,
+    learn_adapter: Annotated[
+        str | None,
+        typer.Option("--learn-adapter", help="Adapter of --learn-from (default: --adapter)."),
+    ] = None,
     bank: Bank = "default",
     text_only: TextOnlyFlag = False,
     json_out: JsonFlag = False,
@@ -459,6 +520,27 @@ def transfer_command(
             dataset, adapter, text_only=text_only, part=part, seed=seed, fraction=fraction
         )
         cases: Sequence[LoadedCase] = eval_part[:limit] if limit else eval_part
+        if learn_from is not None:
+            if not with_ablations:
+                raise InputError("--learn-from needs --ablations (it names what they learn from)")
+            other, learn_part, _ = _cases(
+                learn_from,
+                learn_adapter or adapter,
+                text_only=text_only,
+                part="all",
+                seed=seed,
+                fraction=fraction,
+            )
+            if other != contract:
+                raise InputError(
+                    f"{learn_from}: label contract {other} differs from {dataset}'s {contract}"
+                )
+            overlap = {c.case.id for c in learn_part} & {c.case.id for c in cases}
+            if overlap:
+                raise InputError(
+                    f"{learn_from} and {dataset} share {len(overlap)} case ids: transfer is "
+                    "measured on cases that were not learned from"
+                )
         if memory is not None:
             deprecated("--memory", "--snapshot", "memory transfer")
             snapshot = snapshot or memory

@@ -4,7 +4,8 @@ rejected, never committed, and the rejection is traced).
 - I_id: case-local ids are unique within a node's output.
 - I_prov: every normalized evidence item carries provenance.
 - I_arg: each argument's admissibility flag equals Adm_t(a) of Eq. 6 against the evidence the
-  node was given, and its strength equals Eq. 14 with the grounding-aware discount η_v.
+  node was given, and its strength equals Eq. 14 with the grounding-aware discount η_v, times
+  the factor of each recalled strength lesson it cites in M(a).
 - I_qbaf: every QBAF edge has existing endpoints; argument weights come from the arguments.
 - I_out: the final label belongs to the active label contract.
 - I_trace (append-only, hash-chained) is enforced by ``Store.append_event``; I_gold by the
@@ -25,13 +26,15 @@ from semv.model import (
     Bundle,
     Evidence,
     MediaEvidence,
+    MemoryGuidance,
+    MemoryView,
     RankedEvidence,
     Retrieved,
     SolvedQbaf,
     Stance,
     Verdict,
 )
-from semv.reasoning import contract, strength_from_features
+from semv.reasoning import contract, memory_factor, remembered_strength, strength_from_features
 
 Violation = tuple[str, str]
 
@@ -67,7 +70,10 @@ def check_node(
         return _evidence_checks(value.evidence)
     if isinstance(value, Arguments):
         return _argument_checks(
-            value, _input_evidence(spec, committed), strength or StrengthConfig()
+            value,
+            _input_evidence(spec, committed),
+            strength or StrengthConfig(),
+            _input_guidance(spec, committed),
         )
     if isinstance(value, SolvedQbaf):
         return _qbaf_checks(value, _input_arguments(spec, committed))
@@ -105,6 +111,16 @@ def _input_evidence(spec: NodeSpec, committed: Mapping[str, BaseModel]) -> dict[
     return pool
 
 
+def _input_guidance(
+    spec: NodeSpec, committed: Mapping[str, BaseModel]
+) -> tuple[MemoryGuidance, ...]:
+    """The recalled memory the node was given (its strength lessons may scale w_a)."""
+    for val in _inputs(spec, committed):
+        if isinstance(val, MemoryView):
+            return val.guidance
+    return ()
+
+
 def _input_arguments(spec: NodeSpec, committed: Mapping[str, BaseModel]) -> Arguments | None:
     for val in _inputs(spec, committed):
         if isinstance(val, Arguments):
@@ -113,7 +129,10 @@ def _input_arguments(spec: NodeSpec, committed: Mapping[str, BaseModel]) -> Argu
 
 
 def _argument_checks(
-    value: Arguments, evidence: Mapping[str, Evidence], strength: StrengthConfig
+    value: Arguments,
+    evidence: Mapping[str, Evidence],
+    strength: StrengthConfig,
+    guidance: tuple[MemoryGuidance, ...] = (),
 ) -> list[Violation]:
     out: list[Violation] = []
     seen: set[str] = set()
@@ -131,11 +150,14 @@ def _argument_checks(
         if arg.features is None:
             out.append(("I_arg", f"{arg.id} has no strength features"))
             continue
-        want = strength_from_features(
-            arg.features,
-            verified=arg.verified,
-            has_uncertainty=bool(arg.uncertainty),
-            config=strength,
+        want = remembered_strength(
+            strength_from_features(
+                arg.features,
+                verified=arg.verified,
+                has_uncertainty=bool(arg.uncertainty),
+                config=strength,
+            ),
+            memory_factor(arg.memory, guidance),
         )
         if not math.isclose(arg.strength, want, abs_tol=_TOL):
             out.append(("I_arg", f"{arg.id} strength {arg.strength} != Eq. 14 value {want}"))

@@ -14,6 +14,7 @@ from semv.adapters import LoadedCase
 from semv.agents import Agents
 from semv.config import Settings
 from semv.errors import StageError
+from semv.learning._gold import contract_gold
 from semv.memory import (
     REJECTED,
     VERIFIED,
@@ -35,11 +36,11 @@ from semv.memory import (
 )
 from semv.nlp.similarity import similarity
 from semv.pipeline import run_case
-from semv.store import Store
+from semv.store import Store, sha256_text
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["LearnReport", "learn"]
+__all__ = ["LearnReport", "learn", "learning_order"]
 
 
 @dataclass
@@ -55,9 +56,11 @@ class LearnReport:
     long_term: dict[str, int] = field(default_factory=dict)
     long_term_hash: str = ""
     reflect_fallbacks: int = 0
+    source: dict[str, str] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         return {
+            "source": self.source,
             "bank": self.bank,
             "policy": self.policy,
             "cases": self.cases,
@@ -86,6 +89,21 @@ def _refresh_use(ms: MemoryStore) -> None:
             )
 
 
+def learning_order(
+    cases: Sequence[LoadedCase], source: dict[str, str] | None = None
+) -> dict[str, Any]:
+    """What a learning run records about its order: the source, the number of cases, the
+    first and last case id, and sha256 over the ids in order."""
+    ids = [c.case.id for c in cases]
+    return {
+        **(source or {}),
+        "cases": len(ids),
+        "first": ids[0] if ids else None,
+        "last": ids[-1] if ids else None,
+        "order": sha256_text("\n".join(ids)),
+    }
+
+
 async def learn(
     cases: Sequence[LoadedCase],
     *,
@@ -97,15 +115,18 @@ async def learn(
     reflector: Reflector | None = None,
     policy: Policy = Policy.FULL,
     on_case: Callable[[str], None] | None = None,
+    source: dict[str, str] | None = None,
 ) -> LearnReport:
-    """One learning (bootstrap) run over ``cases`` in their given order."""
+    """One learning (bootstrap) run over ``cases`` in their given order. ``source`` (e.g. the
+    dataset and adapter) is recorded with the order in the ``learn.started`` trace event, so
+    a bank learned from several datasets says which came when."""
     ms = MemoryStore(store, bank)
     ms.guard("learning run")
     config = settings.memory
     reflector = reflector if reflector is not None else OfflineReflector(settings)
     learn_ids = {c.case.id for c in cases}
-    report = LearnReport(bank=bank, policy=policy.value)
-    ms.trace("learn.started", None, {"cases": len(cases), "policy": policy.value})
+    report = LearnReport(bank=bank, policy=policy.value, source=dict(source or {}))
+    ms.trace("learn.started", None, {**learning_order(cases, source), "policy": policy.value})
     memory = active_memory(ms, config)
 
     def relate(a: str, b: str) -> float:
@@ -130,7 +151,8 @@ async def learn(
         if loaded.gold is None:
             count = ms.register_case()
         else:
-            gold = loaded.gold.reveal(committed.status)  # only after the commit (I_gold)
+            # only after the commit (I_gold), read in the run's label contract
+            gold = contract_gold(loaded.gold.reveal(committed.status), contract)
             correct = run.result.label == gold
             report.correct += int(correct)
             trace = load_trace(store, committed.run_id)
@@ -168,7 +190,7 @@ async def learn(
                     evidence_ids=evidence_ids,
                     argument_ids=argument_ids,
                     theta_v=config.theta_v,
-                    seen=ms.seen_sources(cand.key),
+                    seen=ms.seen_sources(cand.key, cand.polarity),
                 )
                 if policy is Policy.EPISODIC and result.verified and cand.polarity < 0:
                     ms.stage(cand, REJECTED, "episodic policy keeps no counter-evidence", count)

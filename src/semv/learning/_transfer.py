@@ -17,6 +17,7 @@ from semv.adapters import LoadedCase
 from semv.agents import Agents
 from semv.config import Settings
 from semv.errors import InputError, StageError
+from semv.learning._gold import contract_gold
 from semv.learning._learn import learn
 from semv.memory import (
     Action,
@@ -26,10 +27,12 @@ from semv.memory import (
     Policy,
     Record,
     Reflector,
+    argument_cue,
     context_signal,
     evidence_pattern,
     load_trace,
     log_usage,
+    matches,
 )
 from semv.model import UncertaintyCode
 from semv.pipeline import run_case
@@ -69,10 +72,26 @@ class TransferReport:
 
 def _relevant(rec: Record, dim: str, trace: CaseTrace, task: str, settings: Settings) -> bool:
     """A retrieved record matches the current claim, evidence context and task scope: same
-    task and subclaim, and its trigger holds on the subclaim's validated evidence."""
+    task and subclaim, and its trigger holds on the subclaim's validated evidence (a strength
+    lesson: on one of the subclaim's arguments)."""
     if rec.task != task or rec.dimension != dim:
         return False
     ranked = trace.ranked[dim].evidence
+    if rec.action == Action.ADJUST_STRENGTH.value:
+        pool = trace.evidence()
+        subclaim = trace.claims.subclaims[dim]
+        for arg in trace.arguments[dim].arguments:
+            cue = argument_cue(
+                arg,
+                pool,
+                claim=trace.case.claim,
+                subclaim=subclaim,
+                language=trace.case.context.language,
+                settings=settings,
+            )
+            if cue is not None and matches(rec.trigger, cue):
+                return True
+        return False
     if rec.action == Action.CONTEXT_THRESHOLD.value:
         threshold = rec.params.get("threshold", 0.0)
         for ev in ranked:
@@ -135,8 +154,10 @@ async def transfer(
         except StageError:
             report.failed += 1
             continue
-        gold_off = loaded.gold.reveal(store.get_run(off.result.run_id).status)
-        gold = loaded.gold.reveal(store.get_run(on.result.run_id).status)
+        gold_off = contract_gold(
+            loaded.gold.reveal(store.get_run(off.result.run_id).status), contract
+        )
+        gold = contract_gold(loaded.gold.reveal(store.get_run(on.result.run_id).status), contract)
         ok_off = off.result.label == gold_off
         ok_on = on.result.label == gold
         report.n += 1

@@ -4,11 +4,21 @@ Records (episodic observations, failure lessons, semantic rules) live in the sem
 to runs and the trace. Reflection runs only after a report is committed, in a learning run;
 the gate (Eq. 26) admits candidates to short-term memory; consolidation (Eq. 27-28) promotes,
 merges and retains conflicts; the lifecycle (Eq. 29) reviews, deprecates and reactivates;
-``recall:k`` retrieves active records as guidance, never as evidence (Def. 3.1); frozen
+``recall:k`` retrieves active records as guidance, never as evidence (Def. 3.1), and a recalled
+strength lesson scales w_a of the arguments its typed condition holds on, cited in M(a); frozen
 snapshots make evaluation state invariant (Remark 4.3).
 """
 
+from semv.memory._apply import apply_strength_lessons, strength_lessons
 from semv.memory._consolidate import ConsolidationCounts, Policy, consolidate, thresholds
+from semv.memory._cues import (
+    CUE_KEYS,
+    EvidenceCue,
+    argument_cue,
+    evidence_cue,
+    evidence_kind,
+    matches,
+)
 from semv.memory._gate import (
     REJECTED,
     UNDER_REVIEW,
@@ -59,6 +69,7 @@ from semv.memory._store import LONG_TERM, MemoryFrozen, MemoryStore, snapshot_ha
 from semv.memory._trace import CaseTrace, load_trace
 
 __all__ = [
+    "CUE_KEYS",
     "LONG_TERM",
     "REJECTED",
     "UNDER_REVIEW",
@@ -70,6 +81,7 @@ __all__ = [
     "CaseTrace",
     "ConsolidationCounts",
     "Diagnosis",
+    "EvidenceCue",
     "GateResult",
     "LlmReflector",
     "MemoryFrozen",
@@ -87,22 +99,28 @@ __all__ = [
     "Status",
     "UsageKind",
     "active_memory",
+    "apply_strength_lessons",
+    "argument_cue",
     "conflict_ratio",
     "consolidate",
     "consolidated_confidence",
     "context_signal",
+    "evidence_cue",
+    "evidence_kind",
     "evidence_pattern",
     "guidance",
     "independent_subset",
     "load_trace",
     "log_contested",
     "log_usage",
+    "matches",
     "memory_as_of",
     "next_status",
     "promote",
     "safe",
     "snapshot_hash",
     "split_cases",
+    "strength_lessons",
     "table7",
     "thresholds",
     "to_candidate",

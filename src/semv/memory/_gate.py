@@ -15,6 +15,7 @@ import re
 from collections.abc import Callable, Set
 from dataclasses import dataclass
 
+from semv.memory._cues import CUE_KEYS
 from semv.memory._model import Action, Candidate
 from semv.model import Dimension
 
@@ -43,6 +44,9 @@ _AS_EVIDENCE = re.compile(
     re.IGNORECASE,
 )
 _FORBIDDEN_PARAMS = frozenset({"evidence", "weight", "strength", "label", "score", "probability"})
+FACTOR_BOUNDS = (0.25, 2.0)
+"""The most a strength lesson may scale an argument's w_a: down to a quarter, up to double
+(a safety bound of the gate, not from the paper)."""
 
 
 class SafetyUnavailable(Exception):
@@ -78,12 +82,34 @@ def safe(candidate: Candidate) -> tuple[bool, str]:
         return False, "dictates a verdict: memory may shape checks, never decide the label"
     if _AS_EVIDENCE.search(text) or _FORBIDDEN_PARAMS & set(candidate.params):
         return False, "would turn memory into evidence (Def. 3.1)"
+    if candidate.action == Action.ADJUST_STRENGTH.value:
+        ok, why = _strength_safe(candidate)
+        if not ok:
+            return False, why
     if candidate.action == Action.CONTEXT_THRESHOLD.value and candidate.polarity > 0:
         threshold = candidate.params.get("threshold")
         if threshold is None:
             raise SafetyUnavailable("context-threshold lesson without a threshold")
         if not 0.0 < threshold <= 0.6:
             return False, f"over-general: threshold {threshold:.2f} would fire on related captions"
+    return True, "safe"
+
+
+def _strength_safe(candidate: Candidate) -> tuple[bool, str]:
+    """A strength lesson states its full condition (every cue key), a direction, and a factor
+    within ``FACTOR_BOUNDS`` that moves the argument that way."""
+    factor = candidate.params.get("factor")
+    if factor is None:
+        raise SafetyUnavailable("strength lesson without a factor")
+    low, high = FACTOR_BOUNDS
+    if not low <= factor <= high or factor == 1.0:
+        return False, f"strength factor {factor:.2f} is outside [{low}, {high}] or moves nothing"
+    missing = [k for k in CUE_KEYS if k not in candidate.trigger]
+    if missing:
+        return False, f"over-general: the strength condition leaves {', '.join(missing)} open"
+    direction = candidate.trigger.get("adjust")
+    if direction not in ("down", "up") or (direction == "down") != (factor < 1.0):
+        return False, f"strength direction {direction!r} disagrees with factor {factor:.2f}"
     return True, "safe"
 
 

@@ -45,9 +45,14 @@ class Action(StrEnum):
 
     ``CONTEXT_THRESHOLD`` is a reasoning check: a caption of the same media that names none of
     the claim's entities and has similarity below ``params['threshold']`` is read as describing a
-    different event. The argument it yields still cites that caption (current-case evidence)."""
+    different event. The argument it yields still cites that caption (current-case evidence).
+
+    ``ADJUST_STRENGTH`` scales w_a (Eq. 14) of the arguments whose typed observations meet the
+    lesson's trigger (``semv.memory._cues``) by ``params['factor']``; the argument keeps its
+    evidence and stance, and cites the record in M(a)."""
 
     CONTEXT_THRESHOLD = "context-threshold"
+    ADJUST_STRENGTH = "adjust-strength"
     ADD_QUERY = "add-query"
     PREFER_SOURCE = "prefer-source"
     ADD_CHECK = "add-check"

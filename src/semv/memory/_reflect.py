@@ -18,6 +18,7 @@ from pydantic import Field
 
 from semv.config import Settings
 from semv.dimensions import ClaimView, describes_same_media, shared_entities
+from semv.memory._lessons import DOWN, lesson_text, strength_drafts, strength_trigger
 from semv.memory._model import Action, Diagnosis, MemoryType
 from semv.memory._trace import CaseTrace
 from semv.model import (
@@ -130,8 +131,51 @@ class OfflineReflector:
         self.settings = settings
 
     async def reflect(self, request: ReflectInput) -> ReflectOutput:
-        drafts = [*self._context_lessons(request), *self._clash_lessons(request)]
+        drafts = [
+            *self._context_lessons(request),
+            *self._clash_lessons(request),
+            *self._strength_lessons(request),
+        ]
         return ReflectOutput(drafts=tuple(drafts))
+
+    def _strength_lessons(self, request: ReflectInput) -> list[CandidateDraft]:
+        """Which kind of argument was over- or under-trusted on the subclaims the revealed
+        label speaks about (``semv.memory._lessons``), one candidate per lesson key,
+        direction of evidence (polarity) and type."""
+        cfg = self.settings.memory
+        out: list[CandidateDraft] = []
+        seen: set[tuple[str, int, MemoryType]] = set()
+        for d in strength_drafts(request.trace, request.gold, self.settings):
+            trigger = strength_trigger(d.cue, d.direction)
+            key = (
+                d.dimension + "|" + ",".join(f"{k}={v}" for k, v in sorted(trigger.items())),
+                d.polarity,
+                d.type,
+            )
+            if key in seen:
+                continue
+            seen.add(key)
+            factor = cfg.strength_down if d.direction == DOWN else cfg.strength_up
+            out.append(
+                CandidateDraft(
+                    type=d.type,
+                    diagnosis=d.diagnosis,
+                    lesson=lesson_text(d.dimension, d.cue, d.direction, factor),
+                    dimension=d.dimension,
+                    trigger=trigger,
+                    action=Action.ADJUST_STRENGTH.value,
+                    params={"factor": factor},
+                    checks=(
+                        f"{d.dimension}: {d.cue['stance']} on {d.cue['evidence']} evidence, "
+                        f"strength × {factor:.2f}",
+                    ),
+                    polarity=d.polarity,
+                    evidence=d.evidence,
+                    arguments=(d.argument,),
+                    confidence=d.confidence,
+                )
+            )
+        return out
 
     def _context_lessons(self, request: ReflectInput) -> list[CandidateDraft]:
         """The ``why`` dimension: a caption of the same media that names none of the claim's

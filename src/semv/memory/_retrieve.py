@@ -10,15 +10,17 @@ deduplicated; the top K_m = 5 are returned. The result is guidance, never eviden
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from pydantic import PrivateAttr
 
 from semv.config import MemoryConfig
+from semv.memory._cues import EVIDENCE_KEYS, matches
 from semv.memory._model import Record, Status
 from semv.model import Evidence, Frozen, MemoryGuidance, Modality, SourceType, Subclaim
 from semv.nlp.text import content_words
+from semv.reasoning import ADJUST_STRENGTH
 
 __all__ = ["ActiveMemory", "MemoryIndex", "Scored", "evidence_pattern"]
 
@@ -52,6 +54,11 @@ class _Entry:
     static: float
     """The query-independent part of the score: w_conf·c(m) + w_support·support + w_use·use."""
 
+    @property
+    def typed(self) -> bool:
+        """A strength lesson: its condition is stated on typed observations, not in words."""
+        return self.record.action == ADJUST_STRENGTH
+
 
 @dataclass
 class MemoryIndex:
@@ -83,9 +90,24 @@ class MemoryIndex:
     def __len__(self) -> int:
         return sum(len(g) for g in self.groups.values())
 
+    @property
+    def has_typed(self) -> bool:
+        """Whether any record is a strength lesson (recall then observes the evidence)."""
+        return any(e.typed for g in self.groups.values() for e in g)
+
     def search(
-        self, *, task: str, subclaim: Subclaim, claim: str, pattern: set[str]
+        self,
+        *,
+        task: str,
+        subclaim: Subclaim,
+        claim: str,
+        pattern: set[str],
+        observed: Sequence[Mapping[str, str]] = (),
     ) -> list[Scored]:
+        """The top K_m records for ``subclaim``. A strength lesson is a candidate only when
+        its evidence condition holds on one of the ``observed`` evidence cues
+        (``semv.memory._cues``); its semantic and pattern agreement are then 1 (it is stated
+        in the case's own typed observations, not in words)."""
         cfg = self.config
         query = frozenset(
             content_words(" ".join((claim, subclaim.statement, *subclaim.facts.keywords)))
@@ -97,10 +119,18 @@ class MemoryIndex:
                 continue  # a check for another subclaim cannot apply here
             scope = 1.0 if g_task == task else 0.5
             for e in entries:
-                sem = _overlap(query, e.words)
-                if sem < cfg.semantic_gate:
-                    continue
-                pat = len(e.triggers & pattern) / len(e.triggers) if e.triggers else 1.0
+                if e.typed:
+                    evidence_part = {
+                        k: v for k, v in e.record.trigger.items() if k in EVIDENCE_KEYS
+                    }
+                    if not any(matches(evidence_part, cue) for cue in observed):
+                        continue
+                    sem = pat = 1.0
+                else:
+                    sem = _overlap(query, e.words)
+                    if sem < cfg.semantic_gate:
+                        continue
+                    pat = len(e.triggers & pattern) / len(e.triggers) if e.triggers else 1.0
                 score = cfg.w_semantic * sem + cfg.w_scope * scope + cfg.w_pattern * pat + e.static
                 if score >= cfg.score_gate:
                     scored.append(Scored(e.record, score, sem, pat))
@@ -167,5 +197,6 @@ def guidance(scored: Scored) -> MemoryGuidance:
         queries=r.queries,
         source_types=r.source_types,
         checks=r.checks,
+        trigger=dict(r.trigger) if r.action == ADJUST_STRENGTH else {},
         score=round(scored.score, 6),
     )

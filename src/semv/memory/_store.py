@@ -210,16 +210,25 @@ class MemoryStore:
             for r in rows
         ]
 
-    def seen_sources(self, key: str) -> tuple[set[str], set[str]]:
-        """Cases and source fingerprints already supporting canonical key ``key`` (for Dup_src)."""
+    def seen_sources(self, key: str, polarity: int | None = None) -> tuple[set[str], set[str]]:
+        """Cases and source fingerprints already staged for canonical key ``key`` (for
+        Dup_src); with ``polarity``, only those observed in the same direction: a
+        contradiction from a source is not a duplicate of its support, it is
+        counter-evidence."""
         with self._tx() as conn:
             rows = conn.execute(
-                select(t.memory_candidates.c.case_id, t.memory_candidates.c.fingerprint).where(
+                select(
+                    t.memory_candidates.c.case_id,
+                    t.memory_candidates.c.fingerprint,
+                    t.memory_candidates.c.body,
+                ).where(
                     t.memory_candidates.c.bank == self.bank,
                     t.memory_candidates.c.key == key,
                     t.memory_candidates.c.status.notin_(("rejected",)),
                 )
             ).all()
+        if polarity is not None:
+            rows = [r for r in rows if json.loads(r.body).get("polarity", 1) == polarity]
         return {r.case_id for r in rows}, {r.fingerprint for r in rows}
 
     def set_candidate(self, cid: str, status: str, reason: str) -> None:

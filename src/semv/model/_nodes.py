@@ -61,6 +61,11 @@ class MemoryGuidance(Frozen):
     queries: tuple[str, ...] = ()
     source_types: tuple[str, ...] = ()
     checks: tuple[str, ...] = ()
+    trigger: dict[str, str] = Field(
+        default_factory=dict,
+        description="The record's condition on typed observations (a strength lesson moves only "
+        "the arguments it holds on).",
+    )
     score: float = Field(0.0, description="Final retrieval score.")
 
 

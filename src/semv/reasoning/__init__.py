@@ -1,6 +1,7 @@
 """Argumentation and reasoning (SEMV §4.4, Module D): pure functions, no I/O.
 
-* argument strength w_a (Eq. 14): :func:`argument_strength`, :func:`strength_from_features`;
+* argument strength w_a (Eq. 14): :func:`argument_strength`, :func:`strength_from_features`,
+  and as recalled strength lessons move it: :func:`memory_factor`, :func:`remembered_strength`;
 * claim score and decision band (Eq. 16-18): :func:`influence`, :func:`claim_score`,
   :func:`band`, :func:`delta_for_score`;
 * general weighted QBAFs under quadratic-energy, DF-QuAD and Euler-based semantics:
@@ -47,11 +48,19 @@ from semv.reasoning._semantics import (
     delta_for_score,
     influence,
 )
-from semv.reasoning._strength import argument_strength, directness_factor, strength_from_features
+from semv.reasoning._strength import (
+    ADJUST_STRENGTH,
+    argument_strength,
+    directness_factor,
+    memory_factor,
+    remembered_strength,
+    strength_from_features,
+)
 from semv.reasoning._uncertainty import evidence_kind, review_codes
 from semv.reasoning._words import is_are, join_words
 
 __all__ = [
+    "ADJUST_STRENGTH",
     "COSMOS",
     "INTERNAL",
     "REMMD",
@@ -87,9 +96,11 @@ __all__ = [
     "join_words",
     "judge_adjustment",
     "media_grounds",
+    "memory_factor",
     "ooc_probability",
     "outranked",
     "propagate",
+    "remembered_strength",
     "resolve_clash",
     "review_codes",
     "rule_number_of",

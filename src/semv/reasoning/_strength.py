@@ -3,11 +3,28 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 
 from semv.config import StrengthConfig
-from semv.model import CONTEXT_DIMENSIONS, Dimension, Directness, StrengthFeatures
+from semv.model import (
+    CONTEXT_DIMENSIONS,
+    Dimension,
+    Directness,
+    MemoryGuidance,
+    StrengthFeatures,
+)
 
-__all__ = ["argument_strength", "directness_factor", "strength_from_features"]
+__all__ = [
+    "ADJUST_STRENGTH",
+    "argument_strength",
+    "directness_factor",
+    "memory_factor",
+    "remembered_strength",
+    "strength_from_features",
+]
+
+ADJUST_STRENGTH = "adjust-strength"
+"""The memory action that scales an argument's strength (``semv.memory``'s ``Action``)."""
 
 _DEFAULT = StrengthConfig()
 
@@ -132,3 +149,21 @@ def strength_from_features(
         directness_factor=features.directness_factor,
         config=config,
     )
+
+
+def memory_factor(memory: Iterable[str], guidance: Iterable[MemoryGuidance]) -> float:
+    """The product of the ``factor`` of every strength lesson (action ``adjust-strength``) in
+    ``guidance`` whose id is among ``memory`` (the M(a) of an argument); 1 when none is."""
+    cited = set(memory)
+    factor = 1.0
+    for g in guidance:
+        if g.id in cited and g.action == ADJUST_STRENGTH:
+            factor *= g.params.get("factor", 1.0)
+    return factor
+
+
+def remembered_strength(strength: float, factor: float) -> float:
+    """w_a of Eq. 14 moved by recalled strength lessons: ``clip(w_a · factor, 0, 1)``. Memory
+    guides the weight of an argument that current-case evidence grounds; it never creates
+    one (Def. 3.1)."""
+    return _clip(strength * factor, 0.0, 1.0)

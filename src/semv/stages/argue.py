@@ -37,7 +37,12 @@ from semv.model import (
     UncertaintyCode,
     UncertaintyItem,
 )
-from semv.reasoning import build_relations, directness_factor, strength_from_features
+from semv.reasoning import (
+    ADJUST_STRENGTH,
+    build_relations,
+    directness_factor,
+    strength_from_features,
+)
 
 _AFFECTS = (Stage.RETRIEVE, Stage.VALIDATE, Stage.ARGUE)
 
@@ -213,6 +218,7 @@ async def argue(
                 claim_text=case.claim,
             )
         )
+    arguments = remembered(ctx, arguments, memory, evidence, case=case, subclaim=subclaim)
     notes = list(proposed.uncertainty)
     notes += [
         UncertaintyItem(
@@ -247,6 +253,33 @@ async def argue(
     )
 
 
+def remembered(
+    ctx: StageContext,
+    arguments: list[Argument],
+    memory: MemoryView,
+    evidence: dict[str, Evidence],
+    *,
+    case: Case,
+    subclaim: Subclaim,
+) -> list[Argument]:
+    """Recall acting through strengths: recalled strength lessons (``adjust-strength``) scale
+    w_a of the arguments their condition holds on, which then cite them in M(a). Memory-off
+    runs (an empty view) and views without such lessons leave the arguments as they are."""
+    if not any(g.action == ADJUST_STRENGTH for g in memory.guidance):
+        return arguments
+    from semv.memory import apply_strength_lessons  # only memory-on runs load memory
+
+    return apply_strength_lessons(
+        arguments,
+        memory.guidance,
+        evidence,
+        claim=case.claim,
+        subclaim=subclaim,
+        language=case.context.language,
+        settings=ctx.settings,
+    )
+
+
 def relations_for(
     ctx: StageContext,
     subclaim: Subclaim,
@@ -266,11 +299,17 @@ def relations_for(
 
 STAGE = StageDef(
     name="argue",
-    version="3",
+    version="4",
     fn=argue,
     output=Arguments,
-    reads=("strength", "relations", "offline"),
+    reads=("strength", "relations", "offline", "memory"),
     uses_agents=True,
     symbol=Stage.ARGUE,
-    code=("semv.reasoning", "semv.dimensions", "semv.nlp"),
+    code=(
+        "semv.reasoning",
+        "semv.dimensions",
+        "semv.nlp",
+        "semv.memory._apply",
+        "semv.memory._cues",
+    ),
 )

@@ -31,7 +31,7 @@ from semv.model import (
     UncertaintyCode,
     UncertaintyItem,
 )
-from semv.reasoning import strength_from_features
+from semv.reasoning import remembered_strength, strength_from_features
 from semv.stages import qbaf as qbaf_stage
 
 _VERDICT_CODES = (UncertaintyCode.UNVERIFIED_ARGUMENT, UncertaintyCode.MODEL_FALLBACK)
@@ -45,22 +45,34 @@ def in_band(score: float, config: EscalationConfig) -> bool:
 def reverified(
     arg: Argument, check: Verification, evidence: dict[str, Evidence], config: StrengthConfig
 ) -> Argument:
-    """``arg`` under a new verifier outcome: v_a, Adm_t(a) (Eq. 6), ω_a and w_a (Eq. 14)."""
+    """``arg`` under a new verifier outcome: v_a, Adm_t(a) (Eq. 6), ω_a and w_a (Eq. 14),
+    with the factor recalled strength lessons applied to the old w_a kept on the new one."""
     kept = [c for c in arg.uncertainty if c not in _VERDICT_CODES]
     uncertainty = tuple(dict.fromkeys([*kept, *check.uncertainty]))
-    return arg.model_copy(
-        update={
-            "verified": check.verified,
-            "admissible": admissible(arg.evidence, check.verified, evidence),
-            "uncertainty": uncertainty,
-            "strength": arg.strength
-            if arg.features is None
-            else strength_from_features(
+    strength = arg.strength
+    if arg.features is not None:
+        before = strength_from_features(
+            arg.features,
+            verified=arg.verified,
+            has_uncertainty=bool(arg.uncertainty),
+            config=config,
+        )
+        factor = arg.strength / before if arg.memory and before > 0 else 1.0
+        strength = remembered_strength(
+            strength_from_features(
                 arg.features,
                 verified=check.verified,
                 has_uncertainty=bool(uncertainty),
                 config=config,
             ),
+            factor,
+        )
+    return arg.model_copy(
+        update={
+            "verified": check.verified,
+            "admissible": admissible(arg.evidence, check.verified, evidence),
+            "uncertainty": uncertainty,
+            "strength": strength,
         }
     )
 

@@ -6,7 +6,8 @@ Two stage definitions share the node key ``recall:k``:
 - ``MEMORY_STAGE`` (memory on): retrieves from the graph source ``memory``
   (:class:`semv.memory.ActiveMemory`), whose bank and long-term-memory hash enter this node's
   fingerprint; plan and argue nodes downstream are therefore reused only while memory is
-  unchanged. The case's supplied evidence gives the evidence pattern records are matched to.
+  unchanged. The case's supplied evidence gives the evidence pattern records are matched to,
+  and, for strength lessons, the typed observations their condition is matched to.
 
 ``semv.memory`` is imported by the memory-on stage only, so a memory-off run never loads it.
 """
@@ -34,16 +35,31 @@ async def recall_memory(
     supplied: tuple[Evidence, ...],
     memory: ActiveMemory,
 ) -> MemoryView:
-    from semv.memory import evidence_pattern, guidance  # only memory-on runs load memory
+    from semv.memory import evidence_cue, evidence_pattern, guidance  # memory-on runs only
 
     index = memory.index
     if index is None:
         raise ValueError(f"memory bank {memory.bank} was passed without its records")
+    observed = (
+        [
+            evidence_cue(
+                ev,
+                claim=case.claim,
+                subclaim=subclaim,
+                language=case.context.language,
+                settings=ctx.settings,
+            ).as_dict()
+            for ev in supplied
+        ]
+        if index.has_typed
+        else []
+    )
     found = index.search(
         task=str(ctx.params.get("contract", case.adapter)),
         subclaim=subclaim,
         claim=case.claim,
         pattern=evidence_pattern(supplied),
+        observed=observed,
     )
     return MemoryView(
         subclaim=subclaim.id,
@@ -60,6 +76,10 @@ MEMORY_STAGE = StageDef(
     version="2",
     fn=recall_memory,
     output=MemoryView,
-    reads=("memory",),
-    code=("semv.memory", "semv.nlp.text", "semv.nlp.similarity", "semv.nlp.embeddings"),
+    reads=("memory", "offline"),
+    code=(
+        "semv.memory",
+        "semv.dimensions",
+        "semv.nlp",
+    ),
 )
