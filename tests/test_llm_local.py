@@ -17,19 +17,28 @@ import httpx
 import pytest
 from typer.testing import CliRunner
 
+from semv.agents import ArgueInput, DecomposeInput
 from semv.agents.backends import local_settings, probe_llm, with_llm_overrides
 from semv.agents.llm import ChatRequest, LlmClient, LlmUnavailable
-from semv.agents.llm._judge import (
-    CaptionJudge,
-    answer_probability,
-    judge_feature,
-    judge_messages,
-)
+from semv.agents.llm._judge import CaptionJudge, answer_probability, judge_messages
 from semv.agents.llm._local import LOCAL_URL, LocalTransport, model_threads
 from semv.agents.llm._models import MODELS, ModelMissing, ModelSpec, assemble, checked_model
 from semv.agents.llm._requests import target_of
+from semv.agents.offline import OfflineAgents
 from semv.cli import app
 from semv.config import BackendConfig, LlmConfig, Settings
+from semv.dimensions._context import FEATURES, JUDGED_FEATURES, judge_feature, use_judge
+from semv.model import (
+    Case,
+    Evidence,
+    MemoryView,
+    Modality,
+    ProducerKind,
+    Provenance,
+    SourceType,
+    Stance,
+    UncertaintyCode,
+)
 from semv.store import Store
 from tests.conftest import ROOT
 from tests.llm_server import Reply, ScriptedServer
@@ -262,11 +271,15 @@ def test_a_time_out_of_a_server_on_this_machine_is_not_retried() -> None:
         # 0.2 s + 2 × 8 tokens / 100 tokens/s: ~0.36 s, shorter than the server's 1.5 s
         llm = client(timeout_s=0.2, tokens_per_s=100.0, retries=3)
         started = time.perf_counter()
-        with pytest.raises(LlmUnavailable, match="not asked again") as caught:
+        with pytest.raises(LlmUnavailable, match="still computing") as caught:
             asyncio.run(llm.chat(request(max_tokens=8, url=server.url)))
         assert caught.value.retries == 0
         assert len(server.requests) == 1
         assert time.perf_counter() - started < 1.4
+        remote = client(timeout_s=0.2, tokens_per_s=100.0, retries=1, retry_timeouts=True)
+        with pytest.raises(LlmUnavailable, match="after 1 retries"):
+            asyncio.run(remote.chat(request(max_tokens=8, url=server.url)))
+        assert len(server.requests) == 3
 
 
 # ---- budgets, settings, threads ----------------------------------------------------------------
@@ -380,3 +393,102 @@ def test_the_judge_asks_one_short_question_and_caches_its_answer(tmp_path: Path)
             CaptionJudge(None, name="other", store=store).ask("A flood in Lyon", ["x"])
     finally:
         store.close()
+
+
+# ---- the judge in the offline backend ----------------------------------------------------------
+
+CAPTION = Evidence(
+    id="ev:sup:1",
+    source="dataset",
+    source_type=SourceType.PRIOR_CAPTION,
+    modality=Modality.TEXT,
+    content="A delivery truck is stuck on a snowy mountain road.",
+    reliability=0.7,
+    provenance=Provenance(producer=ProducerKind.DATASET, agent="test"),
+)
+CLAIM = "Crowds celebrate the championship in the city centre."
+
+
+def judged_settings(tmp_path: Path) -> Settings:
+    """offline.judge on with a judged model that follows the judge alone (weight 20)."""
+    path = tmp_path / "judged.json"
+    path.write_text(
+        json.dumps(
+            {
+                "features": list(JUDGED_FEATURES),
+                "coef": [0.0] * len(FEATURES) + [20.0],
+                "intercept": 0.0,
+                "training_set": "test",
+            }
+        )
+    )
+    return Settings(offline={"judge": True, "judge_model": str(path)})  # type: ignore[arg-type]
+
+
+async def argue_why(agents: OfflineAgents) -> Any:
+    case = Case(id="case:1", claim=CLAIM)
+    sub = (await agents.decompose(DecomposeInput(case=case, evidence=()))).subclaims["why"]
+    return await agents.argue(
+        ArgueInput(case=case, subclaim=sub, evidence=(CAPTION,), memory=MemoryView(subclaim=sub.id))
+    )
+
+
+async def test_the_judges_answer_is_one_input_of_the_judged_model(tmp_path: Path) -> None:
+    settings = judged_settings(tmp_path)
+    asked: list[tuple[str, str]] = []
+    try:
+        for p_different, attacks in ((0.95, True), (0.05, False)):
+
+            def judge(claim: str, text: str, p: float = p_different) -> float:
+                asked.append((claim, text))
+                return p
+
+            use_judge(judge)
+            agents = OfflineAgents.__new__(OfflineAgents)  # the judge installed above
+            agents.settings, agents.config, agents.judge_off = settings, settings.offline, None
+            out = await argue_why(agents)
+            stances = [d.stance for d in out.drafts]
+            assert (Stance.ATTACK in stances) is attacks
+            if attacks:
+                assert f"local judge P(different) {p_different:.2f}" in out.drafts[0].text
+    finally:
+        use_judge(None)
+    assert asked == [(CLAIM, CAPTION.content)] * 2
+
+
+async def test_without_its_model_the_judge_is_off_and_the_report_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SEMV_MODELS_DIR", str(tmp_path / "none"))
+    settings = judged_settings(tmp_path)
+    agents = OfflineAgents(settings)
+    assert agents.judge_off is not None and "make local-model" in agents.judge_off
+    assert agents.identity.endswith("/judge-off")
+    assert agents.identity != OfflineAgents(Settings()).identity
+    out = await argue_why(agents)
+    notes = [u for u in out.uncertainty if u.code == UncertaintyCode.TOOL_MISSING]
+    assert len(notes) == 1 and "local judge (offline.judge) is off" in notes[0].detail
+    # the signals' own model still judges the caption (the judged model is not used)
+    base = await argue_why(OfflineAgents(Settings()))
+    assert [d.text for d in out.drafts] == [d.text for d in base.drafts]
+
+
+def test_a_judged_model_file_must_carry_the_judges_input(tmp_path: Path) -> None:
+    plain = tmp_path / "plain.json"
+    plain.write_text(
+        json.dumps({"features": list(FEATURES), "coef": [0.0] * len(FEATURES), "intercept": 0})
+    )
+    cfg = Settings(offline={"judge": True, "judge_model": str(plain)}).offline  # type: ignore[arg-type]
+    use_judge(lambda claim, text: 0.5)
+    try:
+        from semv.dimensions import ClaimView, decompose_case
+        from semv.dimensions._context import context_probability, context_signals
+
+        case = Case(id="case:1", claim=CLAIM)
+        sub = decompose_case(case).subclaims["why"]
+        view = ClaimView(subclaim=sub, claim_text=CLAIM)
+        sig = context_signals(view, CAPTION.content, cfg)
+        with pytest.raises(ValueError, match="not a context model with the judge's input"):
+            context_probability(view, CAPTION.content, sig, cfg)
+    finally:
+        use_judge(None)

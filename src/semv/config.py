@@ -267,6 +267,19 @@ class OfflineAgentConfig(_Section):
         description="A caption-context model file (scripts/fit_context.py) instead of the "
         "shipped semv/dimensions/data/context_model.json (cross-validation fits its own).",
     )
+    judge: bool = Field(
+        False,
+        description="Ask the [local] model one short question per caption pair of the same "
+        "media (same event?) and give its answer's probability to the caption-context model "
+        "as one more input (judge_model); off by default: the nested CV on the two dev sets "
+        "did not improve with it (docs/evaluation.md). Without the model the judge is off and "
+        "the report says so.",
+    )
+    judge_model: str | None = Field(
+        None,
+        description="The caption-context model with the judge's input (scripts/fit_context.py "
+        "--judge) for offline.judge.",
+    )
     stance: bool = Field(
         True,
         description="Read the claim-evidence stance of a document that names the claimed event "
@@ -667,8 +680,14 @@ class LlmConfig(_Section):
     retries: int = Field(
         3,
         ge=0,
-        description="Retries on 429/5xx/connection errors; time-outs are retried only for a "
-        "remote server (a local one is still computing the answer a retry would queue behind).",
+        description="Retries on 429/5xx/connection errors, and on time-outs as "
+        "retry_timeouts says.",
+    )
+    retry_timeouts: bool | None = Field(
+        None,
+        description="Retry a request that timed out: none: only on a remote server (one on "
+        "this machine is still computing the answer a retry would queue behind); true: "
+        "always; false: never.",
     )
     backoff_s: float = Field(0.5, ge=0, description="First backoff; doubles per retry.")
     backoff_max_s: float = Field(8.0, ge=0, description="Backoff ceiling (before jitter).")
@@ -754,9 +773,9 @@ class LlmConfig(_Section):
 
 
 class LocalConfig(_Section):
-    """The local backend (``--backend local``): the LLM backend's roles on a GGUF model run
-    in-process by llama.cpp (``xllamacpp``), the same prompts, schemas, budget and trace as
-    over HTTP, and the optional one-call judge of the offline backend's context model."""
+    """The local model (``--backend local``: the LLM backend's roles on a GGUF model run
+    in-process by llama.cpp, ``xllamacpp``, with the same prompts, schemas, budget and trace
+    as over HTTP; and the offline backend's optional judge, ``offline.judge``)."""
 
     model: str = Field(
         "qwen2.5-coder-1.5b-instruct",
@@ -773,12 +792,6 @@ class LocalConfig(_Section):
         "average leaves idle, at least one).",
     )
     context_tokens: int = Field(8192, ge=512, description="The model's context length (n_ctx).")
-    judge: bool = Field(
-        False,
-        description="The offline backend asks the local model one short question per caption "
-        "pair (same event?) and gives its answer to the context model as one input; off: "
-        "the nested CV on the two dev sets did not improve with it (docs/evaluation.md).",
-    )
 
 
 class EscalationConfig(_Section):

@@ -9,10 +9,12 @@ A slow model is not an unavailable one: each request's time-out is ``timeout_s``
 ``timeout_margin`` times the time its completion budget takes at the server's speed (the
 slowest of its last answers, in completion tokens per second including prompt processing;
 ``tokens_per_s`` until one is measured). A server on this machine (loopback address, or the
-in-process local model) that times out is not asked again: it is still computing the answer a
-retry would queue behind. Structured output: ``response_format`` ``json_schema`` when the server
-supports it; a server that rejects it (400/422/500 naming ``response_format``) is remembered and
-downgraded step by step (see ``_FORMATS``), and the answer is validated by the caller either way.
+in-process local model) that times out is not asked again (``retry_timeouts`` None): it is
+still computing the answer a retry would queue behind.
+
+Structured output: ``response_format`` ``json_schema`` when the server supports it; a server
+that rejects it (400/422/500 naming ``response_format``) is remembered and downgraded step by
+step (see ``_FORMATS``), and the answer is validated by the caller either way.
 
 Token counting and the context window (issue 20) ask the server itself where it says:
 ``count_tokens`` uses llama-cpp-python's ``POST /extras/tokenize/count`` or the ``POST /tokenize``
@@ -117,6 +119,7 @@ class LlmClient:
         transport: httpx.AsyncBaseTransport | None = None,
         tokens_per_s: float = 4.0,
         timeout_margin: float = 2.0,
+        retry_timeouts: bool | None = None,
     ) -> None:
         if response_format not in _FORMATS:
             raise ValueError(f"response_format must be one of {_FORMATS}")
@@ -128,6 +131,7 @@ class LlmClient:
         self.concurrency = concurrency
         self.tokens_per_s = tokens_per_s
         self.timeout_margin = timeout_margin
+        self.retry_timeouts = retry_timeouts
         self._speeds: dict[str, list[float]] = {}  # per server URL: its last answers' speeds
         self._transport = transport
         self._format: dict[str, str] = {}  # per server URL: the format it accepted last
@@ -248,10 +252,10 @@ class LlmClient:
                     )
                 except (httpx.TimeoutException, httpx.TransportError) as exc:
                     problem = f"{type(exc).__name__}: {exc}".rstrip(": ")
-                    if isinstance(exc, httpx.TimeoutException) and self._on_this_machine(req.url):
+                    if isinstance(exc, httpx.TimeoutException) and not self._retry_timeout(req.url):
                         raise LlmUnavailable(
-                            f"{problem} after {timeout:.0f}s (a server on this machine is not "
-                            f"asked again; max_tokens {req.max_tokens} at "
+                            f"{problem} after {timeout:.1f}s (not asked again: "
+                            f"{self._why_not_retried()}; max_tokens {req.max_tokens} at "
                             f"{self.speed(req.url):.1f} tokens/s)",
                             retries=attempt,
                             seconds=time.perf_counter() - started,
@@ -291,10 +295,16 @@ class LlmClient:
                 attempt += 1
                 await asyncio.sleep(delay)
 
-    def _on_this_machine(self, url: str) -> bool:
-        return (self._transport is not None and getattr(self._transport, "local", False)) or (
-            on_loopback(url)
-        )
+    def _retry_timeout(self, url: str) -> bool:
+        if self.retry_timeouts is not None:
+            return self.retry_timeouts
+        local = self._transport is not None and getattr(self._transport, "local", False)
+        return not (local or on_loopback(url))
+
+    def _why_not_retried(self) -> str:
+        if self.retry_timeouts is False:
+            return "llm.retry_timeouts is false"
+        return "a server on this machine is still computing the answer"
 
     async def count_tokens(self, url: str, model: str, text: str) -> int | None:
         """Tokens of ``text`` by the server's tokenizer (special tokens parsed, no BOS added by

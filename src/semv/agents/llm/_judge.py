@@ -5,8 +5,9 @@ The model is asked for one token (``SAME`` or ``DIFFERENT``, no reasoning) with 
 log-probabilities of that token; ``p_different`` is the probability mass of the tokens that
 begin ``DIFFERENT`` over the mass of both answers (``answer_probability``). A small model's
 answer is biased (one that answers DIFFERENT to everything is common), so the probability is
-never a verdict: it is one input of a fitted model (``judge_feature``: its log-odds, clipped
-and scaled to [-1, 1]), calibrated with the other signals on a declared training set.
+never a verdict: it is one input of a fitted model (``semv.dimensions._context.judge_feature``:
+its log-odds, clipped and scaled to [-1, 1]), calibrated with the other signals on a declared
+training set.
 
 Answers are cached in the store's response cache (``semv.agents.llm._cache``) under the model,
 the prompt version and the texts, so a cross-validation reruns without the model. The texts
@@ -18,14 +19,16 @@ from __future__ import annotations
 import json
 import math
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from semv.agents.llm._cache import ResponseCache, request_key
+from semv.dimensions._context import judge_feature
 
 if TYPE_CHECKING:
     from semv.agents.llm._local import LocalModel
+    from semv.config import Settings
     from semv.store import Store
 
 __all__ = [
@@ -35,6 +38,7 @@ __all__ = [
     "answer_probability",
     "judge_feature",
     "judge_messages",
+    "local_judge",
 ]
 
 JUDGE_VERSION = "judge-same-event/1"
@@ -49,7 +53,6 @@ _POSITIVE = "SAME"
 _NEGATIVE = "DIFFERENT"
 _TOP = 10
 _TEXT_CHARS = 400
-_FEATURE_CLIP = 6.0
 
 
 @dataclass(frozen=True)
@@ -98,14 +101,6 @@ def answer_probability(top_logprobs: Sequence[Mapping[str, Any]]) -> float:
     if same + different <= 0.0:
         return 0.5
     return different / (same + different)
-
-
-def judge_feature(p_different: float) -> float:
-    """The judge's input to a fitted model: log-odds of ``p_different``, clipped to
-    ±``_FEATURE_CLIP`` and scaled to [-1, 1]."""
-    p = min(max(p_different, 1e-9), 1.0 - 1e-9)
-    logit = math.log(p / (1.0 - p))
-    return max(-_FEATURE_CLIP, min(_FEATURE_CLIP, logit)) / _FEATURE_CLIP
 
 
 def _top_logprobs(answer: Mapping[str, Any]) -> list[Mapping[str, Any]]:
@@ -163,3 +158,21 @@ class CaptionJudge:
         if self.cache is not None:
             self.cache.put(key, "judge", json.dumps({"p_different": p}))
         return JudgeAnswer(p, False, seconds, int(usage.get("prompt_tokens") or 0))
+
+
+def local_judge(settings: Settings) -> Callable[[str, str], float]:
+    """The offline backend's judge on the ``[local]`` model: (claim, caption of the same
+    media) → P(different), each question asked once per process. ``ModelMissing`` when the
+    model is absent or corrupt."""
+    from semv.agents.backends import load_local
+
+    judge = CaptionJudge(load_local(settings), name=settings.local.model, store=None)
+    answers: dict[tuple[str, str], float] = {}
+
+    def ask(claim: str, text: str) -> float:
+        key = (claim, text)
+        if key not in answers:
+            answers[key] = judge.ask(claim, [text]).p_different
+        return answers[key]
+
+    return ask

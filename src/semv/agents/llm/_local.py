@@ -6,7 +6,8 @@ time (one llama.cpp slot; two cores gain nothing from a second). ``LocalTranspor
 behind the LLM backend's own HTTP client as an ``httpx`` transport: the roles send the same
 requests (prompts, ``response_format`` schemas, which llama.cpp turns into a grammar), the
 budget asks the same ``/props`` for the context length, and the trace and response cache record
-the same calls as over a server. Nothing listens on a port.
+the same calls as over a server. (xllamacpp also opens its own HTTP listener on a random
+127.0.0.1 port; semv never sends it anything.)
 
 A missing or corrupt model raises ``ModelMissing`` (``semv.agents.llm._models``) before the run
 starts; a model that fails to load is the same user condition.
