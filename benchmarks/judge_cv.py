@@ -98,26 +98,26 @@ def ookpik_rows(judge: CaptionJudge, settings: Settings) -> Rows:
     return Rows("OOKPIK dev", signals, judged, gold, groups, seconds)
 
 
-def fivepils_sample(images: int) -> list[dict[str, object]]:
-    """The rows of the first ``images`` images by sha256 of their id (both rows each)."""
+def image_order() -> list[str]:
+    """Every 5Pils-OOC dev image id, ordered by the sha256 of the id (no look at labels or
+    text): the sample of ``n`` images is the first ``n``, and a smaller sample is a prefix."""
     rows = json.loads(FIVEPILS.read_text("utf-8"))
-    ids = sorted(
-        {str(r["image_id"]) for r in rows}, key=lambda i: hashlib.sha256(i.encode()).hexdigest()
-    )
-    chosen = set(ids[:images])
-    return [r for r in rows if str(r["image_id"]) in chosen]
+    ids = {str(r["image_id"]) for r in rows}
+    return sorted(ids, key=lambda i: hashlib.sha256(i.encode()).hexdigest())
 
 
 def fivepils_rows(judge: CaptionJudge, settings: Settings, images: int) -> Rows:
     from semv.adapters import get_adapter
 
-    chosen = {(str(r["image_id"]), str(r["id"])) for r in fivepils_sample(images)}
-    signals, judged, gold, groups, seconds = [], [], [], [], []
+    rank = {image: n for n, image in enumerate(image_order()[:images])}
+    cases = []
     for loaded in get_adapter("5pils-ooc").load(FIVEPILS, text_only=True):
-        case = loaded.case
-        raw = _raw_row(case)
-        if raw is None or (raw[0], raw[1]) not in chosen:
-            continue
+        raw = _raw_row(loaded.case)
+        if raw is not None and raw[0] in rank:
+            cases.append((rank[raw[0]], raw, loaded.case))
+    cases.sort(key=lambda c: (c[0], c[1][1]))  # image by image, in sample order
+    signals, judged, gold, groups, seconds = [], [], [], [], []
+    for _rank, raw, case in cases:
         texts = [e.text for e in case.evidence if e.text]
         signals.append(_signals(case, texts, settings))
         answer = judge.ask(case.claim, texts)
