@@ -758,7 +758,7 @@ class LlmConfig(_Section):
     role_max_tokens: dict[str, int] = Field(
         default_factory=lambda: {
             "decompose": 640,
-            "plan": 192,
+            "plan": 384,
             "argue": 448,
             "verify": 256,
             "escalate": 256,
