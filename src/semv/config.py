@@ -45,6 +45,7 @@ __all__ = [
     "LimitsConfig",
     "LlmConfig",
     "LlmRoleConfig",
+    "LocalConfig",
     "MediaConfig",
     "MemoryConfig",
     "ModelPrice",
@@ -273,6 +274,19 @@ class OfflineAgentConfig(_Section):
         None,
         description="A caption-context model file (scripts/fit_context.py) instead of the "
         "shipped semv/dimensions/data/context_model.json (cross-validation fits its own).",
+    )
+    judge: bool = Field(
+        False,
+        description="Ask the [local] model one short question per caption pair of the same "
+        "media (same event?) and give its answer's probability to the caption-context model "
+        "as one more input (judge_model); off by default: the nested CV on the two dev sets "
+        "did not improve with it (docs/evaluation.md). Without the model the judge is off and "
+        "the report says so.",
+    )
+    judge_model: str | None = Field(
+        None,
+        description="The caption-context model with the judge's input (scripts/fit_context.py "
+        "--judge) for offline.judge.",
     )
     stance: bool = Field(
         True,
@@ -671,8 +685,9 @@ class BackendConfig(_Section):
 
     backend: str = Field(
         "offline",
-        pattern=r"^(offline|llm)$",
-        description="offline: deterministic rules; llm: an OpenAI-compatible server ([llm]).",
+        pattern=r"^(offline|llm|local)$",
+        description="offline: deterministic rules; llm: an OpenAI-compatible server ([llm]); "
+        "local: the LLM backend's roles on an in-process llama.cpp model ([local]).",
     )
 
 
@@ -714,8 +729,34 @@ class LlmConfig(_Section):
         "downgraded json_schema → json_object_schema → json_object → none (the answer is "
         "always parsed and validated).",
     )
-    timeout_s: float = Field(60.0, gt=0, description="Timeout of one HTTP request.")
-    retries: int = Field(3, ge=0, description="Retries on 429/5xx/connection errors/timeouts.")
+    timeout_s: float = Field(
+        60.0,
+        gt=0,
+        description="Least time-out of one request; a request whose completion budget needs "
+        "longer at the server's speed gets that (see tokens_per_s).",
+    )
+    tokens_per_s: float = Field(
+        4.0,
+        gt=0,
+        description="Completion speed assumed before the server's own is measured; the "
+        "time-out of a request is timeout_s + timeout_margin × (its max_tokens / the speed, "
+        "the slowest of the last answers once measured).",
+    )
+    timeout_margin: float = Field(
+        2.0, ge=1.0, description="Factor over the expected answer time before a time-out."
+    )
+    retries: int = Field(
+        3,
+        ge=0,
+        description="Retries on 429/5xx/connection errors, and on time-outs as "
+        "retry_timeouts says.",
+    )
+    retry_timeouts: bool | None = Field(
+        None,
+        description="Retry a request that timed out: none: only on a remote server (one on "
+        "this machine is still computing the answer a retry would queue behind); true: "
+        "always; false: never.",
+    )
     backoff_s: float = Field(0.5, ge=0, description="First backoff; doubles per retry.")
     backoff_max_s: float = Field(8.0, ge=0, description="Backoff ceiling (before jitter).")
     concurrency: int = Field(8, ge=1, description="Concurrent requests to the server.")
@@ -782,6 +823,43 @@ class LlmConfig(_Section):
         description="Per-role overrides: decompose, plan, argue, verify, judge_clash, "
         "describe, reflect.",
     )
+    role_max_tokens: dict[str, int] = Field(
+        default_factory=lambda: {
+            "decompose": 640,
+            "plan": 384,
+            "argue": 448,
+            "verify": 256,
+            "escalate": 256,
+            "judge_clash": 160,
+            "describe": 256,
+            "reflect": 384,
+        },
+        description="Completion-token budget of each role, at most max_tokens (a "
+        "``roles.<role>.max_tokens`` overrides both; a role not named here has max_tokens): "
+        "each answer's schema needs no more, and the budget sets the request's time-out.",
+    )
+
+
+class LocalConfig(_Section):
+    """The local model (``--backend local``: the LLM backend's roles on a GGUF model run
+    in-process by llama.cpp, ``xllamacpp``, with the same prompts, schemas, budget and trace
+    as over HTTP; and the offline backend's optional judge, ``offline.judge``)."""
+
+    model: str = Field(
+        "qwen2.5-coder-1.5b-instruct",
+        description="Model name (one of semv.agents.llm._models.MODELS, assembled into the "
+        "cache folder by `make local-model`) or, with ``path``, any name.",
+    )
+    path: str | None = Field(
+        None, description="A GGUF file to load instead of the cached ``model``."
+    )
+    threads: int | None = Field(
+        None,
+        ge=1,
+        description="CPU threads of the model (none: the usable cores the 1-minute load "
+        "average leaves idle, at least one).",
+    )
+    context_tokens: int = Field(8192, ge=512, description="The model's context length (n_ctx).")
 
 
 class EscalationConfig(_Section):
@@ -1132,6 +1210,7 @@ class Settings(BaseSettings):
     links: LinkConfig = LinkConfig()
     agents: BackendConfig = BackendConfig()
     llm: LlmConfig = LlmConfig()
+    local: LocalConfig = LocalConfig()
     escalation: EscalationConfig = EscalationConfig()
     web: WebConfig = WebConfig()
     limits: LimitsConfig = LimitsConfig()

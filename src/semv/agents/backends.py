@@ -1,4 +1,8 @@
-"""Choose and build the agent backend (``--backend offline|llm``, ``[agents] backend``)."""
+"""Choose and build the agent backend (``--backend offline|llm|local``, ``[agents] backend``).
+
+``local`` is the LLM backend with its requests answered in-process by a llama.cpp model
+(``semv.agents.llm._local``): the same roles, prompts, schemas, budget, trace and response
+cache, no server, no retries (a local model that fails fails again), one request at a time."""
 
 from __future__ import annotations
 
@@ -13,11 +17,13 @@ __all__ = [
     "BACKENDS",
     "build_agents",
     "executor_concurrency",
+    "load_local",
+    "local_settings",
     "probe_llm",
     "with_llm_overrides",
 ]
 
-BACKENDS = ("offline", "llm")
+BACKENDS = ("offline", "llm", "local")
 
 
 def with_llm_overrides(
@@ -34,6 +40,9 @@ def with_llm_overrides(
     update: dict[str, Any] = {}
     if backend is not None:
         update["agents"] = settings.agents.model_copy(update={"backend": backend})
+    if model and (backend or settings.agents.backend) == "local":
+        update["local"] = settings.local.model_copy(update={"model": model})
+        llm.pop("model")
     if llm:
         update["llm"] = settings.llm.model_copy(update=llm)
     return settings.model_copy(update=update) if update else settings
@@ -49,7 +58,64 @@ def build_agents(settings: Settings, *, store: Store | None = None, replay: bool
         return OfflineAgents(settings)
     from semv.agents.llm import LlmAgents
 
+    if settings.agents.backend == "local":
+        return _local_agents(settings, store=store, replay=replay)
     return LlmAgents(settings, store=store, replay=replay)
+
+
+def local_settings(settings: Settings) -> Settings:
+    """The LLM backend's settings for the in-process model of ``[local]``: its name and
+    context length, one request at a time, no retries, every role on it."""
+    from semv.agents.llm._local import LOCAL_URL
+
+    llm = settings.llm.model_copy(
+        update={
+            "url": LOCAL_URL,
+            "model": settings.local.model,
+            "context_tokens": settings.local.context_tokens,
+            "concurrency": 1,
+            "retries": 0,
+            "roles": {
+                name: role.model_copy(update={"url": None, "model": None})
+                for name, role in settings.llm.roles.items()
+            },
+            "escalate_model": None,
+            "escalate_url": None,
+        }
+    )
+    return settings.model_copy(update={"llm": llm})
+
+
+def _local_agents(settings: Settings, *, store: Store | None, replay: bool) -> Agents:
+    from semv.agents.llm import LlmAgents, LlmClient
+    from semv.agents.llm._local import LocalTransport
+
+    local = local_settings(settings)
+    cfg = local.llm
+    if replay:  # answers come from the response cache: no model is loaded
+        return LlmAgents(local, store=store, replay=True)
+    client = LlmClient(
+        api_key=None,
+        timeout_s=cfg.timeout_s,
+        retries=0,
+        backoff_s=cfg.backoff_s,
+        backoff_max_s=cfg.backoff_max_s,
+        concurrency=1,
+        response_format=cfg.response_format,
+        transport=LocalTransport(load_local(settings)),
+        tokens_per_s=cfg.tokens_per_s,
+        timeout_margin=cfg.timeout_margin,
+    )
+    return LlmAgents(local, store=store, client=client)
+
+
+def load_local(settings: Settings) -> Any:
+    """The ``[local]`` model, checked and loading (``LocalModel``); ``ModelMissing`` (exit 2)
+    names the file and how to get it."""
+    from semv.agents.llm._local import local_model
+
+    cfg = settings.local
+    return local_model(cfg.model, cfg.path, context_tokens=cfg.context_tokens, threads=cfg.threads)
 
 
 def executor_concurrency(settings: Settings) -> int:
@@ -73,6 +139,9 @@ def probe_llm(settings: Settings, *, timeout_s: float = 3.0) -> None:
     server; a server that cannot be reached is a user condition (``ConfigError``, exit 2)
     named with the next step, instead of a run whose every role falls back. Any HTTP answer
     (even 401 or 404: not every server lists ``/models``) counts as a server."""
+    if settings.agents.backend == "local":
+        load_local(settings)  # checks the file and starts loading it while the run imports
+        return
     if settings.agents.backend != "llm":
         return
     import httpx

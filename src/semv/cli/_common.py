@@ -81,7 +81,11 @@ ConfigFile = Annotated[
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON only.")]
 BackendOpt = Annotated[
     str | None,
-    typer.Option("--backend", help="Agent backend: offline or llm (default: config, offline)."),
+    typer.Option(
+        "--backend",
+        help="Agent backend: offline, llm (a model server) or local (an in-process "
+        "model, `make local-model`) (default: config, offline).",
+    ),
 ]
 LlmUrlOpt = Annotated[
     str | None, typer.Option("--llm-url", help="OpenAI-compatible base URL (…/v1).")

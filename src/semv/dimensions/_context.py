@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -39,11 +40,16 @@ from semv.nlp.similarity import similarity
 
 __all__ = [
     "FEATURES",
+    "JUDGED_FEATURES",
     "MODEL_FILE",
     "ContextModel",
     "ContextSignals",
+    "Judge",
     "context_model",
+    "context_probability",
     "context_signals",
+    "judge_feature",
+    "use_judge",
 ]
 
 MODEL_FILE = "context_model.json"
@@ -63,6 +69,13 @@ FEATURES: tuple[str, ...] = (
     "reported_speech",
 )
 """The signal names, in the order of the model's coefficients."""
+JUDGED_FEATURES: tuple[str, ...] = (*FEATURES, "judge")
+"""The signals and the local judge's input (``offline.judge``, ``judge_feature``)."""
+
+Judge = Callable[[str, str], float]
+"""The local judge: (claim, caption of the same media) → P(they describe different events)."""
+
+_JUDGE_CLIP = 6.0
 
 _REPORTED = re.compile(
     r"\b(?:said|says|claimed|claims|according to|reportedly|alleged(?:ly)?|purported(?:ly)?)\b"
@@ -145,6 +158,11 @@ class ContextModel:
     threshold: float
     provenance: dict[str, Any]
 
+    @property
+    def judged(self) -> bool:
+        """Whether the model takes the judge's input after the signals."""
+        return len(self.coef) == len(JUDGED_FEATURES)
+
     def probability(self, values: tuple[float, ...]) -> float:
         z = self.intercept + math.fsum(w * x for w, x in zip(self.coef, values, strict=True))
         return 1.0 / (1.0 + math.exp(-z)) if z >= 0 else math.exp(z) / (1.0 + math.exp(z))
@@ -158,13 +176,13 @@ class ContextModel:
             threshold = float(data.get("threshold", 0.5))
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"{name}: not a context model ({exc})") from None
-        if features != FEATURES:
+        if features not in (FEATURES, JUDGED_FEATURES):
             raise ValueError(
                 f"{name}: features {list(features)} do not match this version's "
                 f"{list(FEATURES)}; refit with `make fit`"
             )
-        if len(coef) != len(FEATURES):
-            raise ValueError(f"{name}: {len(coef)} coefficients for {len(FEATURES)} features")
+        if len(coef) != len(features):
+            raise ValueError(f"{name}: {len(coef)} coefficients for {len(features)} features")
         provenance = {k: v for k, v in data.items() if k not in ("coef", "intercept")}
         return cls(coef, intercept, threshold, provenance)
 
@@ -184,3 +202,41 @@ def _load(path: str | None) -> ContextModel:
 def context_model(cfg: OfflineAgentConfig) -> ContextModel:
     """The shipped model, or the one ``cfg.context_model`` names."""
     return _load(cfg.context_model)
+
+
+def judge_feature(p_different: float) -> float:
+    """The judge's input to the model: the log-odds of its P(different), clipped to ±6 and
+    scaled to [-1, 1] (a small model's probabilities are often near 0 or 1)."""
+    p = min(max(p_different, 1e-9), 1.0 - 1e-9)
+    return max(-_JUDGE_CLIP, min(_JUDGE_CLIP, math.log(p / (1.0 - p)))) / _JUDGE_CLIP
+
+
+_judge: list[Judge] = []
+
+
+def use_judge(judge: Judge | None) -> None:
+    """Install (or, with None, remove) the process's local judge (``OfflineAgents`` does when
+    ``offline.judge`` is on and the local model is there)."""
+    _judge[:] = [judge] if judge is not None else []
+
+
+def context_probability(
+    view: ClaimView, text: str, signals: ContextSignals, cfg: OfflineAgentConfig
+) -> tuple[float, ContextModel, float | None]:
+    """p(conflict) of a caption of the same media, the model that gave it, and the judge's
+    P(different) when it took part (``offline.judge`` on and a judge installed: the judged
+    model, ``offline.judge_model``, with the judge's answer as its last input)."""
+    if cfg.judge and _judge:
+        if cfg.judge_model is None:
+            raise ValueError(
+                "offline.judge needs offline.judge_model: a context model fitted with the "
+                "judge's input (scripts/fit_context.py --judge)"
+            )
+        model = _load(cfg.judge_model)
+        if not model.judged:
+            raise ValueError(f"{cfg.judge_model}: not a context model with the judge's input")
+        p_different = _judge[0](view.claim_text, text)
+        values = (*signals.values, judge_feature(p_different))
+        return model.probability(values), model, p_different
+    model = context_model(cfg)
+    return model.probability(signals.values), model, None

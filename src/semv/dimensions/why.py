@@ -44,7 +44,7 @@ from semv.dimensions._common import (
     snippet,
     source_phrase,
 )
-from semv.dimensions._context import context_model, context_signals
+from semv.dimensions._context import context_probability, context_signals
 from semv.dimensions._spec import CaseFacts, DimensionSpec, PlanSeed, ReportSection, Statement
 from semv.dimensions._stance import refutation
 from semv.model import (
@@ -121,14 +121,14 @@ def why_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[Fin
     same_media = describes_same_media(ev)
     if same_media:
         signals = context_signals(view, ev.content, cfg)
-        model = context_model(cfg)
-        p = model.probability(signals.values)
+        p, model, judged = context_probability(view, ev.content, signals, cfg)
         if p >= model.threshold:
             others = f"; it names {', '.join(signals.text_only[:3])}" if signals.text_only else ""
+            asked = f", local judge P(different) {judged:.2f}" if judged is not None else ""
             text = (
                 f"{src} ({ev.id}) is a caption of the same media that describes another "
                 f"context: p = {p:.2f} ≥ {model.threshold:.2f} from similarity "
-                f"{signals.similarity:.2f}, {len(signals.shared)} shared name(s){others} "
+                f"{signals.similarity:.2f}, {len(signals.shared)} shared name(s){others}{asked} "
                 f"(caption-context model, {model.provenance.get('training_set', 'fitted')}): "
                 f"“{snippet(ev.content)}”."
             )

@@ -160,6 +160,9 @@ class LlmAgents:
             backoff_max_s=cfg.backoff_max_s,
             concurrency=cfg.concurrency,
             response_format=cfg.response_format,
+            tokens_per_s=cfg.tokens_per_s,
+            timeout_margin=cfg.timeout_margin,
+            retry_timeouts=cfg.retry_timeouts,
         )
         self.budget = TokenBudget(cfg, self.client)
         self.ledger = Ledger()  # every call of this backend's life (a run's goes to its own too)
@@ -178,6 +181,9 @@ class LlmAgents:
                 "url",
                 "api_key_env",
                 "timeout_s",
+                "tokens_per_s",
+                "timeout_margin",
+                "retry_timeouts",
                 "retries",
                 "backoff_s",
                 "backoff_max_s",

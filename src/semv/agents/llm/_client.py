@@ -1,11 +1,20 @@
 """Async client for OpenAI-compatible ``/v1/chat/completions`` servers (vLLM, Ollama, llama.cpp,
 hosted APIs).
 
-Retries with exponential backoff and full jitter on 429, 5xx, connection errors and timeouts
-(honouring ``Retry-After``); a semaphore bounds concurrent requests; cancelling the awaiting
-task cancels the request. Structured output: ``response_format`` ``json_schema`` when the server
-supports it; a server that rejects it (400/422/500 naming ``response_format``) is remembered and
-downgraded step by step (see ``_FORMATS``), and the answer is validated by the caller either way.
+Retries with exponential backoff and full jitter on 429, 5xx, connection errors and, for a
+remote server, timeouts (honouring ``Retry-After``); a semaphore bounds concurrent requests;
+cancelling the awaiting task cancels the request.
+
+A slow model is not an unavailable one: each request's time-out is ``timeout_s`` plus
+``timeout_margin`` times the time its completion budget takes at the server's speed (the
+slowest of its last answers, in completion tokens per second including prompt processing;
+``tokens_per_s`` until one is measured). A server on this machine (loopback address, or the
+in-process local model) that times out is not asked again (``retry_timeouts`` None): it is
+still computing the answer a retry would queue behind.
+
+Structured output: ``response_format`` ``json_schema`` when the server supports it; a server
+that rejects it (400/422/500 naming ``response_format``) is remembered and downgraded step by
+step (see ``_FORMATS``), and the answer is validated by the caller either way.
 
 Token counting and the context window (issue 20) ask the server itself where it says:
 ``count_tokens`` uses llama-cpp-python's ``POST /extras/tokenize/count`` or the ``POST /tokenize``
@@ -36,6 +45,7 @@ __all__ = [
     "LlmUnavailable",
     "chat_endpoint",
     "completion_reply",
+    "on_loopback",
     "request_body",
     "tls_needed",
 ]
@@ -107,6 +117,9 @@ class LlmClient:
         concurrency: int,
         response_format: str,
         transport: httpx.AsyncBaseTransport | None = None,
+        tokens_per_s: float = 4.0,
+        timeout_margin: float = 2.0,
+        retry_timeouts: bool | None = None,
     ) -> None:
         if response_format not in _FORMATS:
             raise ValueError(f"response_format must be one of {_FORMATS}")
@@ -116,6 +129,10 @@ class LlmClient:
         self.backoff_s = backoff_s
         self.backoff_max_s = backoff_max_s
         self.concurrency = concurrency
+        self.tokens_per_s = tokens_per_s
+        self.timeout_margin = timeout_margin
+        self.retry_timeouts = retry_timeouts
+        self._speeds: dict[str, list[float]] = {}  # per server URL: its last answers' speeds
         self._transport = transport
         self._format: dict[str, str] = {}  # per server URL: the format it accepted last
         self._default_format = response_format
@@ -164,6 +181,24 @@ class LlmClient:
         ceiling = min(self.backoff_max_s, self.backoff_s * (2**attempt))
         return random.uniform(0.0, ceiling)
 
+    def speed(self, url: str) -> float:
+        """Completion tokens per second the server at ``url`` managed: the slowest of its last
+        answers long enough to say (the configured ``tokens_per_s`` until then)."""
+        seen = self._speeds.get(url)
+        return min(seen) if seen else self.tokens_per_s
+
+    def _measured(self, url: str, reply: ChatReply) -> None:
+        if reply.completion_tokens < _SPEED_MIN_TOKENS or reply.seconds <= 0:
+            return
+        seen = self._speeds.setdefault(url, [])
+        seen.append(reply.completion_tokens / reply.seconds)
+        del seen[:-_SPEED_WINDOW]
+
+    def request_timeout(self, req: ChatRequest) -> float:
+        """Seconds one attempt of ``req`` may take: ``timeout_s`` plus the margin times its
+        completion budget at the server's speed."""
+        return self.timeout_s + self.timeout_margin * req.max_tokens / self.speed(req.url)
+
     def format_for(self, url: str) -> str:
         """The structured-output form the next request to ``url`` uses."""
         return self._format.get(url, self._default_format)
@@ -209,15 +244,28 @@ class LlmClient:
             while True:
                 fmt = self.format_for(req.url)
                 retry_after: str | None = None
+                timeout = self.request_timeout(req)
                 try:
                     self.requests += 1
-                    response = await client.post(endpoint, json=request_body(req, fmt))
+                    response = await client.post(
+                        endpoint, json=request_body(req, fmt), timeout=httpx.Timeout(timeout)
+                    )
                 except (httpx.TimeoutException, httpx.TransportError) as exc:
                     problem = f"{type(exc).__name__}: {exc}".rstrip(": ")
+                    if isinstance(exc, httpx.TimeoutException) and not self._retry_timeout(req.url):
+                        raise LlmUnavailable(
+                            f"{problem} after {timeout:.1f}s (not asked again: "
+                            f"{self._why_not_retried()}; max_tokens {req.max_tokens} at "
+                            f"{self.speed(req.url):.1f} tokens/s)",
+                            retries=attempt,
+                            seconds=time.perf_counter() - started,
+                            waited=waited,
+                        ) from None
                 else:
                     status = response.status_code
                     if status == 200:
                         reply = completion_reply(response, attempt, time.perf_counter() - started)
+                        self._measured(req.url, reply)
                         return dataclasses.replace(reply, waited=waited)
                     text = response.text[:300]
                     rejects_format = status in (400, 422, 500) and "response_format" in text
@@ -246,6 +294,17 @@ class LlmClient:
                 logger.info("%s: %s; retry %d in %.2fs", endpoint, problem, attempt + 1, delay)
                 attempt += 1
                 await asyncio.sleep(delay)
+
+    def _retry_timeout(self, url: str) -> bool:
+        if self.retry_timeouts is not None:
+            return self.retry_timeouts
+        local = self._transport is not None and getattr(self._transport, "local", False)
+        return not (local or on_loopback(url))
+
+    def _why_not_retried(self) -> str:
+        if self.retry_timeouts is False:
+            return "llm.retry_timeouts is false"
+        return "a server on this machine is still computing the answer"
 
     async def count_tokens(self, url: str, model: str, text: str) -> int | None:
         """Tokens of ``text`` by the server's tokenizer (special tokens parsed, no BOS added by
@@ -311,6 +370,17 @@ class LlmClient:
                 break
         self._contexts[(root, model)] = found
         return found
+
+
+_SPEED_MIN_TOKENS = 16
+"""An answer shorter than this says little about the server's speed (prompt time dominates)."""
+_SPEED_WINDOW = 8
+
+
+def on_loopback(url: str) -> bool:
+    """Whether ``url`` names this machine (a loopback host)."""
+    host = (httpx.URL(url).host or "").lower().strip("[]")
+    return host in {"localhost", "::1"} or host.startswith("127.")
 
 
 _PROXY_VARIABLES = (

