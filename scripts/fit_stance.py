@@ -5,7 +5,7 @@
                                  [--metrics FILE.json] [--check]
 
 (``make fit-stance``, part of ``make fit``.) How the stance pairs and labels are derived from
-AVeriTeC (documented in docs/evaluation.md, "Stance"):
+AVeriTeC (documented in docs/evaluation.md, "Claim–evidence stance on AVeriTeC dev"):
 
 - **Evidence text of a claim**: its question–answer evidence, the answers only, joined in file
   order; a Boolean answer ("Yes"/"No") is followed by its ``boolean_explanation`` when it has

@@ -153,5 +153,5 @@ def test_web_contest_of_a_run_from_another_backend_is_refused(
 
 
 def test_corpus_size() -> None:
-    """The corpus stays a corpus: every defect of issue 19 and the inputs that already held."""
+    """The corpus stays a corpus: every hardened defect and the inputs that already held."""
     assert len(ITEMS) >= 40

@@ -1,7 +1,7 @@
 """End to end against a real model server: llama-cpp-python's OpenAI-compatible server with
 Qwen2.5-Coder-0.5B-Instruct (Q4_K_M GGUF, n_ctx 8192) on 127.0.0.1, ``semv verify
 examples/lyon-flood --backend llm`` *with the example's photo* (its EXIF, forensic maps and
-visual features reach the prompts as typed one-line observations, issue 20). It checks
+visual features reach the prompts as typed one-line observations). It checks
 structure, admissibility and that no role fell back because a prompt overflowed the context,
 not the model's wisdom.
 

@@ -343,7 +343,7 @@ def places_related(view: ClaimView, observed: TextFacts, tol: float) -> bool:
     return False
 
 
-# ---- does a retrieved item refer to this case? (when/where attacks, issue 21) -------------
+# ---- does a retrieved item refer to this case? (when/where attacks) -------------
 
 
 def is_retrieved(ev: Evidence) -> bool:
@@ -356,7 +356,7 @@ def refers_to_case(view: ClaimView, ev: Evidence, tol: float) -> bool:
     """Whether ``ev`` is about this media or this event, as a when/where attack needs: the
     case's own evidence is; a retrieved item only when it is a reverse-image match, describes
     the case's media, quotes the claim or shares named entities with it. A retrieved text that
-    merely names some other date or place is about something else (issue 21)."""
+    merely names some other date or place is about something else."""
     if not is_retrieved(ev):
         return True
     if ev.kind is REVERSE_MATCH or describes_same_media(ev):

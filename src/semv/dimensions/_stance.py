@@ -20,7 +20,7 @@ retrieved item has passed the claim-relevance gate), so only the sign is asked o
 the text refutes when p(refutes) ≥ p(supports), i.e. p(refutes | takes a stance) ≥ 0.5, the
 decision point of the class-balanced fitted model (not a tuned threshold). Its out-of-sample
 recall of each sign on AVeriTeC dev is in ``semv/nlp/data/stance.json`` and
-docs/evaluation.md ("Stance").
+docs/evaluation.md ("Claim–evidence stance on AVeriTeC dev").
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Verification procedures on the shared stage-graph machinery (issue 10).
+"""Verification procedures on the shared stage-graph machinery.
 
 ``semv`` (default) is SEMV's procedure. Each further procedure registers here with one line in
 ``_ALL`` (a ``_Registered`` name and ``module:attr``, imported on first use: ``semv verify``

@@ -7,7 +7,7 @@ task cancels the request. Structured output: ``response_format`` ``json_schema``
 supports it; a server that rejects it (400/422/500 naming ``response_format``) is remembered and
 downgraded step by step (see ``_FORMATS``), and the answer is validated by the caller either way.
 
-Token counting and the context window (issue 20) ask the server itself where it says:
+Token counting and the context window ask the server itself where it says:
 ``count_tokens`` uses llama-cpp-python's ``POST /extras/tokenize/count`` or the ``POST /tokenize``
 of llama.cpp's server (``{"content"}`` → ``{"tokens"}``) and vLLM (``{"prompt"}`` →
 ``{"count"}``); ``context_window`` reads llama.cpp's ``GET /props``
