@@ -38,7 +38,7 @@ from semv.nlp.entities import (
     place_key,
 )
 from semv.nlp.places import Place
-from semv.nlp.quotes import quotes_claim
+from semv.nlp.quotes import QUOTATION, quotes_claim
 from semv.nlp.text import find_phrase
 from semv.reasoning import join_words
 
@@ -224,7 +224,7 @@ def capture(ev: Evidence) -> tuple[DateMention, dt.datetime | None] | None:
 
 # ---- phrasing ---------------------------------------------------------------------------------
 
-_QUOTED = re.compile(r"“[^“”]{1,400}”|\"[^\"]{1,400}\"|«[^«»]{1,400}»|„[^„“”]{1,400}[“”]")
+_QUOTED = QUOTATION
 """A quotation: what the source reports someone said, not what it asserts."""
 
 

@@ -53,6 +53,7 @@ def refutation(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> Stance
     if cached is None:
         cached = judge_stance(view.claim_text, document_text(ev), cfg, view.language)
         view._cache[key] = cached
-    assert isinstance(cached, StanceJudgment)
+    if not isinstance(cached, StanceJudgment):
+        raise TypeError(f"stance cache entry {key!r} is {type(cached).__name__}")
     probs = cached.probabilities
     return cached if probs[Stance.REFUTES] >= probs[Stance.SUPPORTS] else None

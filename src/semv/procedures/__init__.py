@@ -60,7 +60,8 @@ class _Registered:
     def load(self) -> Procedure:
         module, _, attr = self.target.partition(":")
         procedure = getattr(importlib.import_module(module), attr)
-        assert isinstance(procedure, Procedure) and procedure.name == self.name, self.name
+        if not isinstance(procedure, Procedure) or procedure.name != self.name:
+            raise TypeError(f"{self.target} is not the procedure {self.name!r}")
         return procedure
 
 
