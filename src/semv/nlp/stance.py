@@ -24,7 +24,7 @@ topic, a place or a row:
 Quotations of three or more words are blanked before names, dates, numbers and cues are read
 (``asserted``): a fact-check that quotes the claim reports it, it does not assert it.
 
-Two logistic models over these signals (``semv.eval._logistic``) give the three-way stance as a
+Two logistic models over these signals (``semv.logistic``) give the three-way stance as a
 two-step probability: p(takes a stance) and p(refutes | takes a stance), so
 
     p(refutes) = p_s · p_r,  p(supports) = p_s · (1 − p_r),  p(neither) = 1 − p_s.
