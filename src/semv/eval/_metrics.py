@@ -104,13 +104,14 @@ def brier(p_positive: Sequence[float], gold: Sequence[bool]) -> float:
 
 
 def wilson_interval(successes: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
-    """Wilson score interval for a proportion (95% by default: ``z`` is the normal quantile),
-    scipy's ``binomtest(...).proportion_ci(method="wilson")``; (0, 1) for an empty sample."""
+    """Wilson score interval for a proportion (95% by default), equal to scipy's
+    ``binomtest(...).proportion_ci(method="wilson")`` (``tests/test_logistic.py``); written out
+    because every ``semv eval`` computes it and ``scipy.stats`` costs that command several
+    times numpy's import."""
     if n == 0:
         return (0.0, 1.0)
-    from scipy.stats import binomtest
-
-    interval = binomtest(successes, n).proportion_ci(
-        confidence_level=math.erf(z / math.sqrt(2)), method="wilson"
-    )
-    return (max(0.0, float(interval.low)), min(1.0, float(interval.high)))
+    phat = successes / n
+    denom = 1 + z * z / n
+    centre = (phat + z * z / (2 * n)) / denom
+    half = z * math.sqrt(phat * (1 - phat) / n + z * z / (4 * n * n)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))

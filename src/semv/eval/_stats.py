@@ -3,8 +3,11 @@
 ``two_proportion_z_test`` is the unpaired test SEMV §6.1.1 uses against a baseline whose
 per-record predictions are unavailable: only its reported accuracy and test-set size enter
 (the pooled z statistic and its normal tail; neither scipy nor scikit-learn has this test, and
-statsmodels' ``proportions_ztest`` would bring pandas for three lines). ``auroc`` is
-scikit-learn's. ``cluster_bootstrap`` resamples whole clusters (source cases) with replacement
+statsmodels' ``proportions_ztest`` would bring pandas for three lines). ``auroc`` is the
+rank-sum area, tested equal to scikit-learn's ``roc_auc_score``: every ``semv eval`` computes
+it, and importing ``sklearn.metrics`` would cost that command about ten times numpy's import
+(measured side by side), which the warm OOKPIK pass (about 3 s) cannot absorb.
+``cluster_bootstrap`` resamples whole clusters (source cases) with replacement
 and recomputes the metric from the stored outcomes, taking the percentile interval (SEMV §6.4,
 10,000 replicates); ``scipy.stats.bootstrap`` resamples observations, not clusters, and its
 draws would move every published interval.
@@ -60,20 +63,31 @@ def two_proportion_z_test(p1: float, n1: int, p2: float, n2: int) -> ZTest:
 
 
 def auroc(scores: Sequence[float], positive: Sequence[bool]) -> float:
-    """Area under the ROC curve = P(score of a random positive > a random negative), ties ½
-    (scikit-learn's ``roc_auc_score``).
+    """Area under the ROC curve = P(score of a random positive > a random negative), ties ½.
 
-    Raises ``ValueError`` when the lengths differ or either class is absent (the area is then
-    undefined).
+    Computed from average ranks (Mann-Whitney U), equal to scikit-learn's ``roc_auc_score``
+    (``tests/test_logistic.py`` checks it against the library). Raises ``ValueError`` when
+    either class is absent, because the area is then undefined.
     """
     if len(scores) != len(positive):
         raise ValueError("scores and labels differ in length")
     n_pos = sum(positive)
-    if n_pos == 0 or n_pos == len(positive):
+    n_neg = len(positive) - n_pos
+    if n_pos == 0 or n_neg == 0:
         raise ValueError("AUROC needs at least one positive and one negative case")
-    from sklearn.metrics import roc_auc_score
-
-    return float(roc_auc_score([bool(p) for p in positive], [float(s) for s in scores]))
+    order = sorted(range(len(scores)), key=lambda i: scores[i])
+    ranks = [0.0] * len(scores)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and scores[order[j + 1]] == scores[order[i]]:
+            j += 1
+        average = (i + j) / 2 + 1
+        for k in range(i, j + 1):
+            ranks[order[k]] = average
+        i = j + 1
+    rank_sum = sum(r for r, p in zip(ranks, positive, strict=True) if p)
+    return (rank_sum - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg)
 
 
 @dataclass(frozen=True)
