@@ -9,7 +9,8 @@ with full jitter, uniform over [0, min(max_s, base_s · 2ⁿ)] (tenacity's
 ``retries`` retries. Not from the papers.
 
 ``Backoff.retrying`` runs a synchronous body under the policy (``semv.retrieval._http``); the
-LLM client's asynchronous loop asks ``Backoff.delay`` for each wait.
+LLM client's asynchronous loop asks ``Backoff.delay`` for each wait. tenacity is imported at
+the first retry, so a run whose requests all succeed never loads it.
 """
 
 from __future__ import annotations
@@ -17,9 +18,10 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-import tenacity
+if TYPE_CHECKING:
+    import tenacity
 
 __all__ = ["RETRY_STATUS", "Backoff", "Retryable", "retry_after_seconds"]
 
@@ -56,6 +58,8 @@ class Backoff:
     max_s: float
 
     def _wait(self, state: tenacity.RetryCallState) -> float:
+        import tenacity
+
         outcome = state.outcome
         failure = outcome.exception() if outcome is not None and outcome.failed else None
         asked = failure.retry_after if isinstance(failure, Retryable) else None
@@ -68,6 +72,8 @@ class Backoff:
         """Seconds to wait after failed attempt ``attempt`` (0 = the first request)."""
         if retry_after is not None:
             return min(retry_after, self.max_s)
+        import tenacity
+
         state = tenacity.RetryCallState(None, None, (), {})  # type: ignore[arg-type]
         state.attempt_number = attempt + 1
         return self._wait(state)
@@ -75,6 +81,8 @@ class Backoff:
     def retrying(self, *, sleep: Callable[[float], None]) -> tenacity.Retrying:
         """Attempts of a body that raises ``Retryable`` for an answer worth retrying; after the
         last attempt that ``Retryable`` is raised again (any other exception at once)."""
+        import tenacity
+
         return tenacity.Retrying(
             stop=tenacity.stop_after_attempt(self.retries + 1),
             wait=self._wait,
