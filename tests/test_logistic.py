@@ -104,6 +104,36 @@ def test_nonnegative_weights_stay_at_zero_where_the_data_pull_below() -> None:
         fit_logistic(x.tolist(), [bool(v) for v in y], balanced=True, nonnegative=True)
 
 
+def _old_forensic_fit(x: np.ndarray, y: np.ndarray, l2: float) -> tuple[np.ndarray, float]:
+    """The forensic script's own L-BFGS-B fit before it moved into semv.logistic (reference)."""
+    from scipy.optimize import minimize
+
+    n, d = x.shape
+    a = np.hstack([np.ones((n, 1)), x])
+
+    def loss(beta: np.ndarray) -> tuple[float, np.ndarray]:
+        z = a @ beta
+        nll = float(np.sum(np.logaddexp(0.0, z) - y * z)) + 0.5 * l2 * float(beta[1:] @ beta[1:])
+        p = 1.0 / (1.0 + np.exp(-z))
+        grad = a.T @ (p - y)
+        grad[1:] += l2 * beta[1:]
+        return nll, grad
+
+    bounds = [(None, None)] + [(0.0, None)] * d
+    res = minimize(loss, np.zeros(d + 1), jac=True, method="L-BFGS-B", bounds=bounds)
+    return np.asarray(res.x[1:]), float(res.x[0])
+
+
+def test_the_nonnegative_fit_is_the_forensic_script_s_former_fit() -> None:
+    rng = np.random.default_rng(6)
+    x = rng.normal(size=(150, 5))
+    y = (x @ np.array([1.0, 0.5, -1.0, 0.0, 0.3]) + rng.normal(size=150) > 0).astype(float)
+    model = fit_logistic(x.tolist(), [bool(v) for v in y], l2=1.0, balanced=False, nonnegative=True)
+    ref_coef, ref_intercept = _old_forensic_fit(x, y, 1.0)
+    assert np.max(np.abs(np.array(model.coef) - ref_coef)) < 1e-12
+    assert abs(model.intercept - ref_intercept) < 1e-12
+
+
 def test_bad_training_sets_are_refused() -> None:
     with pytest.raises(ValueError, match="no rows"):
         fit_logistic([], [])
