@@ -43,7 +43,7 @@ from semv.config import Settings
 from semv.dimensions import ClaimView, decompose_case
 from semv.dimensions._context import context_signals
 from semv.eval import balanced_accuracy, counts, expected_calibration_error
-from semv.eval._logistic import fit_logistic
+from semv.logistic import fit_logistic
 from semv.model import Case, Dimension
 from semv.store import Store
 

@@ -1,4 +1,4 @@
-"""Prompt tokens per case on the LLM backend (issue 20's targets), against the scripted
+"""Prompt tokens per case on the LLM backend, against the scripted
 OpenAI-compatible server (tests/llm_server.py): the example with its photo and text-only,
 proponent/opponent as separate calls and batched. The requests the backend sends are counted
 with the test model's own tokenizer (Qwen2.5-Coder-0.5B GGUF via llama-cpp-python, vocabulary

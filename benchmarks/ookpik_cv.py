@@ -6,7 +6,7 @@ What is fitted, and so refitted inside every outer training split:
    regression over general signals), including its L2 strength, chosen by an inner
    stratified CV on the outer training rows;
 2. the verdict calibration (logistic calibration of p(OOC) on the decision and ψ̄ of Eq. 20,
-   ``semv.eval._logistic``), fitted on the outer training rows.
+   ``semv.logistic``), fitted on the outer training rows.
 
 Only the held-out outer fold is scored. The full pipeline runs on every row twice, once with
 a model that always attacks the caption context and once with one that never does (both
@@ -36,8 +36,8 @@ from rich.table import Table
 from semv.config import Settings
 from semv.dimensions._context import FEATURES
 from semv.eval import balanced_accuracy, counts, expected_calibration_error
-from semv.eval._logistic import Logistic, fit_logistic
 from semv.fitting import CosmosVerdict, cosmos_verdicts
+from semv.logistic import Logistic, fit_logistic
 from semv.store import Store
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -304,10 +304,10 @@ def main(argv: list[str] | None = None) -> int:
     from web_latency import bench_web  # benchmarks/web_latency.py
 
     bench_web()
-    import startup  # benchmarks/startup.py: whole-process figures of issue 15
+    import startup  # benchmarks/startup.py: whole-process start-up figures
 
     startup.main(["--repeats", str(max(3, args.repeats // 8))])
-    import scale_bench  # benchmarks/scale_bench.py: workers, Ray, restart (issue 17)
+    import scale_bench  # benchmarks/scale_bench.py: workers, Ray, restart
 
     scale_bench.main(["--cases", str(args.cases)])
     return 0

@@ -1,4 +1,4 @@
-"""Scale-out benchmarks (part of ``make bench``; issue 17's targets):
+"""Scale-out benchmarks (part of ``make bench``):
 
 - ``semv eval cosmos`` on OOKPIK dev, text-only, offline backend: ``--workers 2`` ÷
   ``--workers 1`` throughput, and ``--ray`` with 2 local workers ÷ ``--workers 1``, each a fresh

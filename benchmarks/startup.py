@@ -1,4 +1,4 @@
-"""Whole-process start-up, cold verify, throughput, memory and the LLM critical path (issue 15).
+"""Whole-process start-up, cold verify, throughput, memory and the LLM critical path.
 
 Every figure is one ``semv`` process as a user starts it (``python -m semv`` from the sources
 on PYTHONPATH), timed from outside; peak RSS is the child's own ``ru_maxrss`` (``os.wait4``),

@@ -3,7 +3,7 @@
 Runs the offline pipeline (shipped settings, text only) on the declared training set, reads
 each verdict's decision (OOC or not) and ψ̄ (Eq. 20: p(OOC) = ψ̄ for a false-context decision,
 1 − ψ̄ otherwise), and fits a logistic calibration p_cal(OOC) = σ(a·[decision = OOC] + b·ψ̄ + c)
-(Platt scaling with the decision as a second input; ``semv.eval._logistic``). ``semv eval``
+(Platt scaling with the decision as a second input; ``semv.logistic``). ``semv eval``
 reports p_cal beside the Eq. 20 value (ECE, Brier, a second reliability diagram).
 
     python scripts/fit_calibration.py [--train ../shared/data/ookpik-dev/dev_data.json]
@@ -22,8 +22,8 @@ import sys
 from pathlib import Path
 
 from semv.config import Settings
-from semv.eval._logistic import fit_logistic
 from semv.fitting import cosmos_verdicts, sha256_of, write_parameters
+from semv.logistic import fit_logistic
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))

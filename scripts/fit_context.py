@@ -3,7 +3,7 @@
 Reads caption pairs in COSMOS format (one JSON object per line: ``caption1`` the claim,
 ``caption2`` a caption of the same media, ``context_label`` 1 = out of context), computes the
 general signals of ``semv.dimensions._context`` for each pair exactly as the offline rule does,
-fits an L2-regularised, class-balanced logistic regression (``semv.eval._logistic``) and writes
+fits an L2-regularised, class-balanced logistic regression (``semv.logistic``) and writes
 the versioned parameter file with its provenance (training set, sha256, rows, command).
 
     python scripts/fit_context.py [--train ../shared/data/ookpik-dev/dev_data.json]
@@ -33,8 +33,8 @@ from semv.agents.llm._judge import JUDGE_VERSION
 from semv.config import OfflineAgentConfig, Settings
 from semv.dimensions import ClaimView, decompose_case
 from semv.dimensions._context import FEATURES, JUDGED_FEATURES, context_signals, judge_feature
-from semv.eval._logistic import fit_logistic
 from semv.fitting import sha256_of, write_parameters
+from semv.logistic import fit_logistic
 from semv.model import Dimension
 
 ROOT = Path(__file__).resolve().parents[1]

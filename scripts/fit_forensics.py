@@ -38,8 +38,8 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from scipy.optimize import minimize
 
+from semv import logistic as _logistic
 from semv.config import ForensicsConfig
 from semv.eval import auroc
 from semv.eval.forensic_corpus import CorpusImage, corpus, real_sources
@@ -93,25 +93,15 @@ def measure(
 
 
 def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = L2) -> tuple[np.ndarray, float]:
-    """Penalised maximum likelihood of σ(b + x·w) with w ≥ 0 (x standardised), by L-BFGS-B.
+    """Penalised maximum likelihood of σ(b + x·w) with w ≥ 0 (x standardised): semv's one
+    logistic regression with ``nonnegative=True``.
 
     Every feature is built so that a larger value is more suspicious; the sign constraint keeps
     the fit from turning a data-set artefact (e.g. CASIA's small, smooth images having low
     noise-map scores) into "less anomaly means more manipulation"."""
-    n, d = x.shape
-    a = np.hstack([np.ones((n, 1)), x])
-
-    def loss(beta: np.ndarray) -> tuple[float, np.ndarray]:
-        z = a @ beta
-        nll = float(np.sum(np.logaddexp(0.0, z) - y * z)) + 0.5 * l2 * float(beta[1:] @ beta[1:])
-        p = 1.0 / (1.0 + np.exp(-z))
-        grad = a.T @ (p - y)
-        grad[1:] += l2 * beta[1:]
-        return nll, grad
-
-    bounds = [(None, None)] + [(0.0, None)] * d
-    res = minimize(loss, np.zeros(d + 1), jac=True, method="L-BFGS-B", bounds=bounds)
-    return np.asarray(res.x[1:]), float(res.x[0])
+    rows, labels = x.tolist(), [bool(v) for v in y]
+    model = _logistic.fit_logistic(rows, labels, l2=l2, balanced=False, nonnegative=True)
+    return np.asarray(model.coef), model.intercept
 
 
 def fold_of(source: str) -> int:

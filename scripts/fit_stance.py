@@ -5,7 +5,7 @@
                                  [--metrics FILE.json] [--check]
 
 (``make fit-stance``, part of ``make fit``.) How the stance pairs and labels are derived from
-AVeriTeC (documented in docs/evaluation.md, "Stance"):
+AVeriTeC (documented in docs/evaluation.md, "Claim–evidence stance on AVeriTeC dev"):
 
 - **Evidence text of a claim**: its question–answer evidence, the answers only, joined in file
   order; a Boolean answer ("Yes"/"No") is followed by its ``boolean_explanation`` when it has
@@ -20,7 +20,7 @@ AVeriTeC (documented in docs/evaluation.md, "Stance"):
   claims at odd indices are held out. Scores on the fit split are in-sample, on the held-out
   split out-of-sample. Other pairs are drawn within each split.
 
-The two logistic models (``semv.eval._logistic.fit_logistic``, class-balanced, L2 ``--l2``) are
+The two logistic models (``semv.logistic.fit_logistic``, class-balanced, L2 ``--l2``) are
 p(takes a stance) on all pairs and p(refutes | stance) on the supports/refutes pairs, each under
 the declared sign constraints of ``SIGNS`` (a signal fitted with the sign opposite to its meaning
 is dropped and the model refitted: backward elimination, recorded in the data file). ``--check``
@@ -40,8 +40,8 @@ from pathlib import Path
 from typing import Any
 
 from semv.config import OfflineAgentConfig, Settings
-from semv.eval._logistic import Logistic, fit_logistic
 from semv.fitting import finish_fit, sha256_of
+from semv.logistic import Logistic, fit_logistic
 from semv.nlp.stance import FEATURES, Stance, StanceModel, stance_features
 from semv.nlp.text import lexical_overlap
 

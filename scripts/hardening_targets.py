@@ -1,4 +1,4 @@
-"""The Targets table of issue 19, measured on whatever ``semv`` is first on ``sys.path``.
+"""The hardening targets, measured on whatever ``semv`` is first on ``sys.path``.
 
     PYTHONPATH=src python scripts/hardening_targets.py            # this checkout
     PYTHONPATH=/path/to/old/src python scripts/hardening_targets.py   # an older one: "before"

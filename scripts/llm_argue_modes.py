@@ -1,5 +1,5 @@
 """Measure ``llm.batch_argue`` (proponent and opponent in one call) against separate calls on a
-real model (issue 20): per bundled case and variant (with its media, text-only), each mode's
+real model: per bundled case and variant (with its media, text-only), each mode's
 calls, prompt/completion tokens, argue fallbacks, admissibility rate of the arguments, label
 and per-subclaim decisions, and whether the two modes agree.
 

@@ -1,4 +1,4 @@
-"""The hostile-input corpus of issue 19, generated (no binary blobs).
+"""The hostile-input corpus, generated (no binary blobs).
 
 Each item writes its input under a work folder and names the ``semv`` command to run on it,
 with what must happen: the exit code, a message (regular expression over stdout + stderr) and

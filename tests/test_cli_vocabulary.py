@@ -1,4 +1,4 @@
-"""One CLI vocabulary and feedback where a user expects it (issue 22, items 6 and 9): reading
+"""One CLI vocabulary and feedback where a user expects it: reading
 commands never create a store, `runs` has a header, a procedure column, `--json` and `--ids`,
 help shows no type on switches, `--resume` says what it continues."""
 

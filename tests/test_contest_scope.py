@@ -1,4 +1,4 @@
-"""What a reviewer can trust about a revision's scope (issue 22, items 4-5): an id that
+"""What a reviewer can trust about a revision's scope (items 4-5): an id that
 resolves to nothing is refused with the valid ids; a revision evaluates against the parent's
 reverse-image index unless `--refresh-sources`, and says which it did; locality figures
 never exceed their totals."""

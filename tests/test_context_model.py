@@ -16,7 +16,7 @@ from semv.agents.offline import OfflineAgents
 from semv.config import Settings
 from semv.dimensions import ClaimView, decompose_case
 from semv.dimensions._context import FEATURES, ContextModel, context_model, context_signals
-from semv.eval._logistic import fit_logistic, fit_platt, platt
+from semv.logistic import fit_logistic, fit_platt, platt
 from semv.model import (
     Case,
     Dimension,

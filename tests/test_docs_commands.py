@@ -1,9 +1,11 @@
-"""Every command block of README.md and docs/*.md runs as pasted (issue 22).
+"""Every command block of README.md and docs/*.md runs as pasted.
 
 The ``bash`` blocks (and README's ``python`` blocks) are extracted in document order and run,
 one file after another, with ``bash -e`` in one temporary workspace: ``.venv/bin/semv`` and
-``python3`` there run this checkout's sources with the test's interpreter, ``examples/`` and
-``docs/`` link to the repository's, and the data directory is the workspace's own ``.semv``.
+``python3`` there run this checkout's sources with the test's interpreter, ``examples/``,
+``docs/``, ``src/``, ``benchmarks/`` and ``scripts/`` link to the repository's (so a block's
+``PYTHONPATH=src .venv/bin/python benchmarks/...`` runs this checkout's code), and the data
+directory is the workspace's own ``.semv``.
 So a block can use what an earlier block of its file made (a verified run, an index), as a
 reader following the page would.
 
@@ -134,7 +136,7 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str,
         script = bin_dir / name
         script.write_text(f'#!/bin/sh\nexec "{sys.executable}" {args} "$@"\n', encoding="utf-8")
         script.chmod(0o755)
-    for name in ("examples", "docs"):
+    for name in ("examples", "docs", "src", "benchmarks", "scripts"):
         (root / name).symlink_to(ROOT / name)
     env = {
         k: v

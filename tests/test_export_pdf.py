@@ -68,7 +68,7 @@ def test_the_example_pdf_has_every_section_graph_and_image(data_dir: Path, tmp_p
     for dim in ("where", "when", "who", "why", "authenticity"):
         assert f"Argument graph of {dim}" in text
     assert "Flooding in Paris on 14 March 2024" in text
-    # verdict first (issue 22), and every collapsed section printed open
+    # verdict first, and every collapsed section printed open
     assert re.search(r"<details(?![^>]*\bopen\b)", page) is None
     verdict = text.index("Strongest arguments against the claim")
     assert verdict < text.index("Needs review") < text.index("Case summary")

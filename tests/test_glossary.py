@@ -1,4 +1,4 @@
-"""The glossary (issue 22): one source for every label, code and symbol a user sees."""
+"""The glossary: one source for every label, code and symbol a user sees."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Regression tests of issue 19 (reliability and security hardening), one or more per defect.
+"""Regression tests of the reliability and security hardening, one or more per defect.
 
 Each test reproduces the red-team finding on the library (the CLI and web forms of the same
 inputs are in ``tests/test_hostile_corpus.py``) and failed before the fix.

@@ -1,4 +1,4 @@
-"""`semv index corpus` hygiene (issue 21): semv's own source tree and hidden folders are not
+"""`semv index corpus` hygiene: semv's own source tree and hidden folders are not
 indexed by default, and the command reports what it read and what it skipped."""
 
 from __future__ import annotations

@@ -387,7 +387,7 @@ def test_server_dying_mid_run_still_commits_a_clean_run(data_dir: Path) -> None:
     assert any(n.startswith("model-fallback|proponent") for n in notes)
     from semv.model import Arguments
 
-    # where the server was down the offline verifier answered (issue 22: the fallback is the
+    # where the server was down the offline verifier answered (the fallback is the
     # offline role's answer, not "unverified" for every argument); the run says so
     assert any(
         a.verified
@@ -450,7 +450,7 @@ def test_contested_rerun_reuses_unchanged_model_work(data_dir: Path) -> None:
 
 
 def test_replay_without_a_cached_answer_fails_clearly(data_dir: Path) -> None:
-    # a user condition, not an internal error: exit 2, the next step named (issue 22)
+    # a user condition, not an internal error: exit 2, the next step named
     with pytest.raises(ReplayMiss, match="--replay: no cached answer") as caught:
         run(llm_settings("http://127.0.0.1:9/v1"), data_dir, replay=True)
     assert caught.value.exit_code == 2 and "without --replay first" in str(caught.value)

@@ -1,4 +1,4 @@
-"""The LLM path within budget (issue 20): evidence per role, typed one-line measurements,
+"""The LLM path within budget: evidence per role, typed one-line measurements,
 excerpts with offsets, token counting (server tokenizer or estimate), the declared shrink
 order, per-call and per-case budgets, what the report says was left out, and prices."""
 

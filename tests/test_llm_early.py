@@ -1,4 +1,4 @@
-"""Calls started ahead of their nodes (issue 15): the decomposer's call at the run's start, the
+"""Calls started ahead of their nodes: the decomposer's call at the run's start, the
 plan calls as soon as its answer gives the statements, none of them waiting for the offline
 extractors or the media nodes, and the run's result the same as without them."""
 

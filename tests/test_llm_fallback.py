@@ -1,6 +1,5 @@
 """With no model server, the LLM backend's per-call fallback gives what the offline backend
-gives, and the CLI refuses to start a run against a server that is not there (issue 22,
-item 10)."""
+gives, and the CLI refuses to start a run against a server that is not there."""
 
 from __future__ import annotations
 

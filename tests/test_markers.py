@@ -89,7 +89,7 @@ def test_verite_true_captions_rarely_fire() -> None:
     """VERITE's true captions describe real scenes correctly; a marker that fires on them is
     not a marker of recontextualization. The few allowed are captions that truthfully call the
     image digital art or a staged prop (a caption saying so is evidence against a claim that
-    the image is a real photograph). Before issue 16 the list fired on 39 of the 338."""
+    the image is a real photograph). An earlier list fired on 39 of the 338."""
     path = shared_data("verite", "VERITE.csv")
     with path.open(newline="", encoding="utf-8") as f:
         rows = [r for r in csv.DictReader(f) if r["label"] == "true"]

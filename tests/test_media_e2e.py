@@ -58,7 +58,7 @@ def test_generated_video_end_to_end(tmp_path: Path) -> None:
     result = json.loads((report_dir / "report.json").read_text())
 
     # keyframes: two scenes, one keyframe each, stored as artifacts the report names by their
-    # place in the data directory, never by their absolute path on this machine (issue 22)
+    # place in the data directory, never by their absolute path on this machine
     assert "`ev:keyframes:asset:1` PySceneDetect" in report
     assert "Provenance: tool: PySceneDetect ContentDetector" in report
     artifacts = sorted((data_dir / "artifacts").rglob("*.png"))

@@ -24,7 +24,7 @@ def test_learn_freeze_transfer_export(tmp_path: Path) -> None:
     code, digest, _ = semv("memory", "hash", "--data-dir", d)
     assert digest.strip() == frozen.strip()
     # frozen: a learning run and an import are rejected, and the rejection is traced
-    # (user conditions: exit 2 with the next step named, issue 22)
+    # (user conditions: exit 2 with the next step named)
     code, _, err = semv("learn", data, *common, "--limit", "1")
     assert code == 2 and "I_freeze" in err and "semv memory thaw" in err
     export = tmp_path / "mem.json"

@@ -186,7 +186,7 @@ def test_example_stages_follow_its_evidence_and_the_rule(data_dir: Path) -> None
     assert isinstance(text, StageOutcome) and isinstance(image, StageOutcome)
     assert isinstance(cross, StageOutcome)
     # the photo's EXIF: a Canon camera and no editor, which neither supports (EXIF is not bound
-    # to the pixels: issue 16, the authenticity rule) nor attacks the image: mixed, no V code;
+    # to the pixels: the authenticity rule) nor attacks the image: mixed, no V code;
     # capture in Lyon in June 2019 against the claimed Paris, March 2024 (C2); the two supplied
     # reports restate the claimed event, so the cross stage is not supported (mixed since the
     # dev-fitted recontext phrases left the why rule)

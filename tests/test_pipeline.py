@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+import yaml
 
 from semv.config import Settings
 from semv.errors import StageError
@@ -209,10 +210,28 @@ def test_python_api_verifies_a_case_folder(data_dir: Path) -> None:
     import semv
     from tests.conftest import ROOT
 
-    result = semv.verify(ROOT / "examples" / "lyon-flood", data_dir=data_dir)
+    folder = ROOT / "examples" / "lyon-flood"
+    result = semv.verify(folder, data_dir=data_dir)
     assert result.case_id == "lyon-flood"
-    assert result.label in {label.value for label in InternalLabel}
+    # The example's own annotation (gold.yaml, written with the case): the photo's EXIF puts it
+    # in Lyon in June 2019, so the claimed place and date are refuted and the label is
+    # false-context.
+    gold = yaml.safe_load((folder / "gold.yaml").read_text(encoding="utf-8"))
+    assert result.label == gold["label"] == InternalLabel.FALSE_CONTEXT.value
+    by_dimension = {s.dimension: s for s in result.subclaims}
+    for dimension in ("when", "where"):
+        sub = by_dimension[dimension]
+        assert sub.score < 0.5, (dimension, sub.score)
+        exif_attacks = [
+            a
+            for a in sub.arguments
+            if a.stance is Stance.ATTACK and "ev:exif:asset:1" in a.evidence
+        ]
+        assert exif_attacks, f"{dimension}: no attack from the photo's EXIF"
     assert Store(data_dir).get_run(result.run_id).status is RunStatus.COMMITTED
+    report = json.loads(Path(result.report_paths["json"]).read_text(encoding="utf-8"))
+    assert report["final_status"]["label"] == result.label
+    assert report["final_status"]["rule"].startswith("Rule 2")
 
 
 class JudgingAgents(ScriptedAgents):

@@ -74,9 +74,9 @@ def test_rule_2_needs_unrefuted_content_and_a_context_dimension() -> None:
     # Refuted content: not false context (a false content is not a false context).
     assert aggregate(decisions(what=0.4, where=0.1)).label is not L.FALSE_CONTEXT
     assert aggregate(decisions(what=0.1, why=0.1)).label is not L.FALSE_CONTEXT
-    # Changed in issue 16: content that no evidence speaks about (uncertain) no longer blocks
-    # rule 2 — "supported event content" is read as "content not refuted" (see the rule's
-    # docstring and docs/architecture.md); this expectation used to be "not false context".
+    # Content that no evidence speaks about (uncertain) does not block rule 2: "supported
+    # event content" is read as "content not refuted" (see the rule's docstring and
+    # docs/architecture.md, "Aggregation").
     out = aggregate(decisions(what=0.5, where=0.1))
     assert (out.label, out.rule_number) == (L.FALSE_CONTEXT, 2)
     assert "what) is not refuted" in out.rule
@@ -136,8 +136,8 @@ def test_rule_4_weakly_supported_subclaim_is_partially_verified() -> None:
 
 
 def test_rule_5_enough_uncertain_subclaims() -> None:
-    # Issue 16: rule 2 now fires on uncertain content with a refuted context, so these cases
-    # keep rule 2 out by a refuted `what` (they used uncertain content before).
+    # Rule 2 fires on uncertain content with a refuted context, so these cases
+    # keep rule 2 out by a refuted `what`.
     # K = 6: ⌊6/2⌋ = 3 uncertain needed
     # (a supported subclaim would now be rule 4, so none is supported here)
     six = decisions(what=0.2, where=0.5, when=0.5, who=0.5, why=0.2, authenticity=0.4)

@@ -1,4 +1,4 @@
-"""Evidence relevance (issue 21): the fitted claim-relevance gate of retrieved items, the
+"""Evidence relevance: the fitted claim-relevance gate of retrieved items, the
 when/where "refers to this case" test, and the relevance term of Eq. 14."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 21's reproduction as a test: an archive of unrelated fact-check evidence (AVeriTeC
+"""The relevance gate reproduced as a test: an archive of unrelated fact-check evidence (AVeriTeC
 dev, read in place from ../shared/data) indexed as the corpus must not change lyon-flood's
 verdict or any subclaim band, and no argument may cite an item whose claim similarity is
 below 0.1; a genuinely related fact-check in a small corpus still attacks when and where."""

@@ -54,7 +54,7 @@ MD_HEADINGS = (
     "## Source",
     "## Glossary",
 )
-"""Verdict first (issue 22): the summary and the final status, the MV2026 dimension sections,
+"""Verdict first: the summary and the final status, the MV2026 dimension sections,
 then the case's media and provenance, the sources and the glossary."""
 
 

@@ -1,4 +1,4 @@
-"""Issue 22 target: the first 1,000 px of the example's HTML report, 1,300 px wide, show the
+"""Target: the first 1,000 px of the example's HTML report, 1,300 px wide, show the
 label, the confidence, the reason, the strongest arguments on each side and the review items
 (Playwright driving the Debian Chromium on the written ``report.html``; skipped without it).
 

@@ -1,4 +1,4 @@
-"""The clash judge's sentence names the side its win rate favours (issue 18 item 5)."""
+"""The clash judge's sentence names the side its win rate favours."""
 
 from __future__ import annotations
 

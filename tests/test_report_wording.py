@@ -1,4 +1,4 @@
-"""Issue 22, item 2 and 3: the wording errors a fact-checker met in the lyon-flood report, one
+"""The wording errors a fact-checker met in the lyon-flood report, one
 test each, and no machine path in what the report shows.
 
 The unit tests pin each fix where it is made; the example run checks the written report."""
@@ -56,7 +56,7 @@ def test_three_weakly_supported_subclaims_join_with_commas_and_and() -> None:
 
 
 def test_deciding_dimensions_follow_the_rule_that_fired() -> None:
-    # Issue 16: a weakly refuted `who` with uncertain content is now rule 2, so the fourth
+    # A weakly refuted `who` with uncertain content is now rule 2, so the fourth
     # subclaim is a weakly refuted authenticity (rule 1 needs it refuted) instead.
     decided = _decisions(what=0.5, where=0.5, when=0.5, authenticity=0.4)
     out = aggregate(decided)

@@ -119,7 +119,7 @@ def test_verify_live_then_replay_from_the_cli(
 def test_replay_needs_no_api_key(
     data_dir: Path, case_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """--replay sends no request, so it needs no key (issue 22); live still asks for one."""
+    """--replay sends no request, so it needs no key; live still asks for one."""
     monkeypatch.setenv("SEMV_RETRIEVAL__ALLOW_PRIVATE", "true")  # the test server is local
     monkeypatch.setenv("SERPER_API_KEY", "test-key")
     args = ["verify", str(case_dir), "--json", "--data-dir", str(data_dir)]

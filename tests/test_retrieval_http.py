@@ -111,7 +111,7 @@ def test_slow_response_times_out() -> None:
             client.request("GET", server.url + "/slow")
 
 
-def test_429_and_500_are_retried_with_exponential_backoff() -> None:
+def test_429_and_500_are_retried_with_jittered_exponential_backoff() -> None:
     with recorded_server() as server:
         server.route(
             "/api",
@@ -127,8 +127,11 @@ def test_429_and_500_are_retried_with_exponential_backoff() -> None:
         response = client.request("GET", server.url + "/api")
         assert response.status == 200
         assert server.hits("/api") == 4
-        # 0.5 then doubled to 1.0; the 503's Retry-After of 2 s lengthens the third wait
-        assert waits == [0.5, 1.0, 2.0]
+        # semv.retry: full jitter under 0.5 s, then under 1.0 s (doubled); the 503's
+        # Retry-After of 2 s is the third wait exactly
+        assert len(waits) == 3
+        assert 0.0 <= waits[0] <= 0.5 and 0.0 <= waits[1] <= 1.0
+        assert waits[2] == 2.0
 
 
 def test_persistent_server_error_gives_up_after_the_retries() -> None:
@@ -141,7 +144,7 @@ def test_persistent_server_error_gives_up_after_the_retries() -> None:
         with pytest.raises(RetrievalError, match=r"gave up after 3 attempts \(HTTP 500\)"):
             client.request("GET", server.url + "/down")
         assert server.hits("/down") == 3
-        assert waits == [0.1, 0.2]
+        assert len(waits) == 2 and 0.0 <= waits[0] <= 0.1 and 0.0 <= waits[1] <= 0.2
 
 
 def test_client_error_is_not_retried() -> None:
@@ -151,3 +154,20 @@ def test_client_error_is_not_retried() -> None:
         with pytest.raises(RetrievalError, match="HTTP 401"):
             client.request("GET", server.url + "/missing-key")
         assert server.hits("/missing-key") == 1
+
+
+def test_the_policy_s_waits_double_under_full_jitter_and_respect_the_cap() -> None:
+    """semv.retry's waits: retry n waits uniformly within [0, min(cap, base · 2ⁿ)]; a server's
+    Retry-After replaces the wait, capped too."""
+    import random
+
+    from semv.retry import Backoff
+
+    random.seed(11)
+    policy = Backoff(retries=6, base_s=0.5, max_s=3.0)
+    for n, ceiling in enumerate((0.5, 1.0, 2.0, 3.0, 3.0)):
+        waits = [policy.delay(n) for _ in range(200)]
+        assert all(0.0 <= w <= ceiling for w in waits)
+        assert max(waits) > 0.8 * ceiling  # spread over the range, not a constant
+    assert policy.delay(0, retry_after=2.0) == 2.0
+    assert policy.delay(0, retry_after=60.0) == 3.0

@@ -133,7 +133,7 @@ def test_pre_migration_sqlite_store_is_adopted_without_losing_runs(tmp_path: Pat
     assert {"revisions", "web_jobs", "web_sessions"} <= tables
     run_id = store.create_run(case_id="c2", adapter="generic", settings_hash="s", agents="a")
     store.append_event(run_id, TraceKind.RUN_STARTED)
-    store.append_event(run_id, TraceKind.RUN_COMMITTED)  # a committed run needs one (issue 19)
+    store.append_event(run_id, TraceKind.RUN_COMMITTED)  # a committed run needs one
     store.finish_run(run_id, RunStatus.COMMITTED)
     assert store.verify_trace(run_id).ok
 
@@ -187,7 +187,7 @@ def test_concurrent_processes_keep_every_chain_intact(store_url: str) -> None:
     for p in procs:
         p.join(120)
     assert [p.exitcode for p in procs] == [0] * _WRITERS
-    store.append_event(shared, TraceKind.RUN_COMMITTED)  # a committed run needs one (issue 19)
+    store.append_event(shared, TraceKind.RUN_COMMITTED)  # a committed run needs one
     store.finish_run(shared, RunStatus.COMMITTED)  # reads the head the others left
     check = store.verify_trace(shared)
     assert check.ok, check.problem

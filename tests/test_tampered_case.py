@@ -1,4 +1,4 @@
-"""End to end on a constructed tampered case (issue 16): a real camera photo with an object
+"""End to end on a constructed tampered case: a real camera photo with an object
 from another photo pasted in and the file re-saved at another quality *with its old EXIF block*
 — what editors and ``exiftool`` do by default, and what made the hidden case end
 ``partially-verified`` with authenticity ``weakly-supported``: the camera make/model and

@@ -71,28 +71,54 @@ def test_an_unreadable_cache_is_ignored(tool: Path, tmp_path: Path) -> None:
 # ---- the forensic extractors' fingerprint strings, without importing OpenCV -------------------
 
 
-def test_the_forensic_strings_are_what_the_libraries_and_the_model_file_say(
+def test_the_forensic_tool_string_names_each_library_s_installed_version(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import hashlib
-    from importlib import resources
-
+    """The string changes with any of the three libraries, and OpenCV's part is the same whether
+    it came from the imported module or from the remembered answer."""
     import cv2
     import numpy as np
     import PIL
 
-    from semv.perception._signal_versions import forensic_tool_version, model_fingerprint
-    from semv.perception.manipulation import MODEL_FILE, load_model
+    from semv.perception import _signal_versions
 
     monkeypatch.setenv("SEMV_CACHE_DIR", str(tmp_path / "cache"))
-    want = f"Pillow {PIL.__version__}; OpenCV {cv2.__version__}; numpy {np.__version__}"
-    assert forensic_tool_version() == want
-    model = load_model()
-    assert model is not None
-    raw = resources.files("semv.perception").joinpath(MODEL_FILE).read_bytes()
-    assert model_fingerprint() == (
-        f"forensic model v{model.version} {hashlib.sha256(raw).hexdigest()[:12]}"
-    )
+    imported = _signal_versions.forensic_tool_version()
+    for library, version in (("Pillow", PIL.__version__), ("OpenCV", cv2.__version__)):
+        assert f"{library} {version}" in imported
+    assert f"numpy {np.__version__}" in imported
+    assert _signal_versions.opencv_version() == cv2.__version__
+    asked, _ = _signal_tools_in_a_fresh_process(tmp_path / "cache")  # imports OpenCV, remembers
+    remembered, loaded = _signal_tools_in_a_fresh_process(tmp_path / "cache")
+    assert not loaded  # the second process took OpenCV's version from the cache
+    assert asked.startswith(imported) and remembered == asked
+
+
+def test_the_model_fingerprint_follows_the_model_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A refit (any byte of the file) or a new version changes the fingerprint, so cached media
+    nodes computed with another model are never reused; no file reads as ``none``."""
+    import json
+
+    from semv.perception import _signal_versions
+
+    package = tmp_path / "package"
+    (package / "data").mkdir(parents=True)
+    model = package / "data" / "forensic_model.json"
+    monkeypatch.setattr(_signal_versions.resources, "files", lambda _name: package)
+
+    model.write_text(json.dumps({"version": 3, "weights": {"copy_move": 0.67}}))
+    first = _signal_versions.model_fingerprint()
+    model.write_text(json.dumps({"version": 3, "weights": {"copy_move": 0.68}}))
+    refit = _signal_versions.model_fingerprint()
+    model.write_text(json.dumps({"version": 4, "weights": {"copy_move": 0.68}}))
+    newer = _signal_versions.model_fingerprint()
+    assert first.startswith("forensic model v3 ") and refit.startswith("forensic model v3 ")
+    assert newer.startswith("forensic model v4 ")
+    assert len({first, refit, newer}) == 3
+    model.unlink()
+    assert _signal_versions.model_fingerprint() == "forensic model none"
 
 
 def _signal_tools_in_a_fresh_process(cache: Path) -> tuple[str, bool]:

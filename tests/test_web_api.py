@@ -331,7 +331,7 @@ def test_contest_matches_the_python_api(client: TestClient, run_id: str, data_di
 
 
 def test_the_case_page_is_verdict_first(client: TestClient, run_id: str) -> None:
-    """Issue 22: the case page has the report's order: verdict, reason, strongest arguments
+    """The case page has the report's order: verdict, reason, strongest arguments
     and review items, then the decisions, the subclaims, and the case's media, sources and
     glossary last."""
     page = client.get(f"/runs/{run_id}").text
@@ -356,7 +356,7 @@ def test_the_case_page_is_verdict_first(client: TestClient, run_id: str) -> None
 def test_api_responses_name_no_machine_path(
     client: TestClient, run_id: str, data_dir: Path
 ) -> None:
-    """Issue 22: report paths relative to the data directory; no absolute server path in the
+    """Report paths relative to the data directory; no absolute server path in the
     result or the JSON report."""
     response = client.get(f"/api/runs/{run_id}")
     paths = response.json()["report_paths"]

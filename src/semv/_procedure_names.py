@@ -2,7 +2,7 @@
 procedures.
 
 ``semv verify --help`` lists them, and ``semv verify`` checks a ``--procedure`` name, before
-the command imports the stage graph (its first model request leaves first, issue 15).
+the command imports the stage graph (its first model request leaves first).
 ``semv.procedures`` registers the same names in the same order (``procedure_names()``; a test
 holds the two equal) and takes its default from here.
 """

@@ -161,7 +161,8 @@ class Worker:
         self, proc: subprocess.Popen[bytes], on_answer: Callable[[dict[str, Any]], bool]
     ) -> None:
         try:
-            assert proc.stdout is not None
+            if proc.stdout is None:
+                raise RuntimeError("worker started without a stdout pipe")
             for raw in proc.stdout:
                 with contextlib.suppress(ValueError):
                     answer = json.loads(raw)

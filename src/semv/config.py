@@ -68,7 +68,7 @@ class _Section(BaseModel):
 
 _RETIRED_OFFLINE: dict[str, str] = {
     "modify_gap_max_hours": "camera EXIF no longer counts as support for authenticity: "
-    "metadata is not bound to the pixels (issue 16)",
+    "metadata is not bound to the pixels",
 }
 """Keys of the ``offline`` section that earlier versions read and no rule reads now."""
 
@@ -643,7 +643,7 @@ class RetrievalConfig(_Section):
         True,
         description="Admit a retrieved item as evidence only when it is about the claimed "
         "event (the fitted claim-relevance model of semv/retrieval/data/relevance.json); "
-        "the others are listed as retrieved, not relevant (issue 21).",
+        "the others are listed as retrieved, not relevant.",
     )
     relevance_min_similarity: float = Field(
         0.10,

@@ -205,8 +205,8 @@ async def run_case(
 def start_early(
     agents: Agents, case: Case, specs: Sequence[NodeSpec], ledger: Ledger
 ) -> EarlyCalls:
-    """The calls a backend may start before the graph reaches their nodes (issue 15;
-    ``semv.agents.EarlyStart``): the decomposer's, when the graph decomposes with the
+    """The calls a backend may start before the graph reaches their nodes
+    (``semv.agents.EarlyStart``): the decomposer's, when the graph decomposes with the
     ``claims`` stage, and the plan calls when its ``plan`` nodes see no memory records (memory
     off). Started now, in the running loop, accounted in ``ledger``; the run's executor binds
     the returned calls so the nodes take them."""

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from semv.errors import InputError
+from pydantic import ValidationError
+
+from semv.errors import InputError, StoreError
 from semv.model import Bundle, Case, RunStatus, TraceKind
 from semv.procedures import DEFAULT_PROCEDURE
 from semv.store import RunRecord, Store
@@ -70,10 +72,18 @@ def claim_interrupted(store: Store, run_ref: str) -> Resumable:
         (e.payload for e in store.trace(record.run_id) if e.kind is TraceKind.RUN_STARTED), {}
     )
     try:
-        bundle = Bundle.model_validate_json(store.node_value_json(record.run_id, "bundle"))
-    except Exception as exc:  # no bundle node: the run died before it recorded its case
+        raw = store.node_value_json(record.run_id, "bundle")
+    except StoreError as exc:  # no bundle node: the run died before it recorded its case
         raise InputError(
             f"run {record.run_id} was interrupted before it recorded its case; "
+            "verify the case folder again"
+        ) from exc
+    try:
+        bundle = Bundle.model_validate_json(raw)
+    except ValidationError as exc:
+        raise StoreError(
+            f"run {record.run_id}: its recorded case does not validate "
+            f"({exc.error_count()} errors, first: {exc.errors()[0]['msg']}); "
             "verify the case folder again"
         ) from exc
     store.mark_interrupted(record.run_id)

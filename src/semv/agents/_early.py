@@ -1,4 +1,4 @@
-"""Agent calls started ahead of the node that makes them (issue 15: the LLM wall time).
+"""Agent calls started ahead of the node that makes them (the LLM wall time).
 
 A backend whose first requests depend on less than their node's inputs may start them as soon
 as the run starts, so the server answers while the process still loads, extracts media and

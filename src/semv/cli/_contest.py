@@ -83,7 +83,8 @@ def _shorthand_actions(
     elif edit is not None:
         data = {"op": "edit", "target": edit, "text": text, "stance": stance, **base}
     else:
-        assert add_evidence is not None
+        if add_evidence is None:
+            raise InputError("give one of --reject, --accept, --edit or --add-evidence")
         if to is None:
             raise InputError("--add-evidence needs --to (a subclaim or argument id)")
         item = read_evidence_file(add_evidence, reviewer=reviewer, settings=settings)

@@ -80,7 +80,8 @@ def export(
         from semv.export import render_pdf
         from semv.web import print_html
 
-        assert output is not None
+        if output is None:
+            raise InputError("a PDF needs -o/--output FILE")
         render_pdf(print_html(store, record.run_id), output, settings.export)
         err.print(f"wrote {output}", highlight=False)
     except SemvError as exc:

@@ -111,7 +111,7 @@ def verify(
     """Verify a case (a folder, a dataset file or a link): print the verdict and where the
     report is."""
     # only what reading the case and sending the decomposer's first request needs: the
-    # pipeline, the stages and the procedures load while the model answers (issue 15)
+    # pipeline, the stages and the procedures load while the model answers
     from semv.adapters import load_cases
     from semv.agents.backends import probe_llm, with_llm_overrides
 

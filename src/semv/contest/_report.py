@@ -46,14 +46,16 @@ def _markdown(view: dict[str, object]) -> str:
     lines = ["", "## Contestation", "", "| # | Action | Target | Route | Reviewer | Reason |"]
     lines.append("|---|---|---|---|---|---|")
     actions = view["actions"]
-    assert isinstance(actions, list)
+    if not isinstance(actions, list):
+        raise TypeError(f"contestation actions: a list, not {type(actions).__name__}")
     for n, a in enumerate(actions, start=1):
         lines.append(
             f"| {n} | {a['op']} | `{_md(a['target'])}` | {a['route']} | {_md(a['reviewer'])} "
             f"| {_md(a['reason'])} |"
         )
     withdrawn = view["withdrawn"]
-    assert isinstance(withdrawn, list)
+    if not isinstance(withdrawn, list):
+        raise TypeError(f"withdrawn arguments: a list, not {type(withdrawn).__name__}")
     if withdrawn:
         lines += ["", "**Withdrawn from the A-QBAF** (kept in the trace):", ""]
         lines += [f"- `{_md(w['id'])}` ({w['stance']}): {_md(w['text'])}" for w in withdrawn]
@@ -63,7 +65,8 @@ def _markdown(view: dict[str, object]) -> str:
 def _html(view: dict[str, object]) -> str:
     actions = view["actions"]
     withdrawn = view["withdrawn"]
-    assert isinstance(actions, list) and isinstance(withdrawn, list)
+    if not isinstance(actions, list) or not isinstance(withdrawn, list):
+        raise TypeError("contestation view: actions and withdrawn must be lists")
     rows = "".join(
         "<tr>"
         + "".join(

@@ -216,16 +216,19 @@ def reviewed_stage(stage: StageDef) -> StageDef:
         review: Mapping[str, Any] = ctx.params["review"]
         result = await original(ctx, **kwargs) if symbol is not Stage.VALIDATE else None
         if symbol is Stage.RETRIEVE:
-            assert isinstance(result, Retrieved)
+            if not isinstance(result, Retrieved):
+                raise TypeError(f"retrieve stage returned {type(result).__name__}")
             return _review_retrieve(result, review)
         if symbol is Stage.VALIDATE:
             retrieved = _review_validate_input(kwargs["retrieved"], review)
             ranked = await original(ctx, **{**kwargs, "retrieved": retrieved})
-            assert isinstance(ranked, RankedEvidence)
+            if not isinstance(ranked, RankedEvidence):
+                raise TypeError(f"validate stage returned {type(ranked).__name__}")
             return _pin(ranked, retrieved, review["pinned"], ctx.settings.ranking.top_k)
         if symbol is Stage.ARGUE:
             out = result
-            assert isinstance(out, Arguments)
+            if not isinstance(out, Arguments):
+                raise TypeError(f"argue stage returned {type(out).__name__}")
             rejected = _refs(review["rejected"])
             kept = [a for a in out.arguments if not any(r.matches(a) for r in rejected)]
             humans = [HumanArgument.model_validate(h) for h in review["humans"]]
@@ -241,7 +244,8 @@ def reviewed_stage(stage: StageDef) -> StageDef:
             )
             return out.model_copy(update={"arguments": final, "relations": relations})
         solved = result
-        assert isinstance(solved, SolvedQbaf)
+        if not isinstance(solved, SolvedQbaf):
+            raise TypeError(f"qbaf stage returned {type(solved).__name__}")
         return _resolve(solved, kwargs["arguments"], _refs(review["accepted"]), ctx)
 
     return dataclasses.replace(
@@ -282,7 +286,8 @@ def _reviewed_render(stage: StageDef) -> StageDef:
         items = _evidence(review["evidence"])
         bundle, media = _with_evidence(kwargs["bundle"], kwargs["media"], items)
         report = await original(ctx, **{**kwargs, "bundle": bundle, "media": media})
-        assert isinstance(report, RenderedReport)
+        if not isinstance(report, RenderedReport):
+            raise TypeError(f"render stage returned {type(report).__name__}")
         return with_contestation(report, ReviewState.model_validate(review["state"]))
 
     return dataclasses.replace(

@@ -40,7 +40,7 @@ from semv.nlp.entities import (
 )
 from semv.nlp.markers import editor_in
 from semv.nlp.places import Place
-from semv.nlp.quotes import quotes_claim
+from semv.nlp.quotes import QUOTATION, quotes_claim
 from semv.nlp.text import find_phrase
 from semv.reasoning import join_words
 
@@ -294,7 +294,7 @@ def metadata_doubt(ev: Evidence, *, time: bool) -> str | None:
 
 # ---- phrasing ---------------------------------------------------------------------------------
 
-_QUOTED = re.compile(r"“[^“”]{1,400}”|\"[^\"]{1,400}\"|«[^«»]{1,400}»|„[^„“”]{1,400}[“”]")
+_QUOTED = QUOTATION
 """A quotation: what the source reports someone said, not what it asserts."""
 
 
@@ -414,7 +414,7 @@ def places_related(view: ClaimView, observed: TextFacts, tol: float) -> bool:
     return False
 
 
-# ---- does a retrieved item refer to this case? (when/where attacks, issue 21) -------------
+# ---- does a retrieved item refer to this case? (when/where attacks) -------------
 
 
 def is_retrieved(ev: Evidence) -> bool:
@@ -427,7 +427,7 @@ def refers_to_case(view: ClaimView, ev: Evidence, tol: float) -> bool:
     """Whether ``ev`` is about this media or this event, as a when/where attack needs: the
     case's own evidence is; a retrieved item only when it is a reverse-image match, describes
     the case's media, quotes the claim or shares named entities with it. A retrieved text that
-    merely names some other date or place is about something else (issue 21)."""
+    merely names some other date or place is about something else."""
     if not is_retrieved(ev):
         return True
     if ev.kind is REVERSE_MATCH or describes_same_media(ev):

@@ -20,7 +20,7 @@ retrieved item has passed the claim-relevance gate), so only the sign is asked o
 the text refutes when p(refutes) ≥ p(supports), i.e. p(refutes | takes a stance) ≥ 0.5, the
 decision point of the class-balanced fitted model (not a tuned threshold). Its out-of-sample
 recall of each sign on AVeriTeC dev is in ``semv/nlp/data/stance.json`` and
-docs/evaluation.md ("Stance").
+docs/evaluation.md ("Claim–evidence stance on AVeriTeC dev").
 """
 
 from __future__ import annotations
@@ -53,7 +53,8 @@ def refutation(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> Stance
     if cached is None:
         cached = judge_stance(view.claim_text, document_text(ev), cfg, view.language)
         view._cache[key] = cached
-    assert isinstance(cached, StanceJudgment)
+    if not isinstance(cached, StanceJudgment):
+        raise TypeError(f"stance cache entry {key!r} is {type(cached).__name__}")
     probs = cached.probabilities
     if cached.stance is Stance.REFUTES:  # includes a quoted claim rated false (any language)
         return cached

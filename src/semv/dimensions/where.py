@@ -93,7 +93,8 @@ def _gps_relation(
     near, near_km = _places.nearest_city(lat, lon)
     coords = f"EXIF GPS {lat:.4f}, {lon:.4f}"
     if place.kind is PlaceKind.CITY:
-        assert place.latitude is not None and place.longitude is not None
+        if place.latitude is None or place.longitude is None:
+            raise ValueError(f"city {place.name!r} has no coordinates")
         km = _places.haversine_km(lat, lon, place.latitude, place.longitude)
         if km <= tol:
             return True, f"{coords} lies {km:,.0f} km from the claimed {place.label}"
@@ -209,7 +210,8 @@ def where_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[F
         ]
     if conflict and refers_to_case(view, ev, tol):
         c, m, rel = conflict[0]
-        assert m.place is not None
+        if m.place is None:
+            raise ValueError(f"place mention {m.text!r} was not resolved")
         if rel is _places.Relation.FAR_SAME_COUNTRY:
             km = _places.distance_km(c, m.place)
             how = f"{km:,.0f} km from" if km is not None else "elsewhere than"

@@ -16,7 +16,7 @@ Per case (one ``cost`` object in each ``results.jsonl`` line, ``case_cost``):
   items ranked for two or more subclaims (``validate:k``).
 
 - ``roles`` (runs with a ledger only): per role, ``[prompt tokens, completion tokens]``;
-- ``price``: the price of the case's tokens from ``llm.prices`` (issue 20; None when a model's
+- ``price``: the price of the case's tokens from ``llm.prices`` (None when a model's
   price is not configured; absent for a run without a ledger).
 
 ``cost_summary`` aggregates the lines of one procedure; ``cost_table`` renders the

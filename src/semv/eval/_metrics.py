@@ -104,7 +104,10 @@ def brier(p_positive: Sequence[float], gold: Sequence[bool]) -> float:
 
 
 def wilson_interval(successes: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
-    """Wilson score interval for a proportion (95% by default)."""
+    """Wilson score interval for a proportion (95% by default), equal to scipy's
+    ``binomtest(...).proportion_ci(method="wilson")`` (``tests/test_logistic.py``); written out
+    because every ``semv eval`` computes it and ``scipy.stats`` costs that command several
+    times numpy's import."""
     if n == 0:
         return (0.0, 1.0)
     phat = successes / n

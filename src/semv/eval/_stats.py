@@ -1,9 +1,16 @@
 """Statistics for the results tables: z-test (Table 4), AUROC, cluster bootstrap (§6.4). Pure.
 
 ``two_proportion_z_test`` is the unpaired test SEMV §6.1.1 uses against a baseline whose
-per-record predictions are unavailable: only its reported accuracy and test-set size enter.
-``cluster_bootstrap`` resamples whole clusters (source cases) with replacement and recomputes the
-metric from the stored outcomes, taking the percentile interval (SEMV §6.4, 10,000 replicates).
+per-record predictions are unavailable: only its reported accuracy and test-set size enter
+(the pooled z statistic and its normal tail; neither scipy nor scikit-learn has this test, and
+statsmodels' ``proportions_ztest`` would bring pandas for three lines). ``auroc`` is the
+rank-sum area, tested equal to scikit-learn's ``roc_auc_score``: every ``semv eval`` computes
+it, and importing ``sklearn.metrics`` would cost that command about ten times numpy's import
+(measured side by side), which the warm OOKPIK pass (about 3 s) cannot absorb.
+``cluster_bootstrap`` resamples whole clusters (source cases) with replacement
+and recomputes the metric from the stored outcomes, taking the percentile interval (SEMV §6.4,
+10,000 replicates); ``scipy.stats.bootstrap`` resamples observations, not clusters, and its
+draws would move every published interval.
 """
 
 from __future__ import annotations
@@ -58,8 +65,9 @@ def two_proportion_z_test(p1: float, n1: int, p2: float, n2: int) -> ZTest:
 def auroc(scores: Sequence[float], positive: Sequence[bool]) -> float:
     """Area under the ROC curve = P(score of a random positive > a random negative), ties ½.
 
-    Computed from average ranks (Mann-Whitney U). Raises ``ValueError`` when either class is
-    absent, because the area is then undefined.
+    Computed from average ranks (Mann-Whitney U), equal to scikit-learn's ``roc_auc_score``
+    (``tests/test_logistic.py`` checks it against the library). Raises ``ValueError`` when
+    either class is absent, because the area is then undefined.
     """
     if len(scores) != len(positive):
         raise ValueError("scores and labels differ in length")

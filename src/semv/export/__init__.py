@@ -1,4 +1,4 @@
-"""Publishing a verdict (issue 18): schema.org ``ClaimReview`` JSON-LD and PDF reports."""
+"""Publishing a verdict: schema.org ``ClaimReview`` JSON-LD and PDF reports."""
 
 from semv.export._claimreview import (
     SCHEMA_CONTEXT,

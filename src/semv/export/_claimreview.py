@@ -1,4 +1,4 @@
-"""schema.org ``ClaimReview`` markup of a verdict (issue 18): what fact-checking organisations
+"""schema.org ``ClaimReview`` markup of a verdict: what fact-checking organisations
 publish and what search engines and the Google Fact Check Tools index read.
 
 The document is built once, at render time, from the report's inputs (claim, label, the case's

@@ -1,4 +1,4 @@
-"""PDF reports (issue 18): the printable HTML report printed by headless Chromium.
+"""PDF reports: the printable HTML report printed by headless Chromium.
 
 The Debian ``chromium`` (``export.chromium``) runs with ``--headless --print-to-pdf`` in a fresh
 profile, no sandbox (it runs as the invoking user in a container), no GPU, no background

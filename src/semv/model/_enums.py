@@ -242,7 +242,7 @@ class UncertaintyCode(StrEnum):
     RETRIEVAL_GAP = "retrieval-gap"
     RETRIEVED_NOT_RELEVANT = "retrieved-not-relevant"
     """Retrieved items the claim-relevance gate refused: listed with their scores, never
-    evidence (issue 21)."""
+    evidence."""
     EARLIER_CONTEXT_MATCH = "earlier-context-match"
     FORENSIC_ANOMALY = "forensic-anomaly"
     MEMORY_NOT_EVIDENCE = "memory-not-evidence"

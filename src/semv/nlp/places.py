@@ -646,10 +646,8 @@ def nearest_city(latitude: float, longitude: float) -> tuple[Place, float]:
 
 
 def distance_km(a: Place, b: Place) -> float | None:
-    if None in (a.latitude, a.longitude, b.latitude, b.longitude):
+    if a.latitude is None or a.longitude is None or b.latitude is None or b.longitude is None:
         return None
-    assert a.latitude is not None and a.longitude is not None
-    assert b.latitude is not None and b.longitude is not None
     return haversine_km(a.latitude, a.longitude, b.latitude, b.longitude)
 
 

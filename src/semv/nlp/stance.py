@@ -32,7 +32,7 @@ practice stands above the fitted signals: a text that quotes the claim (``semv.n
 and rates it false refutes it, in every covered language (the judgment's stance is REFUTES,
 its probabilities stay the model's).
 
-Two logistic models over these signals (``semv.eval._logistic``) give the three-way stance as a
+Two logistic models over these signals (``semv.logistic``) give the three-way stance as a
 two-step probability: p(takes a stance) and p(refutes | takes a stance), so
 
     p(refutes) = p_s · p_r,  p(supports) = p_s · (1 − p_r),  p(neither) = 1 − p_s.

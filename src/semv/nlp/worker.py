@@ -29,9 +29,9 @@ when its stdin closes (the parent exited) and, on Linux, when the parent dies
 On where this process may run on two or more CPUs (``SEMV_NLP_WORKER=0`` turns it off,
 ``SEMV_NLP_WORKER=1`` on); with one usable CPU it stays off. With a core free it takes 0.13-0.26 s
 (5-9 %) off the example's text-only LLM pass; with the other core busy it makes it 1.0-1.5 s
-slower (its ~1.2 s of CPU competes with this process; docs/evaluation.md, "Fifth round"). A
-case with media needs spaCy in this process anyway (the media's text is parsed for query
-seeds), so the CLI starts it only for text-only runs.
+slower (its ~1.2 s of CPU competes with this process; docs/evaluation.md, "Start-up and
+throughput"). A case with media needs spaCy in this process anyway (the media's text is
+parsed for query seeds), so the CLI starts it only for text-only runs.
 """
 
 from __future__ import annotations

@@ -87,7 +87,8 @@ class ArtifactStore:
     def _remote(self, name: str) -> tuple[Any, str]:
         import fsspec
 
-        assert self.mirror is not None
+        if self.mirror is None:
+            raise RuntimeError("no artifact mirror configured (SEMV_ARTIFACTS_URL)")
         fs, base = fsspec.core.url_to_fs(self.mirror)
         return fs, f"{base.rstrip('/')}/{name[:2]}/{name}"
 

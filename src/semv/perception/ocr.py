@@ -21,6 +21,7 @@ followed as an instruction. Text identical to an earlier keyframe's is not repea
 from __future__ import annotations
 
 import functools
+import subprocess
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -88,10 +89,17 @@ def _tesseract_version() -> str:
     program file's identity, ``semv.perception._toolcache``)."""
     try:
         import pytesseract
-
-        return f"tesseract {pytesseract.get_tesseract_version()}"
-    except Exception:  # ImportError, TesseractNotFoundError
+    except ImportError:
         return "tesseract missing"
+    try:
+        return f"tesseract {pytesseract.get_tesseract_version()}"
+    except pytesseract.TesseractNotFoundError:
+        return "tesseract missing"
+    except (subprocess.CalledProcessError, SystemExit) as exc:
+        # the program runs but gives no version (pytesseract exits on an unparsable one): say
+        # what it answered instead of calling it missing; "unknown" is never remembered
+        detail = " ".join(str(exc).split())[:120]
+        return f"tesseract unknown ({detail})"
 
 
 def read_image(image: PILImage.Image, config: MediaConfig) -> list[dict[str, Any]]:

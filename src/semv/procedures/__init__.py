@@ -1,4 +1,4 @@
-"""Verification procedures on the shared stage-graph machinery (issue 10).
+"""Verification procedures on the shared stage-graph machinery.
 
 ``semv`` (default) is SEMV's procedure. Each further procedure registers here with one line in
 ``_ALL`` (a ``_Registered`` name and ``module:attr``, imported on first use: ``semv verify``
@@ -60,7 +60,8 @@ class _Registered:
     def load(self) -> Procedure:
         module, _, attr = self.target.partition(":")
         procedure = getattr(importlib.import_module(module), attr)
-        assert isinstance(procedure, Procedure) and procedure.name == self.name, self.name
+        if not isinstance(procedure, Procedure) or procedure.name != self.name:
+            raise TypeError(f"{self.target} is not the procedure {self.name!r}")
         return procedure
 
 

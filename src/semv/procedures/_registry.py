@@ -1,5 +1,5 @@
 """The procedures registry: each verification procedure declares its own nodes on the shared
-graph engine, store, trace, reports and contestation (issue 10).
+graph engine, store, trace, reports and contestation.
 
 A procedure is a graph builder plus where its graph keeps the verdict and the report, and how
 its committed nodes become the JSON result contract. ``semv`` is SEMV's six-dimension QBAF

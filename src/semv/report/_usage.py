@@ -1,6 +1,6 @@
 """The model-usage section of a report: calls, tokens, latency, retries, fallbacks and price per
 role, the measured wall time beside the critical path, and what the prompts left out of the
-evidence (issue 20: items beyond the top k or dropped to fit the token budget, excerpts).
+evidence (items beyond the top k or dropped to fit the token budget, excerpts).
 
 Usage is measured, not derived from node values, so it is added to the written report files
 after the (content-addressed) ``render`` node, never to the node itself.

@@ -303,6 +303,7 @@ class ReportView(_View):
         sections: list[DimensionSection] = []
         for spec in report_order():
             section = getattr(self, spec.section.key)
-            assert isinstance(section, DimensionSection)
+            if not isinstance(section, DimensionSection):
+                raise TypeError(f"report section {spec.section.key!r} is {type(section).__name__}")
             sections.append(section)
         return tuple(sections)

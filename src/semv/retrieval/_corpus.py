@@ -240,15 +240,3 @@ class LocalCorpus:
             if before is None or not published_after(hit.published, before):
                 eligible += 1
         return hits
-
-    def group_of(self, doc_ids: Iterable[str]) -> dict[str, str | None]:
-        ids = list(doc_ids)
-        if not ids:
-            return {}
-        marks = ",".join(f":p{j}" for j in range(len(ids)))
-        with self._engine.connect() as conn:
-            rows = conn.execute(
-                text(f"SELECT doc_id, grp FROM corpus_docs WHERE doc_id IN ({marks})"),
-                {f"p{j}": v for j, v in enumerate(ids)},
-            ).all()
-        return {r[0]: r[1] for r in rows}

@@ -7,8 +7,8 @@ is a pair, *relevant* when the hit is one of that claim's own gold answers and *
 when it belongs to another claim. Claims are split by index: even indices fit the model (the
 fit split), odd ones are held out (scores on them are out-of-sample).
 
-The model is a logistic regression over ``semv.retrieval._relevance.FEATURES`` (Newton's
-method with a small ridge penalty); the threshold is the one maximizing F0.5 on the fit split
+The model is a logistic regression over ``semv.retrieval._relevance.FEATURES`` with a small
+ridge penalty (``semv.logistic``); the threshold is the one maximizing F0.5 on the fit split
 (precision weighted above recall: a wrongly admitted document becomes an argument, a wrongly
 refused one is only a lost hint), taken over the gate as deployed, i.e. with the similarity
 floor applied first.
@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from semv import logistic as _logistic
 from semv.config import OfflineAgentConfig, RetrievalConfig
 from semv.nlp.quotes import quotes_claim
 from semv.retrieval._corpus import CorpusHit, LocalCorpus
@@ -136,23 +137,17 @@ def build_pairs(
 def fit_logistic(
     pairs: Sequence[Pair], names: tuple[str, ...], ridge: float = RIDGE
 ) -> tuple[tuple[float, ...], float]:
-    """Weights and bias of a ridge-penalized logistic regression (Newton's method)."""
+    """Weights and bias of the ridge-penalized logistic regression over ``names``
+    (``semv.logistic``: unweighted log loss plus ``ridge/2 · ‖w‖²``, the bias not penalized)."""
     if not pairs or not set(names) <= set(FEATURES):
         raise ValueError("no pairs, or unknown features")
-    x = np.array([[1.0, *p.feats.vector(names)] for p in pairs])
-    y = np.array([1.0 if p.relevant else 0.0 for p in pairs])
-    beta = np.zeros(x.shape[1])
-    penalty = np.eye(x.shape[1]) * ridge
-    penalty[0, 0] = 0.0  # the bias is not penalized
-    for _ in range(100):
-        p = 1.0 / (1.0 + np.exp(-(x @ beta)))
-        grad = x.T @ (p - y) + penalty @ beta
-        hess = (x.T * (p * (1 - p))) @ x + penalty
-        step = np.linalg.solve(hess, grad)
-        beta -= step
-        if float(np.max(np.abs(step))) < 1e-9:
-            break
-    return tuple(float(b) for b in beta[1:]), float(beta[0])
+    model = _logistic.fit_logistic(
+        [p.feats.vector(names) for p in pairs],
+        [p.relevant for p in pairs],
+        l2=ridge,
+        balanced=False,
+    )
+    return model.coef, model.intercept
 
 
 def pair_probability(

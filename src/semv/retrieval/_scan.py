@@ -1,4 +1,4 @@
-"""Which files ``semv index corpus`` reads from a path: index hygiene (issue 21).
+"""Which files ``semv index corpus`` reads from a path: index hygiene.
 
 A desk's archive is indexed to find evidence about claims. semv's own source tree (its
 ``pyproject.toml``, ``src/semv``, its documentation) and hidden folders (``.git``, ``.semv``,

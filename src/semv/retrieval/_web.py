@@ -304,7 +304,8 @@ class _Cached:
             if entry is None:
                 raise RetrievalError(f"{source}: no cached response for {query!r} (replay)")
             return entry
-        assert self.http is not None
+        if self.http is None:
+            raise RetrievalError(f"{source}: no HTTP client for a live request")
         key = cache_key(source, query, req.cache_params)
         with self._lock:
             seen = self._session.get(key)

@@ -49,7 +49,7 @@ def evidence_id(given: str | None, position: int) -> str:
 
 def _supplier(case: Case) -> str:
     """Who supplied the case's evidence: a user's case folder by its name, never where it
-    sits on this machine (issue 22); a data set's case file by its path (the data set's
+    sits on this machine; a data set's case file by its path (the data set's
     layout names the sample: ``.../samples/009/result.json``); else the adapter."""
     if not case.source_path:
         return case.adapter

@@ -39,8 +39,7 @@ def complete(claims: Claims, fallback: Claims) -> tuple[Claims, list[str]]:
     for dim in DIMENSIONS:
         key = dim.value
         sub = claims.subclaims.get(key)
-        if well_formed(key, sub):
-            assert sub is not None
+        if sub is not None and well_formed(key, sub):
             out[key] = sub
         else:
             out[key] = fallback.subclaims[key]

@@ -11,7 +11,7 @@ retrieval-gap uncertainty item; nothing is ever invented to fill a gap.
 When a web reverse-image engine is enabled, the case's loaded images are sent to it for the
 subclaims a match bears on (``semv.retrieval.REVERSE_DIMENSIONS``).
 
-Relevance gate (issue 21): an item a source retrieved becomes evidence only when the fitted
+Relevance gate: an item a source retrieved becomes evidence only when the fitted
 claim-relevance model (``semv.retrieval.relevance_gate``) finds it about the claimed event;
 its calibrated relevance becomes its q_e (Eq. 14's relevance term). The others are listed in
 ``not_relevant`` with their score and reason, and are never argued from. The case's own

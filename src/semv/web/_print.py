@@ -27,7 +27,7 @@ from typing import Final
 from markupsafe import escape
 
 from semv.config import ExportConfig
-from semv.errors import SemvError
+from semv.errors import SemvError, StoreError
 from semv.model import Bundle, MediaKind
 from semv.perception.artifacts import ArtifactStore
 from semv.pipeline import artifacts_root
@@ -87,9 +87,11 @@ def _insert_into(html: str, section: str, fragment: str) -> str:
 
 def _media_figures(store: Store, run_id: str) -> str:
     try:
-        bundle = Bundle.model_validate_json(store.node_value_json(run_id, "bundle"))
-    except Exception:  # a run without a bundle node (nothing to show)
+        raw = store.node_value_json(run_id, "bundle")
+    except StoreError:  # a run without a bundle node (nothing to show)
         return ""
+    # a stored bundle that does not validate is a damaged store: its ValidationError propagates
+    bundle = Bundle.model_validate_json(raw)
     parts: list[str] = []
     for asset in bundle.case.media:
         path = Path(asset.path)

@@ -3,7 +3,7 @@
 ``LlmAgents`` (and the two names beside it) import on first use: ``semv verify`` sends the
 decomposer's first request (``semv.agents.llm._prefetch``) with only the client, the prompts
 and the schemas loaded, before the backend's roles, the offline fallback and the pipeline are
-imported (issue 15)."""
+imported."""
 
 from __future__ import annotations
 

@@ -552,7 +552,7 @@ class LlmAgents:
 
     # ---- roles -------------------------------------------------------------------------------
 
-    # ---- calls started ahead of their nodes (issue 15) -----------------------------------------
+    # ---- calls started ahead of their nodes -----------------------------------------
 
     def start_early(self, request: EarlyStart) -> None:
         """Start the decomposer's call (and the offline extractors beside it) now, in the

@@ -1,4 +1,4 @@
-"""The token budget of the LLM path (issue 20): count a request's prompt tokens before it is
+"""The token budget of the LLM path: count a request's prompt tokens before it is
 sent, know how many it may have, and shrink an evidence prompt in a declared order until it
 fits (never cutting an item in the middle).
 

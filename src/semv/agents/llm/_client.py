@@ -1,9 +1,9 @@
 """Async client for OpenAI-compatible ``/v1/chat/completions`` servers (vLLM, Ollama, llama.cpp,
 hosted APIs).
 
-Retries with exponential backoff and full jitter on 429, 5xx, connection errors and, for a
-remote server, timeouts (honouring ``Retry-After``); a semaphore bounds concurrent requests;
-cancelling the awaiting task cancels the request.
+Retries under semv's one retry policy (``semv.retry``: exponential backoff with full jitter on
+429, 5xx, connection errors and, for a remote server, timeouts, honouring ``Retry-After``); a
+semaphore bounds concurrent requests; cancelling the awaiting task cancels the request.
 
 A slow model is not an unavailable one: each request's time-out is ``timeout_s`` plus
 ``timeout_margin`` times the time its completion budget takes at the server's speed (the
@@ -16,7 +16,7 @@ Structured output: ``response_format`` ``json_schema`` when the server supports 
 that rejects it (400/422/500 naming ``response_format``) is remembered and downgraded step by
 step (see ``_FORMATS``), and the answer is validated by the caller either way.
 
-Token counting and the context window (issue 20) ask the server itself where it says:
+Token counting and the context window ask the server itself where it says:
 ``count_tokens`` uses llama-cpp-python's ``POST /extras/tokenize/count`` or the ``POST /tokenize``
 of llama.cpp's server (``{"content"}`` → ``{"tokens"}``) and vLLM (``{"prompt"}`` →
 ``{"count"}``); ``context_window`` reads llama.cpp's ``GET /props``
@@ -31,12 +31,13 @@ import asyncio
 import dataclasses
 import logging
 import os
-import random
 import time
 from dataclasses import dataclass
 from typing import Any
 
 import httpx
+
+from semv.retry import RETRY_STATUS, Backoff, retry_after_seconds
 
 __all__ = [
     "ChatReply",
@@ -52,7 +53,7 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-_RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
+_RETRY_STATUS = RETRY_STATUS
 _FORMATS = ("json_schema", "json_object_schema", "json_object", "none")
 """Tried in this order: OpenAI-style ``json_schema``; ``json_object`` carrying the schema (the
 llama-cpp-python server's grammar-constrained form); plain JSON mode; nothing."""
@@ -173,13 +174,8 @@ class LlmClient:
             await client.aclose()
 
     def _backoff(self, attempt: int, retry_after: str | None) -> float:
-        if retry_after:
-            try:
-                return min(float(retry_after), self.backoff_max_s)
-            except ValueError:
-                pass
-        ceiling = min(self.backoff_max_s, self.backoff_s * (2**attempt))
-        return random.uniform(0.0, ceiling)
+        policy = Backoff(self.retries, self.backoff_s, self.backoff_max_s)
+        return policy.delay(attempt, retry_after_seconds(retry_after))
 
     def speed(self, url: str) -> float:
         """Completion tokens per second the server at ``url`` managed: the slowest of its last

@@ -3,7 +3,7 @@ top-k), and how each reads (a measurement as one typed line, a long text as an e
 character offsets in ``Evidence.content`` are kept for provenance).
 
 Why: every item in every prompt made a case with a photo cost ~80k prompt tokens on a 0.5B
-model (issue 20); a forensic map's scalars and a JPEG's 64-entry quantization table said
+model; a forensic map's scalars and a JPEG's 64-entry quantization table said
 nothing an argument could use. Selection never invents an item: a prompt is a subset of the
 ranked evidence (``validate:k``, Table S4), in that order, so the ids a model cites still
 resolve against the subclaim's evidence.

@@ -1,4 +1,4 @@
-"""The decomposer's request, sent before ``semv verify`` imports the pipeline (issue 15).
+"""The decomposer's request, sent before ``semv verify`` imports the pipeline.
 
 On the LLM backend a first pass is a chain of model round trips that opens with the
 decomposer's; everything the process does before that request leaves adds to the wall time.

@@ -82,7 +82,7 @@ def untrusted_items(kind: str, items: list[dict[str, str]]) -> str:
     """Several items quoted as data in one block, one line each: ``[id] text``. Each text is
     defused and folded onto its line (no line break inside), so an item can neither close
     the block nor start a line that poses as another item. One block instead of one per
-    item saves ~13 tokens an item (issue 20)."""
+    item saves ~13 tokens an item."""
     lines = []
     for item in items:
         ident = " ".join(_defuse(item["id"]).replace("]", ")").split())

@@ -43,7 +43,7 @@ __all__ = [
 _A = TypeVar("_A", bound=BaseModel)
 _FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
 
-DUTIES = {  # a role whose prompt opens with its task needs no duty line besides (issue 20)
+DUTIES = {  # a role whose prompt opens with its task needs no duty line besides
     "decompose": "",
     "plan": "You plan how to verify one subclaim.",
     "proponent": "",

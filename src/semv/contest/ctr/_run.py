@@ -118,7 +118,10 @@ async def inject(
     nodes = await executor.run(build_graph(case, contract=clean.contract), {CASE_SOURCE: case})
     report = nodes["render"].value
     verdict = nodes["aggregate"].value
-    assert isinstance(report, RenderedReport) and isinstance(verdict, Verdict)
+    if not isinstance(report, RenderedReport) or not isinstance(verdict, Verdict):
+        raise TypeError(
+            f"render/aggregate nodes hold {type(report).__name__}/{type(verdict).__name__}"
+        )
     commit_run(
         store,
         run_id,

@@ -232,7 +232,8 @@ def actor_of(text: str, names: tuple[str, ...]) -> str | None:
                 return name
         return None  # "selon les pompiers": no named source
     verb = _ATTRIBUTION.search(text)
-    assert verb is not None
+    if verb is None:
+        return None
     before = [(text.rfind(n, 0, verb.start()), n) for n in names]
     before = [(pos, n) for pos, n in before if pos >= 0]
     if before:

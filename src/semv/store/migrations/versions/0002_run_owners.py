@@ -1,4 +1,4 @@
-"""Run owners: who executes a running run and when it last showed life (issue 19).
+"""Run owners: who executes a running run and when it last showed life.
 
 A run whose owner process is gone (kill -9, a timeout) is shown ``interrupted`` instead of
 ``running`` forever, and ``semv verify --resume`` continues it. Runs of an older store have no
