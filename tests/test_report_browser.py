@@ -72,7 +72,7 @@ def test_label_confidence_and_reason_are_on_the_first_screen(
     assert _on_first_screen(page, "#verdict-confidence").inner_text() == f"{result.confidence:.2f}"
     reason = _on_first_screen(page, "#verdict-reason").inner_text()
     assert "aggregation rule 2 of 7" in reason
-    assert "where and when are refuted" in reason
+    assert "where, when and why are refuted" in reason.lower()
 
 
 def test_the_strongest_arguments_of_each_side_are_on_the_first_screen(
@@ -95,9 +95,10 @@ def test_the_strongest_arguments_of_each_side_are_on_the_first_screen(
 
 def test_the_review_items_are_on_the_first_screen(page: Any, written: dict[str, Any]) -> None:
     review = written["report"]["summary"]["review"]
-    assert {"metadata-claim-conflict", "major-factual-conflict"} <= {
-        item["code"] for item in review
-    }
+    # the photo's EXIF contradicts the claimed place and date; the news report of the event is
+    # outweighed by it (directness), so no clash of two strong arguments is left to review
+    codes = {item["code"] for item in review}
+    assert "metadata-claim-conflict" in codes and "major-factual-conflict" not in codes
     items = page.locator("#needs-review li")
     assert items.count() == len(review)
     for index, item in enumerate(review):

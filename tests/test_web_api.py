@@ -34,7 +34,14 @@ from tests.web_helpers import (
     zip_folder,
 )
 
-WHEN_WHERE_ATTACKS = ("arg:when:att:1", "arg:when:att:2", "arg:where:att:1", "arg:where:att:2")
+CONTEXT_ATTACKS = (
+    "arg:when:att:1",
+    "arg:when:att:2",
+    "arg:where:att:1",
+    "arg:where:att:2",
+    "arg:why:att:1",
+)
+"""Every attack on the example's context: with all of them rejected, rule 2 no longer fires."""
 
 
 def _csrf(client: TestClient) -> dict[str, str]:
@@ -308,14 +315,18 @@ def _batch(*targets: str, reviewer: str = "alice") -> dict[str, Any]:
 
 def test_contest_matches_the_python_api(client: TestClient, run_id: str, data_dir: Path) -> None:
     r = client.post(
-        f"/api/runs/{run_id}/contest", json=_batch(*WHEN_WHERE_ATTACKS), headers=_csrf(client)
+        f"/api/runs/{run_id}/contest", json=_batch(*CONTEXT_ATTACKS), headers=_csrf(client)
     )
     assert r.status_code == 201, r.text
     web = r.json()
     assert web["parent_run_id"] == run_id
-    assert web["plan"]["restart"] == "A" and set(web["plan"]["subclaims"]) == {"when", "where"}
+    assert web["plan"]["restart"] == "A" and set(web["plan"]["subclaims"]) == {
+        "when",
+        "where",
+        "why",
+    }
     expected = contest(
-        run_id, ReviewBatch.model_validate(_batch(*WHEN_WHERE_ATTACKS)), data_dir=data_dir
+        run_id, ReviewBatch.model_validate(_batch(*CONTEXT_ATTACKS)), data_dir=data_dir
     )
     assert web["delta"] == expected.delta.model_dump(mode="json")
     assert web["delta"]["label_before"] != web["delta"]["label_after"]
@@ -350,7 +361,7 @@ def test_the_case_page_is_verdict_first(client: TestClient, run_id: str) -> None
     positions = [page.index(anchor) for anchor in anchors]
     assert positions == sorted(positions)
     assert page.count('id="verdict-label"') == 1
-    assert "where and when are refuted" in page
+    assert "where, when and why are refuted" in page.lower()
 
 
 def test_api_responses_name_no_machine_path(

@@ -27,8 +27,8 @@ from urllib.parse import urlsplit
 
 from semv.config import ExportConfig
 from semv.errors import InputError
-from semv.links import publishable_url
 from semv.model import Argument, Bundle, Evidence, Result, RunStatus, Stance
+from semv.public_url import publishable_url
 from semv.store import Store
 
 __all__ = [

@@ -22,7 +22,7 @@ from semv.links._case import (
 )
 from semv.links._fetch import Fetched, LinkFetcher
 from semv.links._page import PageFacts, PageImage, read_page
-from semv.links._publish import publishable_url
+from semv.public_url import publishable_url
 
 if TYPE_CHECKING:
     from semv.config import Settings

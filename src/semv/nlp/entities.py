@@ -241,8 +241,7 @@ def _extract(text: str, hint: str | None) -> TextFacts:
         return TextFacts(text=text, language=hint or "")
     guess = identify(clean, hint)
     language = guess.code if guess.code != UNDETERMINED else hint
-    if language != "en" and words_of(language) is not None:
-        assert language is not None
+    if language is not None and language != "en" and words_of(language) is not None:
         return _extract_names(text, clean, language)
     facts = _extract_english(text, clean, language)
     return facts

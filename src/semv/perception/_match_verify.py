@@ -222,7 +222,8 @@ def compare(query: Prepared, cand: Prepared) -> PairCheck:
                 region=_region(matrix, (qw, qh), (cw, ch), cand.factor),
                 scale=round(_scale(matrix) * query.factor / cand.factor, 4),
             )
-    assert best is not None
+    if best is None:  # the identity frame is always tried, so this cannot happen
+        raise RuntimeError("match verification compared no alignment")
     return best
 
 

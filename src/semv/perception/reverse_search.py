@@ -36,7 +36,6 @@ from PIL import Image, ImageOps
 
 from semv.config import ReverseSearchConfig, Settings
 from semv.errors import InputError
-from semv.links import publishable_url
 from semv.model import (
     Asset,
     Evidence,
@@ -54,6 +53,7 @@ from semv.model import (
 )
 from semv.perception._match_verify import PairCheck
 from semv.perception._rsindex import IndexedImage, IndexStore, read_generation
+from semv.public_url import publishable_url
 
 __all__ = [
     "IMAGE_SUFFIXES",

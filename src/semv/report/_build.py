@@ -10,7 +10,6 @@ from typing import Final
 from semv._procedure_names import DEFAULT_PROCEDURE, opening_sentence
 from semv.dimensions import DimensionSpec, SectionEvidence, report_order
 from semv.glossary import explain, terms
-from semv.links import publishable_url
 from semv.model import (
     Argument,
     Band,
@@ -32,6 +31,7 @@ from semv.model import (
     UncertaintyItem,
     Verdict,
 )
+from semv.public_url import publishable_url
 from semv.reasoning import deciding_dimensions, rule_number_of
 from semv.report._context import ReportContext
 from semv.report._view import (

@@ -130,9 +130,9 @@ class _Receiver:
             return
         part.size += len(chunk)
         if part.limit is not None and part.size > part.limit:
-            assert part.path is not None
+            name = part.path.as_posix() if part.path is not None else part.name
             raise UploadTooLarge(
-                f"upload: {part.path.as_posix()} is larger than web.max_case_file_mb="
+                f"upload: {name} is larger than web.max_case_file_mb="
                 f"{self.limits.max_case_file_mb:g} MiB (refused before reading the rest)"
             )
         part.handle.write(chunk)

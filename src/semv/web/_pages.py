@@ -17,7 +17,7 @@ from pydantic import ValidationError
 
 from semv.errors import RunNotFound, StoreError
 from semv.glossary import stage_word
-from semv.model import Provenance, Stage
+from semv.model import Provenance, Result, Stage
 from semv.report import ReportView, summary_html
 from semv.report._build import _provenance, safe_link
 from semv.report._view import DimensionSection, EvidenceRef, NoteView
@@ -189,6 +189,7 @@ def _plain_page(
         "result.html.j2",
         record=record,
         result=result,
+        shown=_shown(result),
         evidence=evidence,
         notes=notes,
         history=hist,
@@ -247,3 +248,15 @@ def logout(request: Request, web: State, csrf_token: Annotated[str, Form()]) -> 
 
 def login_link(path: str) -> str:
     return "/login?next=" + quote(path, safe="/")
+
+
+def _shown(result: dict[str, Any]) -> tuple[str, float]:
+    """What the page shows beside a result's label, and its name: the calibrated probability
+    of the label where the result carries one, else the uncalibrated confidence γ (Eq. 19)."""
+    try:
+        p = Result.model_validate(result).shown_probability
+    except ValidationError:
+        p = None
+    if p is None:
+        return "uncalibrated score", float(result.get("confidence", 0.0))
+    return "calibrated probability", p

@@ -98,13 +98,15 @@ class LocalModel:
             return self._loading
 
     def _load(self) -> None:
-        assert self._loading is not None
+        loading = self._loading
+        if loading is None:  # only start() runs this thread, after it set the future
+            raise RuntimeError("the local model's load started without its future")
         try:
             self._server = _server(self.path, self.context_tokens, self.threads)
         except BaseException as exc:  # the caller sees it when it waits
-            self._loading.set_exception(exc)
+            loading.set_exception(exc)
         else:
-            self._loading.set_result(None)
+            loading.set_result(None)
 
     def ready(self) -> None:
         """Wait for the model; ``ModelMissing`` when it cannot be loaded."""
