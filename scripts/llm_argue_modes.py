@@ -3,13 +3,13 @@ real model: per bundled case and variant (with its media, text-only), each mode'
 calls, prompt/completion tokens, argue fallbacks, admissibility rate of the arguments, label
 and per-subclaim decisions, and whether the two modes agree.
 
-Usage (after ``make test-llm`` installed llama-cpp-python and assembled the model)::
+Usage (after ``make test-llm`` installed xllamacpp and assembled the model)::
 
     nice -n 10 .venv/bin/python scripts/llm_argue_modes.py [--case examples/lyon-flood]
         [--variant media --variant text-only] [--json out.json]
 
-It starts llama-cpp-python's server on 127.0.0.1 (Qwen2.5-Coder-0.5B-Instruct Q4_K_M, n_ctx
-8192, the configuration of ``tests/test_llm_real.py``) and stops it at the end. CPU heavy: one
+It starts xllamacpp's OpenAI-compatible server on 127.0.0.1 (Qwen2.5-Coder-0.5B-Instruct Q4_K_M,
+n_ctx 8192, the configuration of ``tests/test_llm_real.py``) and stops it at the end. CPU heavy: one
 run of the example takes minutes on two cores.
 
 The modes of one case and variant share a store: the second mode's decompose and plan calls
@@ -38,15 +38,27 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
+from semv.agents.llm._models import MODELS, model_path  # noqa: E402
 from semv.graph import admissible  # noqa: E402
 from semv.model import Arguments, RankedEvidence  # noqa: E402
 from semv.store import Store  # noqa: E402
 
-GGUF = Path(
-    os.environ.get("SEMV_LLM_GGUF")
-    or Path.home() / ".cache" / "semv" / "models" / "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
-)
 MODEL = "qwen2.5-coder-0.5b-instruct"
+GGUF = model_path(MODELS[MODEL])
+SERVE = """
+import sys, time, xllamacpp
+params = xllamacpp.CommonParams()
+params.model.path = sys.argv[1]
+params.port = int(sys.argv[2])
+params.hostnames = ["127.0.0.1"]
+params.n_ctx = int(sys.argv[3])
+params.n_parallel = 1
+params.cpuparams.n_threads = params.cpuparams_batch.n_threads = int(sys.argv[4])
+params.verbosity = -1
+server = xllamacpp.Server(params)
+print("ready", flush=True)
+time.sleep(1e9)
+"""
 N_CTX = 8192
 CONFIG = (
     "[llm]\nconcurrency = 1\ntimeout_s = 900\nmax_tokens = 384\nmax_arguments = 2\n"
@@ -68,11 +80,7 @@ def start_server(log: Path, threads: int) -> tuple[subprocess.Popen[bytes], str]
     port = _free_port()
     out = log.open("w")
     proc = subprocess.Popen(
-        [
-            sys.executable, "-m", "llama_cpp.server", "--model", str(GGUF),
-            "--model_alias", MODEL, "--host", "127.0.0.1", "--port", str(port),
-            "--n_ctx", str(N_CTX), "--n_threads", str(threads),
-        ],
+        [sys.executable, "-c", SERVE, str(GGUF), str(port), str(N_CTX), str(threads)],
         stdout=out,
         stderr=subprocess.STDOUT,
     )  # fmt: skip
@@ -80,7 +88,7 @@ def start_server(log: Path, threads: int) -> tuple[subprocess.Popen[bytes], str]
     deadline = time.monotonic() + 180
     while True:
         if proc.poll() is not None:
-            raise SystemExit(f"llama-cpp server exited: {log.read_text()[-2000:]}")
+            raise SystemExit(f"xllamacpp server exited: {log.read_text()[-2000:]}")
         try:
             if httpx.get(f"{url}/models", timeout=2).status_code == 200:
                 return proc, url
@@ -88,7 +96,7 @@ def start_server(log: Path, threads: int) -> tuple[subprocess.Popen[bytes], str]
             pass
         if time.monotonic() > deadline:
             proc.terminate()
-            raise SystemExit("llama-cpp server did not come up in 180 s")
+            raise SystemExit("xllamacpp server did not come up in 180 s")
         time.sleep(1)
 
 
