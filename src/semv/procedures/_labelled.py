@@ -19,6 +19,7 @@ from semv.model import (
     Bundle,
     Distortion,
     Evidence,
+    Frozen,
     InternalLabel,
     MediaEvidence,
     RenderedReport,
@@ -31,7 +32,6 @@ from semv.model import (
     result_evidence,
     result_uncertainty,
 )
-from semv.model._base import Frozen
 from semv.procedures._registry import GraphBuilder, Procedure, ResultBuilder
 from semv.procedures._values import node_value
 from semv.reasoning import contract as label_contract

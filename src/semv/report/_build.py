@@ -55,7 +55,14 @@ from semv.report._view import (
     VerdictSummary,
 )
 
-__all__ = ["TOP_ARGUMENTS", "build_view", "case_relative", "data_relative", "safe_link"]
+__all__ = [
+    "TOP_ARGUMENTS",
+    "build_view",
+    "case_relative",
+    "data_relative",
+    "provenance_line",
+    "safe_link",
+]
 
 TOP_ARGUMENTS: Final = 3
 """Support and attack arguments shown per section."""
@@ -402,7 +409,7 @@ class _Builder:
             published=item.published,
             reliability=item.reliability,
             content=_excerpt(item.content),
-            provenance=case_relative(_provenance(item.provenance), self.ctx.case.source_path),
+            provenance=case_relative(provenance_line(item.provenance), self.ctx.case.source_path),
             image=_map_link(item),
             pair=_pair_links(item),
             pair_label=_pair_label(item),
@@ -489,7 +496,8 @@ def case_relative(text: str | None, case_folder: str | None) -> str | None:
     return text.replace(root + "/", "").replace(root, "case folder")
 
 
-def _provenance(provenance: Provenance | None) -> str | None:
+def provenance_line(provenance: Provenance | None) -> str | None:
+    """One line naming who produced an item, with which tool and method, from what."""
     if provenance is None:
         return None
     text = f"{provenance.producer.value}: {provenance.agent}"
