@@ -15,15 +15,8 @@ from hypothesis import strategies as st
 
 from semv.config import AggregationConfig, ConfidenceConfig, Settings
 from semv.model import Band, CosmosLabel, Dimension, InternalLabel, SubclaimDecision
-from semv.reasoning import (
-    COSMOS,
-    INTERNAL,
-    aggregate,
-    band,
-    confidence,
-    contract,
-    ooc_probability,
-)
+from semv.reasoning import COSMOS, ooc_probability
+from tests.paper_reasoning import INTERNAL, aggregate, band, confidence, contract
 
 D = Dimension
 L = InternalLabel

@@ -11,7 +11,6 @@ from typing import Final, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from semv.config import AggregationConfig, ConfidenceConfig, DecisionConfig
 from semv.model import (
     CONTEXT_DIMENSIONS,
     CORE_DIMENSIONS,
@@ -23,13 +22,16 @@ from semv.model import (
     SubclaimDecision,
     VeracityLabel,
 )
+from semv.reasoning._params import (
+    AggregationParams,
+    ConfidenceParams,
+    DecisionParams,
+)
 from semv.reasoning._semantics import band as band_of
 from semv.reasoning._words import is_are, join_words
 
 __all__ = [
     "COSMOS",
-    "INTERNAL",
-    "REMMD",
     "REMMD_FROM_INTERNAL",
     "AggregateOutcome",
     "CosmosContract",
@@ -45,9 +47,6 @@ __all__ = [
     "spread",
 ]
 
-_AGGREGATION = AggregationConfig()
-_CONFIDENCE = ConfidenceConfig()
-_DECISION = DecisionConfig()
 
 _NEUTRAL: Final[float] = 0.5
 """The midpoint ½ of the score range in Eq. 19 (fixed by the equation, not a tunable)."""
@@ -75,7 +74,7 @@ def _mean(values: Sequence[float]) -> float:
 
 
 def _checked(
-    decisions: Sequence[SubclaimDecision], bands: DecisionConfig
+    decisions: Sequence[SubclaimDecision], bands: DecisionParams
 ) -> dict[Dimension, SubclaimDecision]:
     if not decisions:
         raise ValueError("aggregate needs at least one subclaim decision")
@@ -107,8 +106,8 @@ def aggregate(
     argued: bool | None = None,
     unargued: Collection[Dimension] = (),
     grounds: Mapping[Dimension, str] | None = None,
-    config: AggregationConfig = _AGGREGATION,
-    bands: DecisionConfig = _DECISION,
+    config: AggregationParams,
+    bands: DecisionParams,
 ) -> AggregateOutcome:
     """The internal decision ỹ from the subclaim decisions, by the priority-ordered rules of
     SEMV §4.4 ("Final Decision Aggregation"). The first rule that applies wins:
@@ -340,7 +339,7 @@ def _check_mean(mean_score: float) -> float:
     return mean_score
 
 
-def _floor(label: InternalLabel, config: ConfidenceConfig) -> float:
+def _floor(label: InternalLabel, config: ConfidenceParams) -> float:
     floors: dict[InternalLabel, float] = {
         InternalLabel.VERIFIED: config.verified,
         InternalLabel.MOSTLY_VERIFIED: config.mostly_verified,
@@ -353,9 +352,7 @@ def _floor(label: InternalLabel, config: ConfidenceConfig) -> float:
     return floors[InternalLabel(label)]
 
 
-def confidence(
-    mean_score: float, label: InternalLabel, *, config: ConfidenceConfig = _CONFIDENCE
-) -> float:
+def confidence(mean_score: float, label: InternalLabel, *, config: ConfidenceParams) -> float:
     """The escalation confidence of Eq. 19: ``γ = max(2·|ψ̄ − 0.5|, γ̲_ỹ)``.
 
     ``γ̲_ỹ`` is the label's floor from the ``confidence`` section (Table S4: verified 0.65;
@@ -410,7 +407,7 @@ class InternalContract:
     largest probability (strictly, whenever γ > 1/7).
     """
 
-    config: ConfidenceConfig = _CONFIDENCE
+    config: ConfidenceParams
 
     @property
     def name(self) -> str:
@@ -483,7 +480,7 @@ class RemmdContract:
     chosen label and spreads 1 − γ over the other four (uniform when γ ≤ 1/5), as the internal
     contract does."""
 
-    config: ConfidenceConfig = _CONFIDENCE
+    config: ConfidenceParams
 
     @property
     def name(self) -> str:
@@ -511,9 +508,7 @@ def spread(chosen: str, gamma: float, labels: tuple[str, ...]) -> dict[str, floa
     return {label: gamma if label == chosen else rest for label in labels}
 
 
-INTERNAL: Final[InternalContract] = InternalContract()
 COSMOS: Final[CosmosContract] = CosmosContract()
-REMMD: Final[RemmdContract] = RemmdContract()
 
 
 class _UnknownContract(KeyError):
@@ -521,7 +516,7 @@ class _UnknownContract(KeyError):
         return str(self.args[0])
 
 
-def contract(name: str, *, config: ConfidenceConfig = _CONFIDENCE) -> LabelContract:
+def contract(name: str, *, config: ConfidenceParams) -> LabelContract:
     """The label contract called ``name`` (case-insensitive): ``internal``, ``cosmos`` or
     ``remmd``.
 
@@ -532,9 +527,9 @@ def contract(name: str, *, config: ConfidenceConfig = _CONFIDENCE) -> LabelContr
         KeyError: an unknown name; the message lists the valid ones.
     """
     contracts: dict[str, LabelContract] = {
-        INTERNAL.name: InternalContract(config=config),
+        "internal": InternalContract(config=config),
         COSMOS.name: COSMOS,
-        REMMD.name: RemmdContract(config=config),
+        "remmd": RemmdContract(config=config),
     }
     found = contracts.get(name.lower()) if isinstance(name, str) else None
     if found is None:

@@ -117,7 +117,7 @@ async def decide(
         bands=ctx.settings.decision,
     )
     mean = fmean(d.score for d in decisions)
-    active = contract(str(ctx.params["contract"]))
+    active = contract(str(ctx.params["contract"]), config=ctx.settings.confidence)
     return Verdict(
         label=active.map(outcome.label),
         internal_label=outcome.label,
