@@ -33,7 +33,6 @@ from semv.reasoning._aggregate import (
     contract,
     deciding_dimensions,
     ooc_probability,
-    rule_number_of,
     spread,
 )
 from semv.reasoning._clash import ClashOutcome, judge_adjustment, resolve_clash
@@ -117,7 +116,6 @@ __all__ = [
     "remembered_strength",
     "resolve_clash",
     "review_codes",
-    "rule_number_of",
     "spread",
     "strength_from_features",
 ]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
@@ -15,6 +14,7 @@ from semv.model import (
     CONTEXT_DIMENSIONS,
     CORE_DIMENSIONS,
     REMMD_L1,
+    AggregationRule,
     Band,
     CosmosLabel,
     Dimension,
@@ -43,7 +43,6 @@ __all__ = [
     "contract",
     "deciding_dimensions",
     "ooc_probability",
-    "rule_number_of",
     "spread",
 ]
 
@@ -61,12 +60,20 @@ class AggregateOutcome(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     label: InternalLabel
-    rule: str = Field(description="A short sentence naming the rule that fired.")
-    rule_number: int = Field(ge=1, le=7, description="Position of the rule in the priority order.")
+    fired: AggregationRule = Field(description="The rule that fired: its number and sentence.")
     mean_score: float = Field(description="ψ̄, the mean score of all subclaims.")
     deciding: tuple[Dimension, ...] = Field(
         (), description="The subclaims that decided the rule (``deciding_dimensions``)."
     )
+
+    @property
+    def rule(self) -> str:
+        """``"Rule N: <sentence>"``."""
+        return self.fired.text
+
+    @property
+    def rule_number(self) -> int:
+        return self.fired.number
 
 
 def _mean(values: Sequence[float]) -> float:
@@ -159,11 +166,10 @@ def aggregate(
     by_dim = _checked(decisions, bands)
     mean_all = _mean([d.score for d in decisions])
 
-    def outcome(label: InternalLabel, number: int, rule: str) -> AggregateOutcome:
+    def outcome(label: InternalLabel, number: int, sentence: str) -> AggregateOutcome:
         return AggregateOutcome(
             label=label,
-            rule=rule,
-            rule_number=number,
+            fired=AggregationRule(number=number, sentence=sentence),
             mean_score=mean_all,
             deciding=deciding_dimensions(number, decisions, asserted, unargued),
         )
@@ -182,8 +188,7 @@ def aggregate(
         return outcome(
             InternalLabel.MANIPULATED_OR_SYNTHETIC,
             1,
-            "Rule 1: the authenticity subclaim is refuted, so the media is manipulated or "
-            "synthetic.",
+            "the authenticity subclaim is refuted, so the media is manipulated or synthetic.",
         )
 
     what = by_dim.get(Dimension.WHAT)
@@ -193,7 +198,7 @@ def aggregate(
         return outcome(
             InternalLabel.FALSE_CONTEXT,
             2,
-            f"Rule 2: {join_words(refuted_context)} {is_are(refuted_context)} refuted"
+            f"{join_words(refuted_context)} {is_are(refuted_context)} refuted"
             f"{evidence_of(refuted_context)} while the event content (what) is {content}, so "
             "the media is used in a false context.",
         )
@@ -217,14 +222,14 @@ def aggregate(
             return outcome(
                 InternalLabel.VERIFIED,
                 3,
-                f"Rule 3: every present core dimension ({listed}) is supported"
+                f"every present core dimension ({listed}) is supported"
                 f"{evidence_of(present)} with mean score {core_mean:.2f} ≥ "
                 f"{config.verified_mean:.2f}{aside}, so the case is verified.",
             )
         return outcome(
             InternalLabel.MOSTLY_VERIFIED,
             3,
-            f"Rule 3: every present core dimension ({listed}) is supported"
+            f"every present core dimension ({listed}) is supported"
             f"{evidence_of(present)} but their mean score {core_mean:.2f} is below "
             f"{config.verified_mean:.2f}{aside}, so the case is mostly verified.",
         )
@@ -251,14 +256,14 @@ def aggregate(
         return outcome(
             InternalLabel.PARTIALLY_VERIFIED,
             4,
-            f"Rule 4: {' and '.join(said)}, so the case is partially verified{missing}.",
+            f"{' and '.join(said)}, so the case is partially verified{missing}.",
         )
 
     if argued is False:
         return outcome(
             InternalLabel.INSUFFICIENT_EVIDENCE,
             5,
-            "Rule 5: no evidence item yielded an argument for any subclaim, so the evidence "
+            "no evidence item yielded an argument for any subclaim, so the evidence "
             "is insufficient.",
         )
     counts = Counter(d.band for d in decisions)
@@ -267,7 +272,7 @@ def aggregate(
         return outcome(
             InternalLabel.UNCERTAIN,
             5,
-            f"Rule 5: {counts[Band.UNCERTAIN]} of {len(decisions)} subclaims are uncertain "
+            f"{counts[Band.UNCERTAIN]} of {len(decisions)} subclaims are uncertain "
             f"(at least {needed}), so the case is uncertain.",
         )
 
@@ -275,14 +280,14 @@ def aggregate(
         return outcome(
             InternalLabel.INSUFFICIENT_EVIDENCE,
             6,
-            f"Rule 6: the mean subclaim score {mean_all:.2f} is below "
+            f"the mean subclaim score {mean_all:.2f} is below "
             f"{config.insufficient_mean:.2f}, so the evidence is insufficient.",
         )
 
     return outcome(
         InternalLabel.UNCERTAIN,
         7,
-        "Rule 7: no decisive rule applies, so the case remains uncertain.",
+        "no decisive rule applies, so the case remains uncertain.",
     )
 
 
@@ -321,16 +326,6 @@ def deciding_dimensions(
     if rule_number == 6:
         return tuple(d.dimension for d in decisions)
     return ()
-
-
-_RULE_NUMBER: Final = re.compile(r"^Rule ([1-7]):")
-
-
-def rule_number_of(rule: str) -> int | None:
-    """The number of an :func:`aggregate` rule text ("Rule 2: ..." → 2); None for a text of
-    another procedure."""
-    match = _RULE_NUMBER.match(rule)
-    return int(match.group(1)) if match else None
 
 
 def _check_mean(mean_score: float) -> float:

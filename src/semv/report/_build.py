@@ -32,7 +32,7 @@ from semv.model import (
     Verdict,
 )
 from semv.public_url import publishable_url
-from semv.reasoning import deciding_dimensions, rule_number_of
+from semv.reasoning import deciding_dimensions
 from semv.report._context import ReportContext
 from semv.report._view import (
     ArgumentView,
@@ -288,7 +288,7 @@ class _Builder:
         """The verdict first: label, confidence, the rule and the subclaims that decided it,
         the strongest arguments on each side, what needs review."""
         verdict = self.ctx.verdict
-        number = rule_number_of(verdict.rule)
+        number = verdict.aggregation_rule.number if verdict.aggregation_rule else None
         asserted = {
             Dimension(key): subclaim.asserted
             for key, subclaim in self.ctx.subclaims.items()
@@ -310,7 +310,7 @@ class _Builder:
             shown_kind=kind,
             label_meaning=explain(verdict.label),
             opening=opening_sentence(DEFAULT_PROCEDURE, verdict.label, shown, kind),
-            reason=_reason(verdict.rule),
+            reason=_reason(verdict),
             rule_number=number,
             deciding=tuple(self.decision(by_dimension[d]) for d in deciding),
             for_claim=self.strongest(Stance.SUPPORT),
@@ -537,9 +537,11 @@ def _note(item: UncertaintyItem) -> NoteView:
     )
 
 
-def _reason(rule: str) -> str:
-    """The rule's sentence without its "Rule N: " prefix, capitalized."""
-    text = re.sub(r"^Rule [1-7]:\s*", "", rule.strip())
+def _reason(verdict: Verdict) -> str:
+    """The sentence of the rule that decided ``verdict``, capitalized: semv's aggregation
+    rule without its number, another procedure's rule as it wrote it."""
+    fired = verdict.aggregation_rule
+    text = fired.sentence if fired is not None else verdict.rule.strip()
     return text[:1].upper() + text[1:]
 
 

@@ -122,6 +122,7 @@ async def decide(
         label=active.map(outcome.label),
         internal_label=outcome.label,
         rule=outcome.rule,
+        aggregation_rule=outcome.fired,
         probabilities=active.probabilities(mean, outcome.label),
         confidence=confidence(mean, outcome.label, config=ctx.settings.confidence),
         mean_score=mean,
