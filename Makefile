@@ -40,6 +40,7 @@ lint: venv
 	$(VENV)/bin/ruff format --check src tests benchmarks scripts
 	$(VENV)/bin/ruff check src tests benchmarks scripts
 	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports --no-logo
 
 format: venv
 	$(VENV)/bin/ruff format src tests benchmarks scripts

@@ -87,8 +87,8 @@ def _image_row(path: Path, tmp: Path, config: MediaConfig, repeats: int) -> list
     from PIL import Image
 
     from semv.perception import integrity, metadata, ocr, visual
-    from semv.perception._context import ExtractContext
     from semv.perception.artifacts import ArtifactStore
+    from semv.perception.extraction import ExtractContext
 
     asset = Asset(id="asset:1", path=str(path), kind=MediaKind.IMAGE)
 
@@ -143,9 +143,9 @@ def _clip(tmp: Path) -> Path | None:
 
 def bench_keyframes(repeats: int) -> None:
     """Scene detection + keyframes + pHash, relative to ffmpeg decoding the same clip."""
-    from semv.perception._context import ExtractContext
     from semv.perception.artifacts import ArtifactStore
     from semv.perception.container import probe
+    from semv.perception.extraction import ExtractContext
     from semv.perception.video import keyframes
 
     table = Table(title=f"Keyframe extraction vs ffmpeg decode-only (median of {repeats})")

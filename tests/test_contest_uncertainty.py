@@ -20,6 +20,7 @@ from semv.model import (
     UncertaintyCode,
 )
 from semv.reasoning import review_codes
+from tests.paper_reasoning import OVERLAP
 
 CFG = ReviewDetectionConfig()
 SUB = Subclaim(
@@ -57,7 +58,9 @@ def arg(id_: str, stance: Stance, evidence: tuple[str, ...], strength: float = 0
 
 
 def codes(*args: Argument, items: tuple[Evidence, ...], s: float = 0.0, a: float = 0.0) -> dict:
-    found = review_codes(SUB, args, items, support_total=s, attack_total=a, config=CFG)
+    found = review_codes(
+        SUB, args, items, support_total=s, attack_total=a, config=CFG, overlap=OVERLAP
+    )
     return {n.code: n.stages for n in found}
 
 

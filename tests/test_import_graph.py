@@ -1,4 +1,6 @@
-"""The package import graph of ``src/semv`` has no cycles, and the CLI loads commands lazily.
+"""The package import graph of ``src/semv`` has no cycles, the import-linter contracts of
+``pyproject.toml`` are kept (and each one fails on a violation), and the CLI loads commands
+lazily.
 
 The graph has one node per package directly under ``semv`` (``semv.memory``, ``semv.pipeline``
 ...) and an edge for every ``import`` / ``from ... import`` of another such package, at module
@@ -155,3 +157,70 @@ def test_semv_verify_loads_no_evaluation_web_plotting_or_other_procedure(tmp_pat
     unwanted += ("semv.memory", "semv.retrieval", "alembic")
     unwanted += ("semv.perception.forensics", "semv.perception.manipulation")
     assert sorted(m for m in loaded if m.startswith(unwanted)) == []
+
+
+# ---- the import-linter contracts of pyproject.toml ([tool.importlinter], `make lint`) ---------
+
+ROOT = SRC.parent
+LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
+
+
+def _lint_imports(src: Path, cwd: Path, *contracts: str) -> subprocess.CompletedProcess[str]:
+    """`lint-imports` with this project's contracts over the package tree in ``src``."""
+    args = [str(LINT_IMPORTS), str(ROOT / "pyproject.toml"), "--no-cache", "--no-logo"]
+    for contract in contracts:
+        args += ["--contract", contract]
+    return subprocess.run(
+        args,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env={**os.environ, "PYTHONPATH": str(src)},
+        check=False,
+    )
+
+
+def test_the_import_contracts_are_kept(tmp_path: Path) -> None:
+    run = _lint_imports(SRC, tmp_path)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "Contracts: 3 kept, 0 broken." in run.stdout
+
+
+def _tree_with(tmp_path: Path, module: str, source: str) -> Path:
+    """A copy of ``src/semv`` with one more module ``module`` (dotted) holding ``source``."""
+    import shutil
+
+    src = tmp_path / "src"
+    shutil.copytree(
+        SRC / "semv", src / "semv", ignore=shutil.ignore_patterns("__pycache__", "data")
+    )
+    (src / Path(*module.split("."))).with_suffix(".py").write_text(source, encoding="utf-8")
+    return src
+
+
+def test_a_private_module_of_another_package_breaks_its_contract(tmp_path: Path) -> None:
+    src = _tree_with(
+        tmp_path, "semv.procedures.remmd.probe", "from semv.agents.llm._prompts import untrusted\n"
+    )
+    run = _lint_imports(src, tmp_path, "private-modules")
+    assert run.returncode == 1
+    assert "semv.procedures.remmd.probe -> semv.agents.llm._prompts" in run.stdout
+    # the package's public name is allowed
+    ok = _tree_with(
+        tmp_path / "ok", "semv.procedures.remmd.probe", "from semv.agents.llm import untrusted\n"
+    )
+    assert _lint_imports(ok, tmp_path, "private-modules").returncode == 0
+
+
+def test_reasoning_reading_the_configuration_breaks_its_purity(tmp_path: Path) -> None:
+    src = _tree_with(tmp_path, "semv.reasoning._probe", "from semv.config import DecisionConfig\n")
+    run = _lint_imports(src, tmp_path, "pure-reasoning")
+    assert run.returncode == 1
+    assert "semv.reasoning._probe -> semv.config" in run.stdout
+
+
+def test_the_language_layer_importing_upward_breaks_the_layers(tmp_path: Path) -> None:
+    src = _tree_with(tmp_path, "semv.nlp.probe", "import semv.config\n")
+    run = _lint_imports(src, tmp_path, "layers")
+    assert run.returncode == 1
+    assert "semv.nlp is not allowed to import semv.config" in run.stdout

@@ -335,8 +335,8 @@ def test_learning_order_is_recorded_with_its_source() -> None:
 
 def test_escalation_keeps_the_factor_memory_applied(data_dir: Path) -> None:
     from semv.agents import Verification
-    from semv.reasoning import strength_from_features
     from semv.stages.escalate import reverified
+    from tests.paper_reasoning import strength_from_features
 
     off = _run(Store(data_dir))
     args = off.nodes["argue:where"].value

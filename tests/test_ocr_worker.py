@@ -18,8 +18,8 @@ from semv._worker_process import Worker
 from semv.config import MediaConfig, Settings
 from semv.model import Asset, MediaKind, UncertaintyCode
 from semv.perception import ocr_worker
-from semv.perception._context import ExtractContext
 from semv.perception.artifacts import current_artifacts
+from semv.perception.extraction import ExtractContext
 from semv.perception.ocr import read_image, read_text
 from semv.stages.media import extract_media
 from tests.media_factory import need, text_image

@@ -112,8 +112,8 @@ def test_configured_model_path_that_holds_no_model_is_an_uncertainty(tmp_path: P
 
 def test_text_repeated_on_later_keyframes_is_one_observation(tmp_path: Path) -> None:
     need("tesseract")
-    from semv.perception._context import ExtractContext, Keyframe
     from semv.perception.artifacts import ArtifactStore
+    from semv.perception.extraction import ExtractContext, Keyframe
     from semv.perception.ocr import read_text
 
     frame_png = text_image(tmp_path / "frame.png", "BREAKING NEWS")

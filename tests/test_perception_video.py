@@ -11,9 +11,9 @@ import pytest
 
 from semv.config import MediaConfig, Settings
 from semv.model import Asset, Evidence, Keyframes, MediaKind
-from semv.perception._context import ExtractContext
 from semv.perception.artifacts import ArtifactStore
 from semv.perception.container import probe
+from semv.perception.extraction import ExtractContext
 from semv.perception.video import Scene, detect_scenes, keyframes, plan_keyframes
 from semv.stages.media import extract_media
 from tests.conftest import shared_data

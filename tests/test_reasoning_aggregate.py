@@ -14,16 +14,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from semv.config import AggregationConfig, ConfidenceConfig, Settings
-from semv.model import Band, CosmosLabel, Dimension, InternalLabel, SubclaimDecision
-from semv.reasoning import (
-    COSMOS,
-    INTERNAL,
-    aggregate,
-    band,
-    confidence,
-    contract,
-    ooc_probability,
+from semv.model import (
+    AggregationRule,
+    Band,
+    CosmosLabel,
+    Dimension,
+    InternalLabel,
+    SubclaimDecision,
 )
+from semv.reasoning import COSMOS, ooc_probability
+from tests.paper_reasoning import INTERNAL, aggregate, band, confidence, contract
 
 D = Dimension
 L = InternalLabel
@@ -57,6 +57,17 @@ def test_rule_1_refuted_authenticity_is_manipulated() -> None:
     # only a refuted band counts: weakly-refuted authenticity does not fire rule 1
     out = aggregate(decisions(what=0.9, authenticity=0.35))
     assert out.label is not L.MANIPULATED_OR_SYNTHETIC
+
+
+def test_the_rule_that_fired_is_a_number_and_a_sentence() -> None:
+    out = aggregate([dec(D.WHAT, 0.9), dec(D.WHERE, 0.1)])
+    assert out.fired.number == 2
+    assert out.fired.sentence.startswith("where is refuted while the event content (what)")
+    assert out.rule == f"Rule 2: {out.fired.sentence}"  # the text is built from the two
+    fallback = aggregate([dec(D.WHO, 0.5), dec(D.WHY, 0.5)], argued=True)
+    assert fallback.fired == AggregationRule(
+        number=5, sentence="2 of 2 subclaims are uncertain (at least 1), so the case is uncertain."
+    )
 
 
 @pytest.mark.parametrize("context", [D.WHERE, D.WHEN, D.WHO, D.WHY])

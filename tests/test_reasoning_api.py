@@ -26,7 +26,9 @@ REQUIRED = {
     "confidence",
     "ooc_probability",
     "LabelContract",
-    "INTERNAL",
+    "InternalContract",
+    "DecisionParams",
+    "StrengthParams",
     "COSMOS",
     "contract",
 }

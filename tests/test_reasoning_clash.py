@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 
 from semv.config import ClashConfig
 from semv.model import ClashRecord
-from semv.reasoning import ClashOutcome, claim_score, judge_adjustment, resolve_clash
+from semv.reasoning import ClashOutcome, judge_adjustment
+from tests.paper_reasoning import claim_score, resolve_clash
 
 
 def test_clash_flagged_and_competing_arguments_halved() -> None:

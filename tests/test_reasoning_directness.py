@@ -21,13 +21,8 @@ from semv.model import (
     Stance,
     UncertaintyCode,
 )
-from semv.reasoning import (
-    argument_strength,
-    directness_factor,
-    event_only_cap,
-    media_grounds,
-    outranked,
-)
+from semv.reasoning import event_only_cap, media_grounds, outranked
+from tests.paper_reasoning import argument_strength, directness_factor
 
 CLAIM = "Climate strike protesters fill the streets of Berlin on 20 September 2019."
 

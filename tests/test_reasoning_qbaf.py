@@ -22,7 +22,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from semv.reasoning import SEMANTICS, NonConvergence, Qbaf, claim_score
+from semv.reasoning import SEMANTICS, NonConvergence, Qbaf
+from tests.paper_reasoning import claim_score
 
 # ---- independent reference implementations ------------------------------------------------
 

@@ -27,7 +27,8 @@ from semv.model import (
     SourceType,
     Stance,
 )
-from semv.reasoning import build_relations, claim_score, influence, propagate
+from semv.reasoning import build_relations, influence, propagate
+from tests.paper_reasoning import capture_checks, claim_score
 
 CLAIM = "claim:when"
 BETA = 0.5
@@ -153,6 +154,7 @@ def test_a_relation_to_an_argument_outside_the_qbaf_is_left_out() -> None:
 # ---- construction from typed observations ------------------------------------------------------
 
 OFFLINE = OfflineAgentConfig()
+CAPTURE = capture_checks(OFFLINE)
 RELATIONS = RelationsConfig()
 
 
@@ -218,7 +220,9 @@ def place(text: str, label: str, lat: float, lon: float, country: str) -> Facts:
 
 def build(args: list[Argument], evidence: list[Evidence]) -> tuple[Relation, ...]:
     subclaim = args[0].subclaim
-    return build_relations(subclaim, args, evidence, config=RELATIONS, offline=OFFLINE)
+    return build_relations(
+        subclaim, args, evidence, config=RELATIONS, capture=capture_checks(OFFLINE)
+    )
 
 
 def test_opposite_readings_of_one_visual_cue_attack_each_other() -> None:
@@ -311,4 +315,4 @@ def test_relations_are_deterministic_numbered_and_can_be_disabled() -> None:
     assert [r.id for r in first] == ["rel:when:meta:1", "rel:when:meta:2", "rel:when:conf:1"]
     assert build(args, [EXIF, a, b]) == first
     off = RelationsConfig(enabled=False)
-    assert build_relations(CLAIM, args, [EXIF, a, b], config=off, offline=OFFLINE) == ()
+    assert build_relations(CLAIM, args, [EXIF, a, b], config=off, capture=CAPTURE) == ()

@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 
 from semv.config import DecisionConfig
 from semv.model import Band
-from semv.reasoning import band, claim_score, delta_for_score, influence
+from semv.reasoning import influence
+from tests.paper_reasoning import band, claim_score, delta_for_score
 
 strength = st.floats(min_value=0.0, max_value=1.0, allow_nan=False)
 strengths = st.lists(strength, max_size=12)

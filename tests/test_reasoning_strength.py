@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from semv.config import StrengthConfig
 from semv.model import Band, StrengthFeatures
-from semv.reasoning import argument_strength, band, claim_score, strength_from_features
+from tests.paper_reasoning import argument_strength, band, claim_score, strength_from_features
 
 unit = st.floats(min_value=0.0, max_value=1.0, allow_nan=False)
 count = st.integers(min_value=0, max_value=20)

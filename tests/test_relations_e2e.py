@@ -21,11 +21,11 @@ from semv.contest import contest, load_state
 from semv.errors import ContestError
 from semv.model import Accept, Arguments, Escalated, Reject, RelationKind, Result, Stance
 from semv.pipeline import run_case
-from semv.reasoning import claim_score
 from semv.store import Store
 from semv.web._svg import graph_svg
 from semv.web._views import argument_graphs
 from tests.conftest import ROOT
+from tests.paper_reasoning import claim_score
 from tests.scripted_agents import ScriptedAgents
 
 PHOTO = ROOT / "examples" / "lyon-flood" / "photo.jpg"

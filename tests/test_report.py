@@ -8,6 +8,7 @@ import re
 import pytest
 
 from semv.model import (
+    AggregationRule,
     Argument,
     Asset,
     Band,
@@ -478,3 +479,23 @@ def test_the_number_next_to_a_label_is_named_calibrated_or_uncalibrated() -> Non
     summary = build_view(_context()).summary
     assert summary is not None and summary.shown_kind == "uncalibrated score"
     assert summary.shown == summary.confidence
+
+
+def test_the_summary_takes_the_rule_number_from_the_verdict_not_its_sentence() -> None:
+    ctx = _context()
+    # semv's verdict carries its rule as a structured value: number 2 and its sentence
+    fired = AggregationRule(number=2, sentence="where is refuted while what is supported.")
+    semv_verdict = ctx.verdict.model_copy(update={"rule": fired.text, "aggregation_rule": fired})
+    summary = build_view(ctx.model_copy(update={"verdict": semv_verdict})).summary
+    assert summary is not None
+    assert (summary.rule_number, summary.reason) == (
+        2,
+        fired.sentence[:1].upper() + fired.sentence[1:],
+    )
+    assert [d.dimension for d in summary.deciding] == [Dimension.WHAT, Dimension.WHERE]
+    # another procedure's rule text that merely starts like one of semv's is not read as one
+    other = ctx.verdict.model_copy(update={"rule": "Rule 3: a baseline's own words"})
+    summary = build_view(ctx.model_copy(update={"verdict": other})).summary
+    assert summary is not None
+    assert (summary.rule_number, summary.deciding) == (None, ())
+    assert summary.reason == "Rule 3: a baseline's own words"

@@ -14,8 +14,9 @@ import pytest
 from semv import verify
 from semv.model import Band, Dimension, SubclaimDecision, camera_name
 from semv.nlp.entities import extract_facts
-from semv.reasoning import aggregate, band, deciding_dimensions
+from semv.reasoning import deciding_dimensions
 from semv.report import data_relative
+from tests.paper_reasoning import aggregate, band
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "lyon-flood"

@@ -242,7 +242,7 @@ def verify_batch(
         else:
             items.append((str(child),))
     if items and (ray or ray_address is not None):
-        from semv.eval._ray import run_in_ray
+        from semv.eval import run_in_ray
 
         run_in_ray(
             verify_folder,
@@ -253,7 +253,7 @@ def verify_batch(
             workers=workers,
         )
     elif items and workers > 1:
-        from semv.eval._workers import run_in_processes
+        from semv.eval import run_in_processes
 
         run_in_processes(verify_folder, spec, items, on_result=finished, workers=workers)
     else:

@@ -48,7 +48,7 @@ from semv.procedures import (
     get_procedure,
     node_value,
 )
-from semv.report._usage import with_usage
+from semv.report import with_usage
 from semv.stages import CASE_SOURCE, MEMORY_SOURCE
 from semv.stages import claims as claims_stage
 from semv.stages import media as media_stage

@@ -10,9 +10,9 @@ sits in a ``SealedGold`` that reveals it only to a committed run. Every input pr
 """
 
 from semv.adapters._base import COSMOS_CONTRACT, INTERNAL_CONTRACT, Adapter, LoadedCase
-from semv.adapters._cosmos import CosmosAdapter
+from semv.adapters._cosmos import CosmosAdapter, split_file
 from semv.adapters._fivepils import FivePilsOocAdapter
-from semv.adapters._generic import GenericAdapter
+from semv.adapters._generic import GenericAdapter, find_case_file
 from semv.adapters._gold import SealedGold
 from semv.adapters._media import MEDIA_EXTENSIONS
 from semv.adapters._mmfakebench import BINARY as MMFAKEBENCH_BINARY
@@ -21,6 +21,7 @@ from semv.adapters._mv2026 import Mv2026Adapter
 from semv.adapters._mvreport import REQUIRED_FIELDS, MvReport, parse_date, parse_mv_report
 from semv.adapters._registry import adapter_names, detect_adapter, get_adapter, load_cases
 from semv.adapters._remmd import REMMD_L1, REMMD_L2, RemmdAdapter, l2_label
+from semv.adapters._remmd_runs import is_runs_folder
 from semv.adapters._verite import VERITE_LABELS, VeriteAdapter
 
 __all__ = [
@@ -46,9 +47,12 @@ __all__ = [
     "VeriteAdapter",
     "adapter_names",
     "detect_adapter",
+    "find_case_file",
     "get_adapter",
+    "is_runs_folder",
     "l2_label",
     "load_cases",
     "parse_date",
     "parse_mv_report",
+    "split_file",
 ]

@@ -66,7 +66,7 @@ def build_agents(settings: Settings, *, store: Store | None = None, replay: bool
 def local_settings(settings: Settings) -> Settings:
     """The LLM backend's settings for the in-process model of ``[local]``: its name and
     context length, one request at a time, no retries, every role on it."""
-    from semv.agents.llm._local import LOCAL_URL
+    from semv.agents.llm import LOCAL_URL
 
     llm = settings.llm.model_copy(
         update={
@@ -87,8 +87,7 @@ def local_settings(settings: Settings) -> Settings:
 
 
 def _local_agents(settings: Settings, *, store: Store | None, replay: bool) -> Agents:
-    from semv.agents.llm import LlmAgents, LlmClient
-    from semv.agents.llm._local import LocalTransport
+    from semv.agents.llm import LlmAgents, LlmClient, LocalTransport
 
     local = local_settings(settings)
     cfg = local.llm
@@ -112,7 +111,7 @@ def _local_agents(settings: Settings, *, store: Store | None, replay: bool) -> A
 def load_local(settings: Settings) -> Any:
     """The ``[local]`` model, checked and loading (``LocalModel``); ``ModelMissing`` (exit 2)
     names the file and how to get it."""
-    from semv.agents.llm._local import local_model
+    from semv.agents.llm import local_model
 
     cfg = settings.local
     return local_model(cfg.model, cfg.path, context_tokens=cfg.context_tokens, threads=cfg.threads)

@@ -20,8 +20,7 @@ from typing import Annotated, Any, NoReturn
 
 import typer
 
-from semv.adapters import LoadedCase, adapter_names
-from semv.adapters._remmd_runs import is_runs_folder
+from semv.adapters import LoadedCase, adapter_names, is_runs_folder
 from semv.agents.backends import build_agents
 from semv.cli._common import (
     DEFAULT_DATA_DIR,
@@ -39,23 +38,30 @@ from semv.cli._contest import eval_ctr
 from semv.cli._retrieval import eval_retrieval
 from semv.config import Settings, load_settings
 from semv.errors import SemvError
-from semv.eval._cost import cost_summary, cost_table, role_table
-from semv.eval._harness import EvalPlan, finalize, load_plan_cases, open_results, run_plan
-from semv.eval._predictions import (
+from semv.eval import (
     RESULTS_FILE,
+    EvalPlan,
+    Record,
+    Task,
+    comparison_rows,
+    comparison_table,
+    cost_summary,
+    cost_table,
+    finalize,
+    get_task,
+    headline,
+    load_plan_cases,
+    open_results,
     prediction_formats,
     read_predictions,
     read_results_log,
-)
-from semv.eval._remmd_compare import comparison_rows, comparison_table
-from semv.eval._stability import (
-    headline,
+    role_table,
+    run_plan,
     stability_table,
+    summary_markdown,
     sweep_conditions,
     sweep_table,
 )
-from semv.eval._summary import summary_markdown
-from semv.eval._tasks import Record, Task, get_task
 from semv.procedures import DEFAULT_PROCEDURE, get_procedure, procedure_names
 from semv.store import Store
 

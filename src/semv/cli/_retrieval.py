@@ -201,8 +201,14 @@ def eval_retrieval(
     from rich.progress import Progress, TaskID
     from rich.table import Table
 
-    from semv.retrieval import CorpusSource, E5Reranker, LocalCorpus, load_priors, read_documents
-    from semv.retrieval._evaluate import evaluate_retrieval
+    from semv.retrieval import (
+        CorpusSource,
+        E5Reranker,
+        LocalCorpus,
+        evaluate_retrieval,
+        load_priors,
+        read_documents,
+    )
 
     try:
         settings = settings_from(config)

@@ -189,7 +189,7 @@ def verify(
         if llm and not replay:
             probe_llm(settings)  # fail fast: no run whose every role falls back
             if procedure == DEFAULT_PROCEDURE and resumes is None:  # a resumed run may reuse it
-                from semv.agents.llm._prefetch import start_decompose
+                from semv.agents.llm import start_decompose
 
                 # with the plan calls its answer lets start: verify runs with memory off
                 start_decompose(settings, enforced(cases[0].case, settings), store, plans=True)

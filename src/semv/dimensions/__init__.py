@@ -44,6 +44,7 @@ from semv.dimensions._common import (
     shared_entities,
     signal_kind,
 )
+from semv.dimensions._context import judge_feature, use_judge
 from semv.dimensions._recheck import key_fact_found, rederive, rederived
 from semv.dimensions._registry import DIMENSIONS, judge, report_order, rule_for, spec
 from semv.dimensions._spec import (
@@ -82,6 +83,7 @@ __all__ = [
     "is_metadata",
     "is_observation",
     "judge",
+    "judge_feature",
     "key_fact_found",
     "media_kind",
     "media_seeds",
@@ -95,4 +97,5 @@ __all__ = [
     "shared_entities",
     "signal_kind",
     "spec",
+    "use_judge",
 ]

@@ -17,7 +17,16 @@ from semv.eval._classes import (
     multilabel_report,
     subset_accuracy,
 )
-from semv.eval._harness import EvalPlan, dataset_path, finalize, memory_snapshot_hash
+from semv.eval._cost import cost_summary, cost_table, role_table
+from semv.eval._harness import (
+    EvalPlan,
+    dataset_path,
+    finalize,
+    load_plan_cases,
+    memory_snapshot_hash,
+    open_results,
+    run_plan,
+)
 from semv.eval._metrics import (
     BinaryCounts,
     accuracy,
@@ -41,7 +50,15 @@ from semv.eval._mvscore import (
     score_cases,
     table5_markdown,
 )
-from semv.eval._predictions import PredictionSet, prediction_formats, read_predictions
+from semv.eval._predictions import (
+    RESULTS_FILE,
+    PredictionSet,
+    prediction_formats,
+    read_predictions,
+    read_results_log,
+)
+from semv.eval._ray import run_in_ray
+from semv.eval._remmd_compare import comparison_rows, comparison_table
 from semv.eval._report_metrics import (
     ABSTENTION_LABELS,
     TemporalOutcome,
@@ -55,6 +72,7 @@ from semv.eval._report_metrics import (
     url_prf,
 )
 from semv.eval._runner import CaseOutcome, EvalReport, binary_report, evaluate
+from semv.eval._stability import headline, stability_table, sweep_conditions, sweep_table
 from semv.eval._stats import (
     BootstrapInterval,
     ZTest,
@@ -62,20 +80,24 @@ from semv.eval._stats import (
     cluster_bootstrap,
     two_proportion_z_test,
 )
+from semv.eval._summary import summary_markdown
 from semv.eval._tasks import (
     INTERNAL_TO_MMFAKEBENCH,
     INTERNAL_TO_REMMD,
+    Record,
     Task,
     get_task,
     score_remmd,
     task_names,
 )
+from semv.eval._workers import run_in_processes
 
 __all__ = [
     "ABSTENTION_LABELS",
     "INTERNAL_TO_MMFAKEBENCH",
     "INTERNAL_TO_REMMD",
     "MV_TIME_PENALTY",
+    "RESULTS_FILE",
     "BinaryCounts",
     "BootstrapInterval",
     "CaseOutcome",
@@ -87,6 +109,7 @@ __all__ = [
     "MultiLabelReport",
     "MvScoreTable",
     "PredictionSet",
+    "Record",
     "ScoredCase",
     "Task",
     "TemporalOutcome",
@@ -99,7 +122,11 @@ __all__ = [
     "brier",
     "case_accuracy",
     "cluster_bootstrap",
+    "comparison_rows",
+    "comparison_table",
     "confusion_matrix",
+    "cost_summary",
+    "cost_table",
     "counts",
     "dataset_path",
     "evaluate",
@@ -109,20 +136,32 @@ __all__ = [
     "finalize",
     "get_task",
     "hamming_loss",
+    "headline",
+    "load_plan_cases",
     "memory_snapshot_hash",
     "multiclass_report",
     "multilabel_report",
     "mv_score",
     "normalize_url",
+    "open_results",
     "precision",
     "prediction_formats",
     "read_judge_scores",
     "read_predictions",
+    "read_results_log",
     "recall",
     "release_hours",
+    "role_table",
+    "run_in_processes",
+    "run_in_ray",
+    "run_plan",
     "score_cases",
     "score_remmd",
+    "stability_table",
     "subset_accuracy",
+    "summary_markdown",
+    "sweep_conditions",
+    "sweep_table",
     "table5_markdown",
     "task_names",
     "temporal_outcome",

@@ -29,8 +29,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from semv import __version__
-from semv.adapters import LoadedCase, get_adapter
-from semv.adapters._cosmos import split_file
+from semv.adapters import LoadedCase, get_adapter, split_file
 from semv.agents import Agents
 from semv.atomic import write_text_atomic
 from semv.config import Settings

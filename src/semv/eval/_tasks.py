@@ -42,7 +42,7 @@ from semv.adapters import (
     parse_date,
     parse_mv_report,
 )
-from semv.config import EvalConfig
+from semv.config import DecisionConfig, EvalConfig
 from semv.dimensions import DIMENSIONS
 from semv.eval._calibration import calibrated_ooc
 from semv.eval._classes import MultiClassReport, MultiLabelReport, multiclass_report
@@ -338,7 +338,7 @@ def remmd_l1(result: Result) -> VeracityLabel | None:
     if mapped is not None or result.label != InternalLabel.UNCERTAIN or not result.subclaims:
         return mapped
     psi = statistics.fmean(s.score for s in result.subclaims)
-    return _BAND_TO_REMMD[band_of(psi)]
+    return _BAND_TO_REMMD[band_of(psi, config=DecisionConfig())]
 
 
 def remmd_l2_from_result(result: Result) -> list[str]:

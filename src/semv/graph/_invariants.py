@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping
 
 from pydantic import BaseModel
 
-from semv.config import StrengthConfig
+from semv.config import ConfidenceConfig, StrengthConfig
 from semv.graph._spec import NodeSpec, project
 from semv.model import (
     Arguments,
@@ -187,7 +187,7 @@ def _qbaf_checks(value: SolvedQbaf, args: Arguments | None) -> list[Violation]:
 
 
 def _output_checks(value: Verdict, contract_name: str) -> list[Violation]:
-    active = contract(contract_name)
+    active = contract(contract_name, config=ConfidenceConfig())  # its labels only
     out: list[Violation] = []
     if value.label not in active.labels:
         out.append(

@@ -22,9 +22,18 @@ from semv.config import MemoryConfig
 from semv.errors import InputError, InvariantViolation, StoreError
 from semv.memory._model import Candidate, Record, Status, UsageKind
 from semv.safeload import loads_json, read_text_bounded
-from semv.store import Store, canonical_json, sha256_text
-from semv.store import _schema as t
-from semv.store._store import utc_now
+from semv.store import (
+    Store,
+    canonical_json,
+    memory_candidates,
+    memory_records,
+    memory_snapshots,
+    memory_state,
+    memory_trace,
+    memory_usage,
+    sha256_text,
+    utc_now,
+)
 
 if TYPE_CHECKING:
     from semv.memory._import import ImportReport
@@ -73,10 +82,10 @@ class MemoryStore:
         self.bank = bank
         self._engine = store.engine
         with self._tx() as conn:
-            row = conn.execute(select(t.memory_state).where(t.memory_state.c.bank == bank)).first()
+            row = conn.execute(select(memory_state).where(memory_state.c.bank == bank)).first()
             if row is None:
                 conn.execute(
-                    insert(t.memory_state).values(bank=bank, frozen=None, learn_count=0, next_id=1)
+                    insert(memory_state).values(bank=bank, frozen=None, learn_count=0, next_id=1)
                 )
 
     @contextmanager
@@ -91,9 +100,7 @@ class MemoryStore:
 
     def state(self) -> MemoryState:
         with self._tx() as conn:
-            row = conn.execute(
-                select(t.memory_state).where(t.memory_state.c.bank == self.bank)
-            ).one()
+            row = conn.execute(select(memory_state).where(memory_state.c.bank == self.bank)).one()
         return MemoryState(self.bank, row.frozen, int(row.learn_count), int(row.next_id))
 
     def guard(self, operation: str, subject: str | None = None) -> None:
@@ -112,22 +119,20 @@ class MemoryStore:
         self.guard("case registration")
         with self._tx() as conn:
             conn.execute(
-                update(t.memory_state)
-                .where(t.memory_state.c.bank == self.bank)
-                .values(learn_count=t.memory_state.c.learn_count + 1)
+                update(memory_state)
+                .where(memory_state.c.bank == self.bank)
+                .values(learn_count=memory_state.c.learn_count + 1)
             )
         return self.state().learn_count
 
     def new_id(self, prefix: str) -> str:
         with self._tx() as conn:
             row = conn.execute(
-                select(t.memory_state.c.next_id).where(t.memory_state.c.bank == self.bank)
+                select(memory_state.c.next_id).where(memory_state.c.bank == self.bank)
             ).one()
             n = int(row[0])
             conn.execute(
-                update(t.memory_state)
-                .where(t.memory_state.c.bank == self.bank)
-                .values(next_id=n + 1)
+                update(memory_state).where(memory_state.c.bank == self.bank).values(next_id=n + 1)
             )
         return f"{prefix}:{n:05d}"
 
@@ -136,9 +141,9 @@ class MemoryStore:
     def trace(self, kind: str, subject: str | None, payload: dict[str, Any]) -> None:
         with self._tx() as conn:
             last = conn.execute(
-                select(t.memory_trace.c.seq, t.memory_trace.c.hash)
-                .where(t.memory_trace.c.bank == self.bank)
-                .order_by(t.memory_trace.c.seq.desc())
+                select(memory_trace.c.seq, memory_trace.c.hash)
+                .where(memory_trace.c.bank == self.bank)
+                .order_by(memory_trace.c.seq.desc())
                 .limit(1)
             ).first()
             seq = 0 if last is None else int(last.seq) + 1
@@ -153,7 +158,7 @@ class MemoryStore:
                 "prev_hash": prev,
             }
             conn.execute(
-                insert(t.memory_trace).values(
+                insert(memory_trace).values(
                     bank=self.bank,
                     seq=seq,
                     kind=kind,
@@ -166,11 +171,11 @@ class MemoryStore:
             )
 
     def events(self, kind: str | None = None) -> list[dict[str, Any]]:
-        q = select(t.memory_trace).where(t.memory_trace.c.bank == self.bank)
+        q = select(memory_trace).where(memory_trace.c.bank == self.bank)
         if kind is not None:
-            q = q.where(t.memory_trace.c.kind == kind)
+            q = q.where(memory_trace.c.kind == kind)
         with self._tx() as conn:
-            rows = conn.execute(q.order_by(t.memory_trace.c.seq)).all()
+            rows = conn.execute(q.order_by(memory_trace.c.seq)).all()
         return [
             {"seq": r.seq, "kind": r.kind, "subject": r.subject, "payload": json.loads(r.payload)}
             for r in rows
@@ -182,7 +187,7 @@ class MemoryStore:
         self.guard("candidate staging", candidate.id)
         with self._tx() as conn:
             conn.execute(
-                insert(t.memory_candidates).values(
+                insert(memory_candidates).values(
                     bank=self.bank,
                     id=candidate.id,
                     status=status,
@@ -198,12 +203,12 @@ class MemoryStore:
 
     def candidates(self, *statuses: str) -> list[tuple[Candidate, str, str, int]]:
         """(candidate, status, reason, learn_seq) in staging order."""
-        q = select(t.memory_candidates).where(t.memory_candidates.c.bank == self.bank)
+        q = select(memory_candidates).where(memory_candidates.c.bank == self.bank)
         if statuses:
-            q = q.where(t.memory_candidates.c.status.in_(statuses))
+            q = q.where(memory_candidates.c.status.in_(statuses))
         with self._tx() as conn:
             rows = conn.execute(
-                q.order_by(t.memory_candidates.c.learn_seq, t.memory_candidates.c.id)
+                q.order_by(memory_candidates.c.learn_seq, memory_candidates.c.id)
             ).all()
         return [
             (Candidate.model_validate_json(r.body), r.status, r.reason, int(r.learn_seq))
@@ -218,13 +223,13 @@ class MemoryStore:
         with self._tx() as conn:
             rows = conn.execute(
                 select(
-                    t.memory_candidates.c.case_id,
-                    t.memory_candidates.c.fingerprint,
-                    t.memory_candidates.c.body,
+                    memory_candidates.c.case_id,
+                    memory_candidates.c.fingerprint,
+                    memory_candidates.c.body,
                 ).where(
-                    t.memory_candidates.c.bank == self.bank,
-                    t.memory_candidates.c.key == key,
-                    t.memory_candidates.c.status.notin_(("rejected",)),
+                    memory_candidates.c.bank == self.bank,
+                    memory_candidates.c.key == key,
+                    memory_candidates.c.status.notin_(("rejected",)),
                 )
             ).all()
         if polarity is not None:
@@ -235,19 +240,19 @@ class MemoryStore:
         self.guard("candidate update", cid)
         with self._tx() as conn:
             conn.execute(
-                update(t.memory_candidates)
-                .where(t.memory_candidates.c.bank == self.bank, t.memory_candidates.c.id == cid)
+                update(memory_candidates)
+                .where(memory_candidates.c.bank == self.bank, memory_candidates.c.id == cid)
                 .values(status=status, reason=reason)
             )
 
     # ---- records ----------------------------------------------------------------------
 
     def records(self, *statuses: Status) -> list[Record]:
-        q = select(t.memory_records.c.body).where(t.memory_records.c.bank == self.bank)
+        q = select(memory_records.c.body).where(memory_records.c.bank == self.bank)
         if statuses:
-            q = q.where(t.memory_records.c.status.in_([s.value for s in statuses]))
+            q = q.where(memory_records.c.status.in_([s.value for s in statuses]))
         with self._tx() as conn:
-            rows = conn.execute(q.order_by(t.memory_records.c.id)).all()
+            rows = conn.execute(q.order_by(memory_records.c.id)).all()
         return [Record.model_validate_json(r[0]) for r in rows]
 
     def put(self, record: Record, *, operation: str = "long-term update") -> None:
@@ -267,12 +272,12 @@ class MemoryStore:
             "updated_at": utc_now(),
         }
         done = conn.execute(
-            update(t.memory_records)
-            .where(t.memory_records.c.bank == self.bank, t.memory_records.c.id == record.id)
+            update(memory_records)
+            .where(memory_records.c.bank == self.bank, memory_records.c.id == record.id)
             .values(**values)
         )
         if done.rowcount == 0:
-            conn.execute(insert(t.memory_records).values(bank=self.bank, id=record.id, **values))
+            conn.execute(insert(memory_records).values(bank=self.bank, id=record.id, **values))
 
     def long_term_hash(self) -> str:
         return snapshot_hash(self.records(*LONG_TERM))
@@ -282,7 +287,7 @@ class MemoryStore:
     def record_usage(self, run_id: str, record: str, kind: UsageKind) -> None:
         with self._tx() as conn:
             conn.execute(
-                insert(t.memory_usage).values(
+                insert(memory_usage).values(
                     bank=self.bank,
                     snapshot=self.state().frozen,
                     run_id=run_id,
@@ -293,19 +298,19 @@ class MemoryStore:
             )
 
     def usage_counts(self, run_ids: Iterable[str] | None = None) -> dict[str, int]:
-        q = select(t.memory_usage.c.kind, func.count()).where(t.memory_usage.c.bank == self.bank)
+        q = select(memory_usage.c.kind, func.count()).where(memory_usage.c.bank == self.bank)
         if run_ids is not None:
-            q = q.where(t.memory_usage.c.run_id.in_(list(run_ids)))
+            q = q.where(memory_usage.c.run_id.in_(list(run_ids)))
         with self._tx() as conn:
-            rows = conn.execute(q.group_by(t.memory_usage.c.kind)).all()
+            rows = conn.execute(q.group_by(memory_usage.c.kind)).all()
         return {str(k): int(n) for k, n in rows}
 
     def record_usage_counts(self) -> dict[str, dict[str, int]]:
         with self._tx() as conn:
             rows = conn.execute(
-                select(t.memory_usage.c.record, t.memory_usage.c.kind, func.count())
-                .where(t.memory_usage.c.bank == self.bank)
-                .group_by(t.memory_usage.c.record, t.memory_usage.c.kind)
+                select(memory_usage.c.record, memory_usage.c.kind, func.count())
+                .where(memory_usage.c.bank == self.bank)
+                .group_by(memory_usage.c.record, memory_usage.c.kind)
             ).all()
         out: dict[str, dict[str, int]] = {}
         for rec, kind, n in rows:
@@ -325,19 +330,17 @@ class MemoryStore:
         with self._tx() as conn:
             if (
                 conn.execute(
-                    select(t.memory_snapshots.c.hash).where(t.memory_snapshots.c.hash == digest)
+                    select(memory_snapshots.c.hash).where(memory_snapshots.c.hash == digest)
                 ).first()
                 is None
             ):
                 conn.execute(
-                    insert(t.memory_snapshots).values(
+                    insert(memory_snapshots).values(
                         hash=digest, bank=self.bank, created_at=utc_now(), body=body
                     )
                 )
             conn.execute(
-                update(t.memory_state)
-                .where(t.memory_state.c.bank == self.bank)
-                .values(frozen=digest)
+                update(memory_state).where(memory_state.c.bank == self.bank).values(frozen=digest)
             )
         self.trace("freeze", None, {"snapshot": digest, "records": len(records)})
         return digest
@@ -345,7 +348,7 @@ class MemoryStore:
     def thaw(self) -> None:
         with self._tx() as conn:
             conn.execute(
-                update(t.memory_state).where(t.memory_state.c.bank == self.bank).values(frozen=None)
+                update(memory_state).where(memory_state.c.bank == self.bank).values(frozen=None)
             )
         self.trace("thaw", None, {})
 
@@ -353,8 +356,8 @@ class MemoryStore:
         """A stored snapshot by hash or unique prefix."""
         with self._tx() as conn:
             rows = conn.execute(
-                select(t.memory_snapshots)
-                .where(t.memory_snapshots.c.hash.startswith(ref, autoescape=True))
+                select(memory_snapshots)
+                .where(memory_snapshots.c.hash.startswith(ref, autoescape=True))
                 .limit(2)
             ).all()
         if len(rows) != 1:
@@ -413,7 +416,7 @@ class MemoryStore:
             )
         self.guard("import")
         with self._tx() as conn:  # one transaction: all records or none
-            conn.execute(delete(t.memory_records).where(t.memory_records.c.bank == self.bank))
+            conn.execute(delete(memory_records).where(memory_records.c.bank == self.bank))
             for rec in report.accepted:
                 self._write_in(conn, rec)
         self.trace("import", None, {"file": path.name, **report.as_json()})

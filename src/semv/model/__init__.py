@@ -93,6 +93,7 @@ from semv.model._reasoning import (
 from semv.model._result import (
     Accept,
     Add,
+    AggregationRule,
     CalibratedProbability,
     Edit,
     Reject,
@@ -120,6 +121,7 @@ __all__ = [
     "REMMD_L2",
     "Accept",
     "Add",
+    "AggregationRule",
     "Argument",
     "Arguments",
     "Asset",

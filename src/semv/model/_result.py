@@ -25,12 +25,30 @@ class CalibratedProbability(Frozen):
     )
 
 
+class AggregationRule(Frozen):
+    """The aggregation rule of SEMV §4.4 that decided a case: its position in the priority
+    order and the sentence that explains it for this case."""
+
+    number: int = Field(ge=1, le=7, description="Position of the rule in the priority order.")
+    sentence: str = Field(description="Why it fired, for this case, without the rule's number.")
+
+    @property
+    def text(self) -> str:
+        """``"Rule N: <sentence>"``, the verdict's ``rule``."""
+        return f"Rule {self.number}: {self.sentence}"
+
+
 class Verdict(Frozen):
     """F(x) = ⟨ŷ, p, γ, J, T, Ξ⟩ (Eq. 2) before rendering: the aggregate stage's output."""
 
     label: str = Field(description="ŷ in the adapter's label contract.")
     internal_label: InternalLabel
     rule: str = Field(description="Which aggregation rule fired (for the justification).")
+    aggregation_rule: AggregationRule | None = Field(
+        None,
+        description="semv's aggregation rule, as number and sentence (``rule`` is its text); "
+        "None for a verdict of another procedure.",
+    )
     probabilities: dict[str, float] = Field(description="p over the adapter's contract.")
     confidence: float = Field(ge=0.0, le=1.0, description="γ (Eq. 19).")
     mean_score: float = Field(description="ψ̄, the mean subclaim score.")

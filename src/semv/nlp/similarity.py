@@ -15,12 +15,23 @@ the same scale as the lexical overlap, so one pair of thresholds (``overlap_supp
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
-from semv.config import OfflineAgentConfig
 from semv.nlp.embeddings import cosine
 from semv.nlp.text import lexical_overlap
 
-__all__ = ["Similarity", "calibrate", "similarity"]
+__all__ = ["Similarity", "SimilarityParams", "calibrate", "similarity"]
+
+
+class SimilarityParams(Protocol):
+    """What the similarity reads of the ``offline`` section (``OfflineAgentConfig``)."""
+
+    @property
+    def embeddings(self) -> bool: ...
+    @property
+    def embed_cos_floor(self) -> float: ...
+    @property
+    def embed_cos_ceil(self) -> float: ...
 
 
 @dataclass(frozen=True)
@@ -30,12 +41,12 @@ class Similarity:
     value: float
 
 
-def calibrate(cos: float, cfg: OfflineAgentConfig) -> float:
+def calibrate(cos: float, cfg: SimilarityParams) -> float:
     span = cfg.embed_cos_ceil - cfg.embed_cos_floor
     return min(1.0, max(0.0, (cos - cfg.embed_cos_floor) / span))
 
 
-def similarity(claim: str, evidence: str, cfg: OfflineAgentConfig) -> Similarity:
+def similarity(claim: str, evidence: str, cfg: SimilarityParams) -> Similarity:
     lex = lexical_overlap(claim, evidence)
     if cfg.embeddings:
         cos = cosine(claim, evidence)

@@ -57,9 +57,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache
 from importlib import resources
-from typing import Any
+from typing import Any, Protocol
 
-from semv.config import OfflineAgentConfig
 from semv.nlp import places as _places
 from semv.nlp.dates import Agreement, DateMention, compare
 from semv.nlp.entities import TextFacts, extract, place_key, same_name
@@ -68,7 +67,7 @@ from semv.nlp.markers import MarkerList, parse_marker_file, recontext_marker
 from semv.nlp.quantities import numbers
 from semv.nlp.quotes import QUOTATION, quotes_claim
 from semv.nlp.ratings import Verdict, rating_in
-from semv.nlp.similarity import similarity
+from semv.nlp.similarity import SimilarityParams, similarity
 
 __all__ = [
     "CUE_FILE",
@@ -77,6 +76,7 @@ __all__ = [
     "Stance",
     "StanceJudgment",
     "StanceModel",
+    "StanceParams",
     "asserted",
     "cue_counts",
     "cue_lists",
@@ -110,6 +110,16 @@ FEATURES: tuple[str, ...] = (
     "reported_speech",
 )
 """The signal names, in the order of the fitted models' coefficients."""
+
+
+class StanceParams(SimilarityParams, Protocol):
+    """What the stance reads of the ``offline`` section (``OfflineAgentConfig``): the
+    similarity's parameters and the place and date tolerances."""
+
+    @property
+    def place_tolerance_km(self) -> float: ...
+    @property
+    def time_tolerance_days(self) -> int: ...
 
 
 class Stance(StrEnum):
@@ -206,7 +216,7 @@ def asserted(text: str) -> str:
 
 
 def stance_features(
-    claim: str, text: str, cfg: OfflineAgentConfig, language: str | None = None
+    claim: str, text: str, cfg: StanceParams, language: str | None = None
 ) -> StanceFeatures:
     """The stance signals of ``text`` (a document's title and content) for ``claim``."""
     full = text[:PASSAGE_CHARS]
@@ -385,7 +395,7 @@ class StanceJudgment:
 def judge_stance(
     claim: str,
     text: str,
-    cfg: OfflineAgentConfig,
+    cfg: StanceParams,
     language: str | None = None,
     model: StanceModel | None = None,
 ) -> StanceJudgment:

@@ -29,8 +29,8 @@ from semv.model import (
     SourceType,
     UncertaintyCode,
 )
-from semv.perception._context import ExtractContext, nothing, only
 from semv.perception._toolcache import remembered
+from semv.perception.extraction import ExtractContext, nothing, only
 from semv.perception.integrity import STRUCTURAL_RELEVANCE
 
 __all__ = ["ffmpeg_version", "ffprobe_version", "probe", "probe_file", "streams"]

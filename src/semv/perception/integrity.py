@@ -31,7 +31,7 @@ from semv.model import (
     UncertaintyCode,
     UncertaintyItem,
 )
-from semv.perception._context import ExtractContext, nothing, only, uncertain
+from semv.perception.extraction import ExtractContext, nothing, only, uncertain
 
 __all__ = ["STRUCTURAL_RELEVANCE", "check_file", "file_evidence_id", "sniff"]
 

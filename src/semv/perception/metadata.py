@@ -26,7 +26,6 @@ from semv.model import (
     UncertaintyCode,
     UncertaintyItem,
 )
-from semv.perception._context import ExtractContext
 from semv.perception._exif_fields import (
     MetadataFields,
     implausible_time,
@@ -40,6 +39,7 @@ from semv.perception._exiftool import (
     default_session,
 )
 from semv.perception._toolcache import remembered
+from semv.perception.extraction import ExtractContext
 
 __all__ = [
     "METADATA_RELIABILITY",

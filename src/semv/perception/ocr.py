@@ -40,7 +40,6 @@ from semv.model import (
     UncertaintyCode,
 )
 from semv.perception import ocr_worker
-from semv.perception._context import ExtractContext, nothing, only
 from semv.perception._ocr_engines import (
     TESSERACT_MARGIN,
     OcrLine,
@@ -50,6 +49,7 @@ from semv.perception._ocr_engines import (
     read_lines,
 )
 from semv.perception._toolcache import remembered
+from semv.perception.extraction import ExtractContext, nothing, only
 from semv.perception.video import keyframes_evidence_id
 
 if TYPE_CHECKING:

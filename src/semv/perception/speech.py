@@ -35,7 +35,7 @@ from semv.model import (
     UncertaintyCode,
 )
 from semv.perception import whisper_base
-from semv.perception._context import ExtractContext, nothing, only
+from semv.perception.extraction import ExtractContext, nothing, only
 
 __all__ = [
     "ModelMissing",

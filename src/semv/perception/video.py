@@ -35,9 +35,9 @@ from semv.model import (
     UncertaintyCode,
 )
 from semv.model import Keyframe as KeyframeRow
-from semv.perception._context import ExtractContext, Keyframe, nothing, only
 from semv.perception.artifacts import ArtifactStore
 from semv.perception.container import streams
+from semv.perception.extraction import ExtractContext, Keyframe, nothing, only
 from semv.perception.integrity import STRUCTURAL_RELEVANCE
 
 if TYPE_CHECKING:

@@ -24,7 +24,7 @@ from semv.model import (
     UncertaintyCode,
     VisualFeatures,
 )
-from semv.perception._context import ExtractContext, nothing, only
+from semv.perception.extraction import ExtractContext, nothing, only
 from semv.perception.integrity import STRUCTURAL_RELEVANCE
 from semv.perception.video import keyframes_evidence_id
 

@@ -11,7 +11,7 @@ from semv.graph import Input, NodeSpec
 from semv.model import Case, Dimension, Evidence, ProducerKind, RankedEvidence, Retrieved
 from semv.procedures._labelled import RENDER_STAGE
 from semv.procedures._registry import GraphBuilder
-from semv.stages._graph import (
+from semv.stages import (
     claims_node,
     describe_keys,
     evidence_chain,

@@ -12,6 +12,7 @@ from typing import Final
 
 from pydantic import Field
 
+from semv.config import ConfidenceConfig
 from semv.graph import NodeOutcome, StageContext, StageDef
 from semv.model import (
     REMMD_L1,
@@ -19,6 +20,7 @@ from semv.model import (
     Bundle,
     Distortion,
     Evidence,
+    Frozen,
     InternalLabel,
     MediaEvidence,
     RenderedReport,
@@ -31,7 +33,6 @@ from semv.model import (
     result_evidence,
     result_uncertainty,
 )
-from semv.model._base import Frozen
 from semv.procedures._registry import GraphBuilder, Procedure, ResultBuilder
 from semv.procedures._values import node_value
 from semv.reasoning import contract as label_contract
@@ -110,7 +111,7 @@ def labelled_verdict(
     if unknown:
         raise ValueError(f"unknown L2 labels {unknown}; valid: {REMMD_L2}")
     internal = internal_for_veracity(veracity, distortions)
-    active = label_contract(contract)
+    active = label_contract(contract, config=ConfidenceConfig())
     label = veracity if active.name == "remmd" else active.map(internal)
     return Verdict(
         label=label,

@@ -12,16 +12,16 @@
   :func:`judge_adjustment`;
 * final aggregation, confidence (Eq. 19), p(OOC) (Eq. 20) and label contracts:
   :func:`aggregate`, :func:`confidence`, :func:`ooc_probability`, :func:`contract`,
-  :data:`INTERNAL`, :data:`COSMOS`, :data:`REMMD`.
+  :data:`COSMOS`, :class:`InternalContract`, :class:`RemmdContract`.
 
-Every constant is read from the ``semv.config`` sections passed as ``config=`` keyword
-arguments, whose defaults are the paper's values (Table S4).
+No import of semv beyond the data model: every constant arrives as a parameter, the caller
+passing the ``semv.config.Settings`` section (``settings.decision``, ``settings.strength``
+...) that satisfies the parameter protocol (:class:`DecisionParams`, :class:`StrengthParams`
+...); the sections hold the paper's values (Table S4).
 """
 
 from semv.reasoning._aggregate import (
     COSMOS,
-    INTERNAL,
-    REMMD,
     REMMD_FROM_INTERNAL,
     AggregateOutcome,
     CosmosContract,
@@ -33,11 +33,19 @@ from semv.reasoning._aggregate import (
     contract,
     deciding_dimensions,
     ooc_probability,
-    rule_number_of,
     spread,
 )
 from semv.reasoning._clash import ClashOutcome, judge_adjustment, resolve_clash
 from semv.reasoning._directness import about_media, event_only_cap, media_grounds, outranked
+from semv.reasoning._params import (
+    AggregationParams,
+    ClashParams,
+    ConfidenceParams,
+    DecisionParams,
+    RelationsParams,
+    ReviewParams,
+    StrengthParams,
+)
 from semv.reasoning._qbaf import NonConvergence, Qbaf, SolveMethod
 from semv.reasoning._relations import VISUAL_CUE_KINDS, Propagated, build_relations, propagate
 from semv.reasoning._semantics import (
@@ -62,22 +70,27 @@ from semv.reasoning._words import is_are, join_words
 __all__ = [
     "ADJUST_STRENGTH",
     "COSMOS",
-    "INTERNAL",
-    "REMMD",
     "REMMD_FROM_INTERNAL",
     "SEMANTICS",
     "VISUAL_CUE_KINDS",
     "AggregateOutcome",
+    "AggregationParams",
     "ClashOutcome",
+    "ClashParams",
+    "ConfidenceParams",
     "CosmosContract",
+    "DecisionParams",
     "InternalContract",
     "LabelContract",
     "NonConvergence",
     "Propagated",
     "Qbaf",
+    "RelationsParams",
     "RemmdContract",
+    "ReviewParams",
     "Semantics",
     "SolveMethod",
+    "StrengthParams",
     "about_media",
     "aggregate",
     "argument_strength",
@@ -103,7 +116,6 @@ __all__ = [
     "remembered_strength",
     "resolve_clash",
     "review_codes",
-    "rule_number_of",
     "spread",
     "strength_from_features",
 ]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
@@ -11,11 +10,11 @@ from typing import Final, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from semv.config import AggregationConfig, ConfidenceConfig, DecisionConfig
 from semv.model import (
     CONTEXT_DIMENSIONS,
     CORE_DIMENSIONS,
     REMMD_L1,
+    AggregationRule,
     Band,
     CosmosLabel,
     Dimension,
@@ -23,13 +22,16 @@ from semv.model import (
     SubclaimDecision,
     VeracityLabel,
 )
+from semv.reasoning._params import (
+    AggregationParams,
+    ConfidenceParams,
+    DecisionParams,
+)
 from semv.reasoning._semantics import band as band_of
 from semv.reasoning._words import is_are, join_words
 
 __all__ = [
     "COSMOS",
-    "INTERNAL",
-    "REMMD",
     "REMMD_FROM_INTERNAL",
     "AggregateOutcome",
     "CosmosContract",
@@ -41,13 +43,9 @@ __all__ = [
     "contract",
     "deciding_dimensions",
     "ooc_probability",
-    "rule_number_of",
     "spread",
 ]
 
-_AGGREGATION = AggregationConfig()
-_CONFIDENCE = ConfidenceConfig()
-_DECISION = DecisionConfig()
 
 _NEUTRAL: Final[float] = 0.5
 """The midpoint ½ of the score range in Eq. 19 (fixed by the equation, not a tunable)."""
@@ -62,12 +60,20 @@ class AggregateOutcome(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     label: InternalLabel
-    rule: str = Field(description="A short sentence naming the rule that fired.")
-    rule_number: int = Field(ge=1, le=7, description="Position of the rule in the priority order.")
+    fired: AggregationRule = Field(description="The rule that fired: its number and sentence.")
     mean_score: float = Field(description="ψ̄, the mean score of all subclaims.")
     deciding: tuple[Dimension, ...] = Field(
         (), description="The subclaims that decided the rule (``deciding_dimensions``)."
     )
+
+    @property
+    def rule(self) -> str:
+        """``"Rule N: <sentence>"``."""
+        return self.fired.text
+
+    @property
+    def rule_number(self) -> int:
+        return self.fired.number
 
 
 def _mean(values: Sequence[float]) -> float:
@@ -75,7 +81,7 @@ def _mean(values: Sequence[float]) -> float:
 
 
 def _checked(
-    decisions: Sequence[SubclaimDecision], bands: DecisionConfig
+    decisions: Sequence[SubclaimDecision], bands: DecisionParams
 ) -> dict[Dimension, SubclaimDecision]:
     if not decisions:
         raise ValueError("aggregate needs at least one subclaim decision")
@@ -107,8 +113,8 @@ def aggregate(
     argued: bool | None = None,
     unargued: Collection[Dimension] = (),
     grounds: Mapping[Dimension, str] | None = None,
-    config: AggregationConfig = _AGGREGATION,
-    bands: DecisionConfig = _DECISION,
+    config: AggregationParams,
+    bands: DecisionParams,
 ) -> AggregateOutcome:
     """The internal decision ỹ from the subclaim decisions, by the priority-ordered rules of
     SEMV §4.4 ("Final Decision Aggregation"). The first rule that applies wins:
@@ -160,11 +166,10 @@ def aggregate(
     by_dim = _checked(decisions, bands)
     mean_all = _mean([d.score for d in decisions])
 
-    def outcome(label: InternalLabel, number: int, rule: str) -> AggregateOutcome:
+    def outcome(label: InternalLabel, number: int, sentence: str) -> AggregateOutcome:
         return AggregateOutcome(
             label=label,
-            rule=rule,
-            rule_number=number,
+            fired=AggregationRule(number=number, sentence=sentence),
             mean_score=mean_all,
             deciding=deciding_dimensions(number, decisions, asserted, unargued),
         )
@@ -183,8 +188,7 @@ def aggregate(
         return outcome(
             InternalLabel.MANIPULATED_OR_SYNTHETIC,
             1,
-            "Rule 1: the authenticity subclaim is refuted, so the media is manipulated or "
-            "synthetic.",
+            "the authenticity subclaim is refuted, so the media is manipulated or synthetic.",
         )
 
     what = by_dim.get(Dimension.WHAT)
@@ -194,7 +198,7 @@ def aggregate(
         return outcome(
             InternalLabel.FALSE_CONTEXT,
             2,
-            f"Rule 2: {join_words(refuted_context)} {is_are(refuted_context)} refuted"
+            f"{join_words(refuted_context)} {is_are(refuted_context)} refuted"
             f"{evidence_of(refuted_context)} while the event content (what) is {content}, so "
             "the media is used in a false context.",
         )
@@ -218,14 +222,14 @@ def aggregate(
             return outcome(
                 InternalLabel.VERIFIED,
                 3,
-                f"Rule 3: every present core dimension ({listed}) is supported"
+                f"every present core dimension ({listed}) is supported"
                 f"{evidence_of(present)} with mean score {core_mean:.2f} ≥ "
                 f"{config.verified_mean:.2f}{aside}, so the case is verified.",
             )
         return outcome(
             InternalLabel.MOSTLY_VERIFIED,
             3,
-            f"Rule 3: every present core dimension ({listed}) is supported"
+            f"every present core dimension ({listed}) is supported"
             f"{evidence_of(present)} but their mean score {core_mean:.2f} is below "
             f"{config.verified_mean:.2f}{aside}, so the case is mostly verified.",
         )
@@ -252,14 +256,14 @@ def aggregate(
         return outcome(
             InternalLabel.PARTIALLY_VERIFIED,
             4,
-            f"Rule 4: {' and '.join(said)}, so the case is partially verified{missing}.",
+            f"{' and '.join(said)}, so the case is partially verified{missing}.",
         )
 
     if argued is False:
         return outcome(
             InternalLabel.INSUFFICIENT_EVIDENCE,
             5,
-            "Rule 5: no evidence item yielded an argument for any subclaim, so the evidence "
+            "no evidence item yielded an argument for any subclaim, so the evidence "
             "is insufficient.",
         )
     counts = Counter(d.band for d in decisions)
@@ -268,7 +272,7 @@ def aggregate(
         return outcome(
             InternalLabel.UNCERTAIN,
             5,
-            f"Rule 5: {counts[Band.UNCERTAIN]} of {len(decisions)} subclaims are uncertain "
+            f"{counts[Band.UNCERTAIN]} of {len(decisions)} subclaims are uncertain "
             f"(at least {needed}), so the case is uncertain.",
         )
 
@@ -276,14 +280,14 @@ def aggregate(
         return outcome(
             InternalLabel.INSUFFICIENT_EVIDENCE,
             6,
-            f"Rule 6: the mean subclaim score {mean_all:.2f} is below "
+            f"the mean subclaim score {mean_all:.2f} is below "
             f"{config.insufficient_mean:.2f}, so the evidence is insufficient.",
         )
 
     return outcome(
         InternalLabel.UNCERTAIN,
         7,
-        "Rule 7: no decisive rule applies, so the case remains uncertain.",
+        "no decisive rule applies, so the case remains uncertain.",
     )
 
 
@@ -324,23 +328,13 @@ def deciding_dimensions(
     return ()
 
 
-_RULE_NUMBER: Final = re.compile(r"^Rule ([1-7]):")
-
-
-def rule_number_of(rule: str) -> int | None:
-    """The number of an :func:`aggregate` rule text ("Rule 2: ..." → 2); None for a text of
-    another procedure."""
-    match = _RULE_NUMBER.match(rule)
-    return int(match.group(1)) if match else None
-
-
 def _check_mean(mean_score: float) -> float:
     if not math.isfinite(mean_score) or not 0.0 <= mean_score <= 1.0:
         raise ValueError(f"mean score must lie in [0, 1], got {mean_score!r}")
     return mean_score
 
 
-def _floor(label: InternalLabel, config: ConfidenceConfig) -> float:
+def _floor(label: InternalLabel, config: ConfidenceParams) -> float:
     floors: dict[InternalLabel, float] = {
         InternalLabel.VERIFIED: config.verified,
         InternalLabel.MOSTLY_VERIFIED: config.mostly_verified,
@@ -353,9 +347,7 @@ def _floor(label: InternalLabel, config: ConfidenceConfig) -> float:
     return floors[InternalLabel(label)]
 
 
-def confidence(
-    mean_score: float, label: InternalLabel, *, config: ConfidenceConfig = _CONFIDENCE
-) -> float:
+def confidence(mean_score: float, label: InternalLabel, *, config: ConfidenceParams) -> float:
     """The escalation confidence of Eq. 19: ``γ = max(2·|ψ̄ − 0.5|, γ̲_ỹ)``.
 
     ``γ̲_ỹ`` is the label's floor from the ``confidence`` section (Table S4: verified 0.65;
@@ -410,7 +402,7 @@ class InternalContract:
     largest probability (strictly, whenever γ > 1/7).
     """
 
-    config: ConfidenceConfig = _CONFIDENCE
+    config: ConfidenceParams
 
     @property
     def name(self) -> str:
@@ -483,7 +475,7 @@ class RemmdContract:
     chosen label and spreads 1 − γ over the other four (uniform when γ ≤ 1/5), as the internal
     contract does."""
 
-    config: ConfidenceConfig = _CONFIDENCE
+    config: ConfidenceParams
 
     @property
     def name(self) -> str:
@@ -511,9 +503,7 @@ def spread(chosen: str, gamma: float, labels: tuple[str, ...]) -> dict[str, floa
     return {label: gamma if label == chosen else rest for label in labels}
 
 
-INTERNAL: Final[InternalContract] = InternalContract()
 COSMOS: Final[CosmosContract] = CosmosContract()
-REMMD: Final[RemmdContract] = RemmdContract()
 
 
 class _UnknownContract(KeyError):
@@ -521,7 +511,7 @@ class _UnknownContract(KeyError):
         return str(self.args[0])
 
 
-def contract(name: str, *, config: ConfidenceConfig = _CONFIDENCE) -> LabelContract:
+def contract(name: str, *, config: ConfidenceParams) -> LabelContract:
     """The label contract called ``name`` (case-insensitive): ``internal``, ``cosmos`` or
     ``remmd``.
 
@@ -532,9 +522,9 @@ def contract(name: str, *, config: ConfidenceConfig = _CONFIDENCE) -> LabelContr
         KeyError: an unknown name; the message lists the valid ones.
     """
     contracts: dict[str, LabelContract] = {
-        INTERNAL.name: InternalContract(config=config),
+        "internal": InternalContract(config=config),
         COSMOS.name: COSMOS,
-        REMMD.name: RemmdContract(config=config),
+        "remmd": RemmdContract(config=config),
     }
     found = contracts.get(name.lower()) if isinstance(name, str) else None
     if found is None:

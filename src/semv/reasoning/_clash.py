@@ -7,12 +7,10 @@ from collections.abc import Mapping
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from semv.config import ClashConfig
 from semv.model import ClashRecord
+from semv.reasoning._params import ClashParams
 
 __all__ = ["ClashOutcome", "judge_adjustment", "resolve_clash"]
-
-_DEFAULT = ClashConfig()
 
 
 class ClashOutcome(BaseModel):
@@ -79,7 +77,7 @@ def resolve_clash(
     supports: Mapping[str, float],
     attacks: Mapping[str, float],
     *,
-    config: ClashConfig = _DEFAULT,
+    config: ClashParams,
 ) -> ClashOutcome:
     """Flag and damp a major factual conflict on one subclaim (SEMV §4.4).
 

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from semv.config import DecisionConfig
 from semv.model import (
     CONTEXT_DIMENSIONS,
     Argument,
@@ -34,6 +33,7 @@ from semv.model import (
     Stance,
     UncertaintyCode,
 )
+from semv.reasoning._params import DecisionParams
 
 __all__ = ["about_media", "event_only_cap", "media_grounds", "outranked"]
 
@@ -71,7 +71,7 @@ def event_only_cap(
     arguments: Sequence[Argument],
     weights: Mapping[str, float],
     *,
-    config: DecisionConfig,
+    config: DecisionParams,
 ) -> float:
     """``score`` held within ``[config.refuted, config.supported]`` (the weak bands) when every
     argument carrying weight reports only the event, on a subclaim about the media's context;

@@ -32,10 +32,9 @@ import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, Protocol
 from urllib.parse import urlsplit
 
-from semv.config import OfflineAgentConfig, RelationsConfig
 from semv.model import (
     Argument,
     Container,
@@ -51,11 +50,10 @@ from semv.model import (
     SourceType,
     Stance,
 )
-from semv.nlp import places as _places
-from semv.nlp.dates import Agreement, DateMention, capture_agreement, from_iso
+from semv.reasoning._params import RelationsParams
 from semv.reasoning._qbaf import Qbaf
 
-__all__ = ["VISUAL_CUE_KINDS", "Propagated", "build_relations", "propagate"]
+__all__ = ["VISUAL_CUE_KINDS", "CaptureFacts", "Propagated", "build_relations", "propagate"]
 
 VISUAL_CUE_KINDS: Final = frozenset(
     {
@@ -81,35 +79,51 @@ _ISO6709: Final = re.compile(r"^([+-]\d+(?:\.\d+)?)([+-]\d+(?:\.\d+)?)")
 # ---- what the metadata says -----------------------------------------------------------------
 
 
+class CaptureFacts(Protocol):
+    """How a capture timestamp or GPS point compares with a reported date or place: the
+    language layer's dates and gazetteer with the offline tolerances (``semv.nlp.capture``'s
+    ``CaptureChecks``), passed in by the caller."""
+
+    def capture_day(self, timestamp: str) -> str | None:
+        """The ISO day of a capture timestamp; None without a day."""
+        ...
+
+    def date_contradicted(self, reported: Sequence[DateFact], timestamp: str) -> DateFact | None:
+        """The first reported date when none agrees with the capture date (and one is
+        comparable), else None."""
+        ...
+
+    def place_contradicted(self, fact: PlaceFact, lat: float, lon: float) -> bool | None:
+        """Whether a GPS point contradicts a reported place; None when undecidable."""
+        ...
+
+
 @dataclass(frozen=True)
 class _Metadata:
-    """Capture dates and GPS positions of one metadata argument's cited items."""
+    """Capture dates (timestamp, ISO day) and GPS positions of one metadata argument's cited
+    items."""
 
     ids: tuple[str, ...]
-    dates: tuple[tuple[str, DateMention], ...]
+    dates: tuple[tuple[str, str], ...]
     points: tuple[tuple[str, float, float], ...]
 
 
-def _capture(text: str | None) -> DateMention | None:
-    if not text:
-        return None
-    mention = from_iso(text.strip())  # the date of an ISO 8601 timestamp
-    return mention if mention is not None and mention.day is not None else None
-
-
-def _metadata(arg: Argument, evidence: Mapping[str, Evidence]) -> _Metadata | None:
+def _metadata(
+    arg: Argument, evidence: Mapping[str, Evidence], facts: CaptureFacts
+) -> _Metadata | None:
     """What ``arg`` reads from metadata, when every item it cites is camera or container
     metadata; None otherwise."""
     cited = [evidence[i] for i in arg.evidence if i in evidence]
     if not cited or any(e.kind not in _METADATA_KINDS for e in cited):
         return None
-    dates: list[tuple[str, DateMention]] = []
+    dates: list[tuple[str, str]] = []
     points: list[tuple[str, float, float]] = []
     for item in cited:
         exif, box = item.observed(Exif), item.observed(Container)
-        when = _capture(exif.capture_time if exif else box.creation_time if box else None)
-        if when is not None:
-            dates.append((item.id, when))
+        stamp = exif.capture_time if exif else box.creation_time if box else None
+        day = facts.capture_day(stamp) if stamp else None
+        if stamp and day is not None:
+            dates.append((stamp, day))
         if exif is not None and exif.latitude is not None and exif.longitude is not None:
             points.append((item.id, float(exif.latitude), float(exif.longitude)))
         elif box is not None and box.location_iso6709:
@@ -121,52 +135,12 @@ def _metadata(arg: Argument, evidence: Mapping[str, Evidence]) -> _Metadata | No
     return _Metadata(ids=tuple(e.id for e in cited), dates=tuple(dates), points=tuple(points))
 
 
-def _date_contradicted(
-    reported: Sequence[DateFact], captured: DateMention, tolerance_days: int
-) -> DateFact | None:
-    """The first reported date when none of them agrees with the capture date (and at least
-    one is comparable), else None."""
-    verdicts: list[tuple[DateFact, Agreement]] = []
-    for fact in reported:
-        mention = from_iso(fact.iso)
-        if mention is None:
-            continue
-        verdicts.append((fact, capture_agreement(mention, captured, tolerance_days)[0]))
-    comparable = [(f, v) for f, v in verdicts if v is not Agreement.INCOMPARABLE]
-    if not comparable or any(v is Agreement.AGREE for _, v in comparable):
-        return None
-    return comparable[0][0]
-
-
-def _place_contradicted(
-    fact: PlaceFact, lat: float, lon: float, cfg: OfflineAgentConfig
-) -> bool | None:
-    """Whether a GPS point contradicts a reported place: True, False, or None (undecidable:
-    the place is unknown to the gazetteer or the point too remote to put in a country)."""
-    named = _places.candidates(fact.text)
-    place = next((p for p in named if fact.label and p.label == fact.label), None)
-    place = place or _places.resolve(fact.text)
-    if place is None or place.latitude is None or place.longitude is None:
-        return None
-    if place.kind is _places.PlaceKind.CITY:
-        km = _places.haversine_km(lat, lon, place.latitude, place.longitude)
-        return km > cfg.place_tolerance_km
-    near, near_km = _places.nearest_city(lat, lon)
-    if near_km > cfg.gps_country_max_km:
-        return None
-    if place.kind is _places.PlaceKind.COUNTRY:
-        return near.country != place.country
-    if place.kind is _places.PlaceKind.STATE:
-        return (near.country, near.admin1) != (place.country, place.admin1)
-    return near.continent != place.continent
-
-
 def _places_contradicted(
-    reported: Sequence[PlaceFact], lat: float, lon: float, cfg: OfflineAgentConfig
+    reported: Sequence[PlaceFact], lat: float, lon: float, facts: CaptureFacts
 ) -> PlaceFact | None:
     """The first reported place when every decidable one is contradicted by the point (and at
     least one is decidable), else None."""
-    verdicts = [(p, _place_contradicted(p, lat, lon, cfg)) for p in reported]
+    verdicts = [(p, facts.place_contradicted(p, lat, lon)) for p in reported]
     decided = [(p, v) for p, v in verdicts if v is not None]
     if not decided or not all(v for _, v in decided):
         return None
@@ -271,10 +245,10 @@ def _cue_conflicts(args: Sequence[Argument], evidence: Mapping[str, Evidence]) -
 
 
 def _metadata_contradictions(
-    args: Sequence[Argument], evidence: Mapping[str, Evidence], cfg: OfflineAgentConfig
+    args: Sequence[Argument], evidence: Mapping[str, Evidence], facts: CaptureFacts
 ) -> list[_Found]:
     found: list[_Found] = []
-    metadata = {a.id: _metadata(a, evidence) for a in args}
+    metadata = {a.id: _metadata(a, evidence, facts) for a in args}
     for m in args:
         meta = metadata[m.id]
         if meta is None:
@@ -282,28 +256,28 @@ def _metadata_contradictions(
         for target in args:
             if target.id == m.id or metadata[target.id] is not None:
                 continue
-            facts: list[str] = []
-            for _, captured in meta.dates:
-                date = _date_contradicted(target.facts.dates, captured, cfg.time_tolerance_days)
+            found_facts: list[str] = []
+            for stamp, day in meta.dates:
+                date = facts.date_contradicted(target.facts.dates, stamp)
                 if date is not None:
-                    facts.append(f"capture date {captured.iso} contradicts the reported {date.iso}")
+                    found_facts.append(f"capture date {day} contradicts the reported {date.iso}")
                     break
             for _, lat, lon in meta.points:
-                place = _places_contradicted(target.facts.places, lat, lon, cfg)
+                place = _places_contradicted(target.facts.places, lat, lon, facts)
                 if place is not None:
-                    facts.append(
+                    found_facts.append(
                         f"GPS {lat:.4f}, {lon:.4f} contradicts the reported "
                         f"{place.label or place.text}"
                     )
                     break
-            if facts:
+            if found_facts:
                 found.append(
                     _Found(
                         RelationKind.METADATA_CONTRADICTION,
                         m.id,
                         target.id,
                         meta.ids,
-                        "; ".join(facts),
+                        "; ".join(found_facts),
                     )
                 )
     return found
@@ -341,21 +315,22 @@ def build_relations(
     arguments: Sequence[Argument],
     evidence: Iterable[Evidence],
     *,
-    config: RelationsConfig,
-    offline: OfflineAgentConfig,
+    config: RelationsParams,
+    capture: CaptureFacts,
 ) -> tuple[Relation, ...]:
     """The sparse relations among ``arguments`` of ``subclaim`` (A-QBAF MV2026 §2.5): cue
     conflicts, then metadata contradictions, then corroborations, each in argument order and
     numbered per kind (``rel:<dimension>:<cue|meta|conf>:<n>``). Only support and attack
     arguments take part (mixed and neutral ones make no bipolar edge, Eq. 15); ``evidence``
-    is the subclaim's ranked evidence, which the arguments cite."""
+    is the subclaim's ranked evidence, which the arguments cite; ``capture`` compares
+    metadata with reported dates and places."""
     if not config.enabled:
         return ()
     pool = {e.id: e for e in evidence}
     args = [a for a in arguments if a.stance in _BIPOLAR]
     found = [
         *_cue_conflicts(args, pool),
-        *_metadata_contradictions(args, pool, offline),
+        *_metadata_contradictions(args, pool, capture),
         *_corroborations(args, pool, config.trusted_reliability),
     ]
     dimension = subclaim.removeprefix("claim:")

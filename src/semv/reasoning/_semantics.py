@@ -13,8 +13,8 @@ import sys
 from collections.abc import Callable, Iterable, Sequence
 from typing import Final, Literal
 
-from semv.config import DecisionConfig
 from semv.model import Band
+from semv.reasoning._params import DecisionParams
 
 __all__ = [
     "SEMANTICS",
@@ -30,7 +30,6 @@ Semantics = Literal["quadratic-energy", "df-quad", "euler"]
 
 SEMANTICS: Final[tuple[Semantics, ...]] = ("quadratic-energy", "df-quad", "euler")
 
-_DECISION = DecisionConfig()
 _LOG_FLOAT_MAX: Final[float] = math.log(sys.float_info.max)
 
 UpdateFn = Callable[[float, Sequence[float], Sequence[float]], float]
@@ -84,13 +83,13 @@ def _energy_score(base: float, energy: float) -> float:
 def claim_score(
     supports: Iterable[float],
     attacks: Iterable[float],
-    base: float = _DECISION.base_score,
+    base: float,
 ) -> float:
     """The propagated claim score ψ_k of a claim-centred star QBAF, Eq. 16-17.
 
     ``S_k = Σ supports``, ``A_k = Σ attacks``, ``Δ_k = S_k − A_k`` (Eq. 16) and
     ``ψ_k = clip(β_k + (1 − β_k)·g(Δ_k) − β_k·g(−Δ_k), 0, 1)`` (Eq. 17), with ``g`` the
-    :func:`influence` function. ``base`` defaults to β_k of ``DecisionConfig`` (0.5).
+    :func:`influence` function. ``base`` is β_k (``decision.base_score``, 0.5).
 
     Raises:
         ValueError: a strength is negative or not finite, or ``base`` is outside [0, 1].
@@ -100,7 +99,7 @@ def claim_score(
     return min(max(_energy_score(base, delta), 0.0), 1.0)
 
 
-def delta_for_score(psi: float, base: float = _DECISION.base_score) -> float:
+def delta_for_score(psi: float, base: float) -> float:
     """The net effect Δ at which Eq. 17 reaches the score ψ (the inverse of Eq. 17).
 
     For ψ > β: ``g(Δ) = (ψ − β)/(1 − β)`` and ``Δ = √(y/(1 − y))`` with ``y = (ψ − β)/(1 − β)``;
@@ -125,7 +124,7 @@ def delta_for_score(psi: float, base: float = _DECISION.base_score) -> float:
     return -math.sqrt(y / (1.0 - y))
 
 
-def band(score: float, *, config: DecisionConfig = _DECISION) -> Band:
+def band(score: float, *, config: DecisionParams) -> Band:
     """The subclaim decision d_k of Eq. 18.
 
     ========================  =====================================

@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
-from semv.config import StrengthConfig
 from semv.model import (
     CONTEXT_DIMENSIONS,
     Dimension,
@@ -13,6 +12,7 @@ from semv.model import (
     MemoryGuidance,
     StrengthFeatures,
 )
+from semv.reasoning._params import StrengthParams
 
 __all__ = [
     "ADJUST_STRENGTH",
@@ -25,8 +25,6 @@ __all__ = [
 
 ADJUST_STRENGTH = "adjust-strength"
 """The memory action that scales an argument's strength (``semv.memory``'s ``Action``)."""
-
-_DEFAULT = StrengthConfig()
 
 
 def _clip(value: float, low: float, high: float) -> float:
@@ -56,7 +54,7 @@ def argument_strength(
     has_uncertainty: bool,
     *,
     directness_factor: float = 1.0,
-    config: StrengthConfig = _DEFAULT,
+    config: StrengthParams,
 ) -> float:
     """The intrinsic strength of an argument, Eq. 14 of the SEMV paper, times the directness
     factor η_d (a deviation: docs/architecture.md, "Directness").
@@ -114,7 +112,7 @@ def argument_strength(
 
 
 def directness_factor(
-    directness: Directness, dimension: Dimension, *, config: StrengthConfig = _DEFAULT
+    directness: Directness, dimension: Dimension, *, config: StrengthParams
 ) -> float:
     """η_d: ``config.eta_event`` for an argument whose evidence reports only the event
     (``Directness.EVENT``) on a subclaim about the media's context (``CONTEXT_DIMENSIONS``:
@@ -130,7 +128,7 @@ def strength_from_features(
     verified: bool,
     has_uncertainty: bool,
     *,
-    config: StrengthConfig = _DEFAULT,
+    config: StrengthParams,
 ) -> float:
     """Eq. 14 applied to the audited inputs kept on an argument (``StrengthFeatures``).
 

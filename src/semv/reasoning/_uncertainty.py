@@ -25,10 +25,9 @@ match) and from the modality and source type.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Final
 
-from semv.config import ReviewDetectionConfig
 from semv.model import (
     Argument,
     Evidence,
@@ -42,7 +41,7 @@ from semv.model import (
     UncertaintyCode,
     UncertaintyItem,
 )
-from semv.nlp.text import lexical_overlap
+from semv.reasoning._params import ReviewParams
 
 __all__ = ["evidence_kind", "review_codes"]
 
@@ -83,9 +82,11 @@ def review_codes(
     *,
     support_total: float,
     attack_total: float,
-    config: ReviewDetectionConfig,
+    config: ReviewParams,
+    overlap: Callable[[str, str], float],
 ) -> tuple[UncertaintyItem, ...]:
-    """The review codes of one subclaim (see the module docstring)."""
+    """The review codes of one subclaim (see the module docstring); ``overlap`` scores the
+    word overlap of two texts in [0, 1] (``semv.nlp.text.lexical_overlap``)."""
     args = list(arguments)
     items = list(evidence)
     by_id = {e.id: e for e in items}
@@ -114,11 +115,11 @@ def review_codes(
             same_asset = (o.location and a.location) and o.location.asset_id == a.location.asset_id
             if not same_asset:
                 continue
-            overlap = lexical_overlap(o.content, a.content)
-            if overlap < config.ocr_asr_min_overlap:
+            shared = overlap(o.content, a.content)
+            if shared < config.ocr_asr_min_overlap:
                 note(
                     UncertaintyCode.OCR_ASR_DISAGREEMENT,
-                    f"{o.id} and {a.id} overlap {overlap:.2f}",
+                    f"{o.id} and {a.id} overlap {shared:.2f}",
                     Stage.VALIDATE,
                     Stage.ARGUE,
                 )

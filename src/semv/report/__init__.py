@@ -7,9 +7,17 @@ with media, hashes and provenance, the source and the glossary.
 ``render_report(ReportContext) -> RenderedReport``.
 """
 
-from semv.report._build import TOP_ARGUMENTS, build_view, case_relative, data_relative
+from semv.report._build import (
+    TOP_ARGUMENTS,
+    build_view,
+    case_relative,
+    data_relative,
+    provenance_line,
+    safe_link,
+)
 from semv.report._context import ReportContext
 from semv.report._labelled import LABELLED_FORMAT, FindingView, LabelledView, render_labelled_report
+from semv.report._neutral import neutralise
 from semv.report._render import (
     REPORT_FORMAT,
     SECTION_ORDER,
@@ -17,23 +25,31 @@ from semv.report._render import (
     report_json,
     summary_html,
 )
-from semv.report._view import ReportView, VerdictSummary
+from semv.report._usage import with_usage
+from semv.report._view import DimensionSection, EvidenceRef, NoteView, ReportView, VerdictSummary
 
 __all__ = [
     "LABELLED_FORMAT",
     "REPORT_FORMAT",
     "SECTION_ORDER",
     "TOP_ARGUMENTS",
+    "DimensionSection",
+    "EvidenceRef",
     "FindingView",
     "LabelledView",
+    "NoteView",
     "ReportContext",
     "ReportView",
     "VerdictSummary",
     "build_view",
     "case_relative",
     "data_relative",
+    "neutralise",
+    "provenance_line",
     "render_labelled_report",
     "render_report",
     "report_json",
+    "safe_link",
     "summary_html",
+    "with_usage",
 ]

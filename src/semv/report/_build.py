@@ -32,7 +32,7 @@ from semv.model import (
     Verdict,
 )
 from semv.public_url import publishable_url
-from semv.reasoning import deciding_dimensions, rule_number_of
+from semv.reasoning import deciding_dimensions
 from semv.report._context import ReportContext
 from semv.report._view import (
     ArgumentView,
@@ -55,7 +55,14 @@ from semv.report._view import (
     VerdictSummary,
 )
 
-__all__ = ["TOP_ARGUMENTS", "build_view", "case_relative", "data_relative", "safe_link"]
+__all__ = [
+    "TOP_ARGUMENTS",
+    "build_view",
+    "case_relative",
+    "data_relative",
+    "provenance_line",
+    "safe_link",
+]
 
 TOP_ARGUMENTS: Final = 3
 """Support and attack arguments shown per section."""
@@ -281,7 +288,7 @@ class _Builder:
         """The verdict first: label, confidence, the rule and the subclaims that decided it,
         the strongest arguments on each side, what needs review."""
         verdict = self.ctx.verdict
-        number = rule_number_of(verdict.rule)
+        number = verdict.aggregation_rule.number if verdict.aggregation_rule else None
         asserted = {
             Dimension(key): subclaim.asserted
             for key, subclaim in self.ctx.subclaims.items()
@@ -303,7 +310,7 @@ class _Builder:
             shown_kind=kind,
             label_meaning=explain(verdict.label),
             opening=opening_sentence(DEFAULT_PROCEDURE, verdict.label, shown, kind),
-            reason=_reason(verdict.rule),
+            reason=_reason(verdict),
             rule_number=number,
             deciding=tuple(self.decision(by_dimension[d]) for d in deciding),
             for_claim=self.strongest(Stance.SUPPORT),
@@ -402,7 +409,7 @@ class _Builder:
             published=item.published,
             reliability=item.reliability,
             content=_excerpt(item.content),
-            provenance=case_relative(_provenance(item.provenance), self.ctx.case.source_path),
+            provenance=case_relative(provenance_line(item.provenance), self.ctx.case.source_path),
             image=_map_link(item),
             pair=_pair_links(item),
             pair_label=_pair_label(item),
@@ -489,7 +496,8 @@ def case_relative(text: str | None, case_folder: str | None) -> str | None:
     return text.replace(root + "/", "").replace(root, "case folder")
 
 
-def _provenance(provenance: Provenance | None) -> str | None:
+def provenance_line(provenance: Provenance | None) -> str | None:
+    """One line naming who produced an item, with which tool and method, from what."""
     if provenance is None:
         return None
     text = f"{provenance.producer.value}: {provenance.agent}"
@@ -529,9 +537,11 @@ def _note(item: UncertaintyItem) -> NoteView:
     )
 
 
-def _reason(rule: str) -> str:
-    """The rule's sentence without its "Rule N: " prefix, capitalized."""
-    text = re.sub(r"^Rule [1-7]:\s*", "", rule.strip())
+def _reason(verdict: Verdict) -> str:
+    """The sentence of the rule that decided ``verdict``, capitalized: semv's aggregation
+    rule without its number, another procedure's rule as it wrote it."""
+    fired = verdict.aggregation_rule
+    text = fired.sentence if fired is not None else verdict.rule.strip()
     return text[:1].upper() + text[1:]
 
 

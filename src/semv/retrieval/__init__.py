@@ -6,6 +6,7 @@ from semv.nlp.dates import iso_date, published_after
 from semv.retrieval._cache import CacheEntry, ReplayCache, cache_key
 from semv.retrieval._corpus import CorpusHit, IngestStats, LocalCorpus, fts_query
 from semv.retrieval._documents import Document, extract_html, read_claimreview, read_documents
+from semv.retrieval._evaluate import evaluate_retrieval
 from semv.retrieval._http import (
     FetchRefused,
     HttpClient,
@@ -36,7 +37,7 @@ from semv.retrieval._relevance import (
     load_relevance_model,
     relevance_gate,
 )
-from semv.retrieval._rerank import E5Reranker
+from semv.retrieval._rerank import E5Reranker, passage_vector, query_vector
 from semv.retrieval._runtime import (
     ExternalResult,
     Retrieval,
@@ -100,6 +101,7 @@ __all__ = [
     "cache_key",
     "check_url",
     "claim_relevance",
+    "evaluate_retrieval",
     "evidence_id",
     "exclude_after",
     "extract_html",
@@ -112,7 +114,9 @@ __all__ = [
     "make_api",
     "make_image_api",
     "open_retrieval",
+    "passage_vector",
     "published_after",
+    "query_vector",
     "read_claimreview",
     "read_documents",
     "relevance_gate",

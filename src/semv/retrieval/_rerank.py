@@ -14,7 +14,7 @@ import numpy.typing as npt
 
 from semv.retrieval._corpus import CorpusHit
 
-__all__ = ["E5Reranker", "passage_text"]
+__all__ = ["E5Reranker", "passage_text", "passage_vector", "query_vector"]
 
 _PASSAGE_CHARS = 1000
 
@@ -31,7 +31,8 @@ def _available() -> bool:
     return embeddings_available()
 
 
-def _passage(text: str) -> npt.NDArray[np.float64]:
+def passage_vector(text: str) -> npt.NDArray[np.float64]:
+    """The e5 passage vector of ``text`` (only called when the model is available)."""
     # the process-wide embedding cache: the relevance gate embeds the same passages
     from semv.nlp.embeddings import embed
 
@@ -41,7 +42,8 @@ def _passage(text: str) -> npt.NDArray[np.float64]:
     return vec
 
 
-def _query(text: str) -> npt.NDArray[np.float64]:
+def query_vector(text: str) -> npt.NDArray[np.float64]:
+    """The e5 query vector of ``text`` (only called when the model is available)."""
     from semv.nlp.embeddings import embed_query
 
     vec = embed_query(text)
@@ -76,8 +78,8 @@ class E5Reranker:
     def rerank(self, query: str, hits: Sequence[CorpusHit]) -> list[CorpusHit]:
         if len(hits) < 2 or not self.available:
             return list(hits)
-        q = _query(query)
-        cos = [float(np.dot(q, _passage(passage_text(h)))) for h in hits]
+        q = query_vector(query)
+        cos = [float(np.dot(q, passage_vector(passage_text(h)))) for h in hits]
         bm25 = _scale([-h.bm25 for h in hits])  # FTS5 bm25(): lower is better
         emb = _scale(cos)
         scored = [

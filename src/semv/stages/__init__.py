@@ -7,6 +7,26 @@
     (one independent chain per subclaim k)
 """
 
-from semv.stages._graph import CASE_SOURCE, MEMORY_SOURCE, build_graph, node_key
+from semv.stages._graph import (
+    CASE_SOURCE,
+    MEMORY_SOURCE,
+    build_graph,
+    claims_node,
+    describe_keys,
+    evidence_chain,
+    node_key,
+    prefix_nodes,
+    retrieval_params,
+)
 
-__all__ = ["CASE_SOURCE", "MEMORY_SOURCE", "build_graph", "node_key"]
+__all__ = [
+    "CASE_SOURCE",
+    "MEMORY_SOURCE",
+    "build_graph",
+    "claims_node",
+    "describe_keys",
+    "evidence_chain",
+    "node_key",
+    "prefix_nodes",
+    "retrieval_params",
+]

@@ -117,11 +117,12 @@ async def decide(
         bands=ctx.settings.decision,
     )
     mean = fmean(d.score for d in decisions)
-    active = contract(str(ctx.params["contract"]))
+    active = contract(str(ctx.params["contract"]), config=ctx.settings.confidence)
     return Verdict(
         label=active.map(outcome.label),
         internal_label=outcome.label,
         rule=outcome.rule,
+        aggregation_rule=outcome.fired,
         probabilities=active.probabilities(mean, outcome.label),
         confidence=confidence(mean, outcome.label, config=ctx.settings.confidence),
         mean_score=mean,

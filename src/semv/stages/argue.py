@@ -37,6 +37,7 @@ from semv.model import (
     UncertaintyCode,
     UncertaintyItem,
 )
+from semv.nlp.capture import CaptureChecks
 from semv.reasoning import (
     ADJUST_STRENGTH,
     build_relations,
@@ -288,12 +289,17 @@ def relations_for(
 ) -> tuple[Relation, ...]:
     """The sparse argument-to-argument relations of 𝒢_k (A-QBAF MV2026 §2.5), from the typed
     observations of the ranked evidence the arguments cite."""
+    offline = ctx.settings.offline
     return build_relations(
         subclaim.id,
         arguments,
         ranked.evidence,
         config=ctx.settings.relations,
-        offline=ctx.settings.offline,
+        capture=CaptureChecks(
+            time_tolerance_days=offline.time_tolerance_days,
+            place_tolerance_km=offline.place_tolerance_km,
+            gps_country_max_km=offline.gps_country_max_km,
+        ),
     )
 
 

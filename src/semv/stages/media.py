@@ -47,8 +47,8 @@ from semv.perception import (
     video,
     visual,
 )
-from semv.perception._context import ExtractContext, Extractor, merge, nothing
 from semv.perception.artifacts import current_artifacts
+from semv.perception.extraction import ExtractContext, Extractor, merge, nothing
 from semv.perception.reverse_search import index_fingerprint, match_image
 from semv.perception.signals import authenticity_signals, signal_tools
 

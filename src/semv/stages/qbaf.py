@@ -34,6 +34,7 @@ from semv.model import (
     UncertaintyCode,
     UncertaintyItem,
 )
+from semv.nlp.text import lexical_overlap
 from semv.reasoning import (
     band,
     event_only_cap,
@@ -142,6 +143,7 @@ async def solve(
             support_total=s_total,
             attack_total=a_total,
             config=ctx.settings.review,
+            overlap=lexical_overlap,
         )
     )
     qbaf = Qbaf(
@@ -179,5 +181,5 @@ STAGE = StageDef(
     reads=("decision", "clash", "review"),
     uses_agents=True,
     symbol=Stage.QBAF,
-    code=("semv.reasoning",),
+    code=("semv.reasoning", "semv.nlp.text"),
 )

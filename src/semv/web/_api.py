@@ -450,7 +450,7 @@ def _claimed_reviewer(raw: Any) -> str | None:
 
 
 def _banks(web: WebState) -> list[str]:
-    from semv.store._schema import memory_state
+    from semv.store import memory_state
 
     with web.store.engine.connect() as conn:
         return [r.bank for r in conn.execute(select(memory_state.c.bank).order_by("bank"))]

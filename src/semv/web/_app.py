@@ -19,7 +19,7 @@ from semv.config import Settings, load_settings
 from semv.errors import ContestError, InputError, RunNotFound, SemvError
 from semv.export import PdfError
 from semv.glossary import explain, policy_meaning
-from semv.report._neutral import neutralise
+from semv.report import neutralise
 from semv.retrieval import Retrieval
 from semv.store import SessionTable, Store
 from semv.web._auth import Auth, parse_tokens, tokens_from_env

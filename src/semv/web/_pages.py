@@ -18,9 +18,15 @@ from pydantic import ValidationError
 from semv.errors import RunNotFound, StoreError
 from semv.glossary import stage_word
 from semv.model import Provenance, Result, Stage
-from semv.report import ReportView, summary_html
-from semv.report._build import _provenance, safe_link
-from semv.report._view import DimensionSection, EvidenceRef, NoteView
+from semv.report import (
+    DimensionSection,
+    EvidenceRef,
+    NoteView,
+    ReportView,
+    provenance_line,
+    safe_link,
+    summary_html,
+)
 from semv.store import RunRecord
 from semv.web import _views as views
 from semv.web._auth import CSRF_COOKIE, SESSION_COOKIE, check_csrf, csrf_token
@@ -173,7 +179,7 @@ def _plain_page(
             published=e.get("published"),
             reliability=e.get("reliability"),
             content=e.get("content"),
-            provenance=_provenance(Provenance.model_validate(e["provenance"]))
+            provenance=provenance_line(Provenance.model_validate(e["provenance"]))
             if e.get("provenance")
             else None,
         )

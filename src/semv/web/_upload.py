@@ -20,8 +20,7 @@ from pathlib import Path, PurePosixPath
 from typing import Final
 
 from semv._api import load_cases
-from semv.adapters import LoadedCase
-from semv.adapters._generic import find_case_file
+from semv.adapters import LoadedCase, find_case_file
 from semv.config import LimitsConfig, WebConfig
 from semv.errors import InputError
 from semv.limits import enforce_limits

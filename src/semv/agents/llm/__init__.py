@@ -7,6 +7,7 @@ imported."""
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
 from semv.agents.llm._client import (
@@ -28,8 +29,14 @@ from semv.agents.llm._contracts import (
 
 if TYPE_CHECKING:
     from semv.agents.llm._agents import LlmAgents, ReplayMiss, repair_evidence_id
+    from semv.agents.llm._judge import local_judge
+    from semv.agents.llm._local import LOCAL_URL, LocalTransport, local_model
+    from semv.agents.llm._models import ModelMissing
+    from semv.agents.llm._prefetch import start_decompose
+    from semv.agents.llm._prompts import render_from, untrusted
 
 __all__ = [
+    "LOCAL_URL",
     "ChatReply",
     "ChatRequest",
     "ImageDescribeInput",
@@ -38,21 +45,40 @@ __all__ = [
     "LlmAgents",
     "LlmClient",
     "LlmUnavailable",
+    "LocalTransport",
+    "ModelMissing",
     "ReflectInput",
     "ReflectOutput",
     "ReplayMiss",
     "TraceArgument",
     "TraceSubclaim",
+    "local_judge",
+    "local_model",
+    "render_from",
     "repair_evidence_id",
+    "start_decompose",
     "tls_needed",
+    "untrusted",
 ]
 
-_FROM_AGENTS = frozenset({"LlmAgents", "ReplayMiss", "repair_evidence_id"})
+_LAZY = {
+    "LlmAgents": "_agents",
+    "ReplayMiss": "_agents",
+    "repair_evidence_id": "_agents",
+    "local_judge": "_judge",
+    "LOCAL_URL": "_local",
+    "LocalTransport": "_local",
+    "local_model": "_local",
+    "ModelMissing": "_models",
+    "start_decompose": "_prefetch",
+    "render_from": "_prompts",
+    "untrusted": "_prompts",
+}
+"""Names imported on first use, each from its module (importing this package stays light)."""
 
 
 def __getattr__(name: str) -> Any:
-    if name in _FROM_AGENTS:
-        from semv.agents.llm import _agents
-
-        return getattr(_agents, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from semv.agents.llm._cache import ResponseCache, request_key
-from semv.dimensions._context import judge_feature
+from semv.dimensions import judge_feature
 
 if TYPE_CHECKING:
     from semv.agents.llm._local import LocalModel

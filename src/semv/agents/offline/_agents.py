@@ -48,9 +48,8 @@ DOUBTS_ON_EVIDENCE = frozenset({UncertaintyCode.METADATA_DOUBTFUL})
 
 def _install_judge(settings: Settings) -> str | None:
     """Install the local judge of the caption-context model; why it is off (None: on)."""
-    from semv.agents.llm._judge import local_judge
-    from semv.agents.llm._models import ModelMissing
-    from semv.dimensions._context import use_judge
+    from semv.agents.llm import ModelMissing, local_judge
+    from semv.dimensions import use_judge
 
     try:
         use_judge(local_judge(settings))

@@ -10,7 +10,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from semv.agents.llm._prompts import render_from
+from semv.agents.llm import render_from
 from semv.model import Case, Evidence
 from semv.procedures._ask import StructuredAsker, fallback_note
 from semv.procedures.mmd_agent._assess import StageOutcome

@@ -19,8 +19,7 @@ from typing import Any, Literal, TypeVar
 import jinja2
 from pydantic import BaseModel, ConfigDict
 
-from semv.agents.llm import LlmAgents
-from semv.agents.llm._prompts import untrusted
+from semv.agents.llm import LlmAgents, untrusted
 from semv.model import Stage, UncertaintyCode, UncertaintyItem
 
 __all__ = [

@@ -12,8 +12,7 @@ from enum import StrEnum
 
 from pydantic import Field
 
-from semv.model import Evidence, EvidenceKind, UncertaintyItem, VeracityLabel
-from semv.model._base import Frozen
+from semv.model import Evidence, EvidenceKind, Frozen, UncertaintyItem, VeracityLabel
 
 IMAGE_CONTENT_KINDS = frozenset({EvidenceKind.DESCRIPTION, EvidenceKind.OCR})
 """Observations of what the image itself shows or says (its description and its text)."""

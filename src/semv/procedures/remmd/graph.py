@@ -21,11 +21,10 @@ from semv.graph import Input, NodeSpec
 from semv.model import Case
 from semv.procedures._labelled import RENDER_STAGE
 from semv.procedures.remmd import stages
-from semv.stages import CASE_SOURCE, node_key
+from semv.stages import CASE_SOURCE, node_key, retrieval_params
 from semv.stages import bundle as bundle_stage
 from semv.stages import describe as describe_stage
 from semv.stages import media as media_stage
-from semv.stages._graph import retrieval_params
 
 if TYPE_CHECKING:
     from semv.retrieval import Retrieval

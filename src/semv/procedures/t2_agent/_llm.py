@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from semv.agents.llm._prompts import render_from
+from semv.agents.llm import render_from
 from semv.config import BaselinesConfig
 from semv.model import REMMD_L2, Case
 from semv.procedures._ask import StructuredAsker
