@@ -42,9 +42,9 @@ from semv.adapters import (
     parse_date,
     parse_mv_report,
 )
+from semv.calibration import calibrated_ooc, mean_score_from_eq20
 from semv.config import EvalConfig
 from semv.dimensions import DIMENSIONS
-from semv.eval._calibration import calibrated_ooc
 from semv.eval._classes import MultiClassReport, MultiLabelReport, multiclass_report
 from semv.eval._classes import multilabel_report as _multilabel
 from semv.eval._metrics import (
@@ -242,7 +242,10 @@ class CosmosTask:
             "p_positive": p_positive,
             "confidence": _winning(result.probabilities),
         }
-        calibrated = calibrated_ooc(result.label == self.positive, p_positive)
+        decision_is_ooc = result.label == self.positive
+        calibrated = calibrated_ooc(
+            decision_is_ooc, mean_score_from_eq20(decision_is_ooc, p_positive)
+        )
         if calibrated is not None:
             out["p_calibrated"] = calibrated
         return out
