@@ -40,6 +40,7 @@ from semv.cli._retrieval import eval_retrieval
 from semv.config import Settings, load_settings
 from semv.errors import SemvError
 from semv.eval._cost import cost_summary, cost_table, role_table
+from semv.eval._datasets import get_dataset, get_task
 from semv.eval._harness import EvalPlan, finalize, load_plan_cases, open_results, run_plan
 from semv.eval._predictions import (
     RESULTS_FILE,
@@ -55,7 +56,7 @@ from semv.eval._stability import (
     sweep_table,
 )
 from semv.eval._summary import summary_markdown
-from semv.eval._tasks import Record, Task, get_task
+from semv.eval._tasks import Record, Task
 from semv.procedures import DEFAULT_PROCEDURE, get_procedure, procedure_names
 from semv.store import Store
 
@@ -382,7 +383,7 @@ def _mv_scores(
     from semv.store import Store
 
     try:
-        if adapter != "mv2026":
+        if not get_dataset(adapter).judge_scores:
             raise_input(f"--judge-scores scores MV2026 judge results, not {adapter} data")
         rows = read_judge_scores(scores)
         _contract, cases = load_cases(path, adapter=adapter, text_only=True)

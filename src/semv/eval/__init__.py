@@ -17,7 +17,15 @@ from semv.eval._classes import (
     multilabel_report,
     subset_accuracy,
 )
-from semv.eval._harness import EvalPlan, dataset_path, finalize, memory_snapshot_hash
+from semv.eval._datasets import (
+    Dataset,
+    dataset_names,
+    dataset_path,
+    get_dataset,
+    get_task,
+    task_names,
+)
+from semv.eval._harness import EvalPlan, finalize, memory_snapshot_hash
 from semv.eval._metrics import (
     BinaryCounts,
     accuracy,
@@ -66,9 +74,7 @@ from semv.eval._tasks import (
     INTERNAL_TO_MMFAKEBENCH,
     INTERNAL_TO_REMMD,
     Task,
-    get_task,
     score_remmd,
-    task_names,
 )
 
 __all__ = [
@@ -80,6 +86,7 @@ __all__ = [
     "BootstrapInterval",
     "CaseOutcome",
     "ClassScores",
+    "Dataset",
     "EvalPlan",
     "EvalReport",
     "JudgeScore",
@@ -101,12 +108,14 @@ __all__ = [
     "cluster_bootstrap",
     "confusion_matrix",
     "counts",
+    "dataset_names",
     "dataset_path",
     "evaluate",
     "expected_calibration_error",
     "f1",
     "field_coverage",
     "finalize",
+    "get_dataset",
     "get_task",
     "hamming_loss",
     "memory_snapshot_hash",

@@ -29,7 +29,7 @@ Mappings from semv's internal MV labels (documented in docs/architecture.md):
 from __future__ import annotations
 
 import statistics
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final, Protocol
 
@@ -85,13 +85,11 @@ __all__ = [
     "INTERNAL_TO_REMMD",
     "Record",
     "Task",
-    "get_task",
     "native_distortions",
     "native_veracity",
     "remmd_l1",
     "remmd_l2_from_result",
     "score_remmd",
-    "task_names",
 ]
 
 Record = dict[str, Any]
@@ -650,29 +648,3 @@ class InternalTask:
             **{k: v for k, v in _class_dict(report).items() if k.startswith("macro")},
             "confusion": {"labels": labels, "matrix": report.confusion},
         }
-
-
-_TASKS: Final[dict[str, Callable[[], Task]]] = {
-    "cosmos": CosmosTask,
-    "verite": VeriteTask,
-    "5pils-ooc": FivePilsOocTask,
-    "remmd": RemmdTask,
-    "mmfakebench": MmFakeBenchTask,
-    "mv2026": Mv2026Task,
-    "generic": InternalTask,
-}
-
-
-def task_names() -> tuple[str, ...]:
-    return tuple(sorted(_TASKS))
-
-
-def get_task(adapter: str) -> Task:
-    """The evaluation task of the dataset read by ``adapter``."""
-    from semv.errors import AdapterNotFound
-
-    try:
-        return _TASKS[adapter]()
-    except KeyError:
-        valid = ", ".join(task_names())
-        raise AdapterNotFound(f"no evaluation for adapter {adapter!r}; valid: {valid}") from None
