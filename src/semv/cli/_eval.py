@@ -28,8 +28,11 @@ from semv.cli._common import (
     ConfigFile,
     DataDir,
     FirstN,
+    RayAddressOpt,
+    RayFlag,
     StoreUrl,
     TextOnlyFlag,
+    WorkersOpt,
     err,
     fail,
     out,
@@ -178,12 +181,7 @@ def _make_command(adapter: str) -> Callable[..., None]:
             typer.Option("--split", help="Split inside a dataset folder (test, val...)."),
         ] = None,
         limit: FirstN = None,
-        workers: Annotated[
-            int,
-            typer.Option(
-                "--workers", min=1, help="Cases verified at once, each worker in its own process."
-            ),
-        ] = 1,
+        workers: WorkersOpt = 1,
         out_dir: Annotated[
             Path | None,
             typer.Option("--out", help="Results folder (default: DATA_DIR/eval/<adapter>-<time>)."),
@@ -222,22 +220,8 @@ def _make_command(adapter: str) -> Callable[..., None]:
                 "--sample", min=1, help="N cases spread evenly over the dataset (not the first N)."
             ),
         ] = None,
-        ray: Annotated[
-            bool,
-            typer.Option(
-                "--ray",
-                help="Run the cases as Ray tasks: on a local Ray of --workers CPUs, or on the "
-                "cluster of --ray-address (or RAY_ADDRESS).",
-            ),
-        ] = False,
-        ray_address: Annotated[
-            str | None,
-            typer.Option(
-                "--ray-address",
-                metavar="ADDRESS",
-                help="Ray cluster to run on (HOST:6379 or ray://HOST:10001); implies --ray.",
-            ),
-        ] = None,
+        ray: RayFlag = False,
+        ray_address: RayAddressOpt = None,
         judge_scores: Annotated[
             Path | None,
             typer.Option(
