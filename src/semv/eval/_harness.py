@@ -42,7 +42,7 @@ from semv.eval._summary import summary_markdown
 from semv.eval._tasks import Record, Task
 from semv.model import RunStatus
 from semv.nlp.entities import hint_texts
-from semv.pipeline import run_case
+from semv.pipeline import run_graded
 from semv.procedures import DEFAULT_PROCEDURE, get_procedure
 from semv.store import Store, sha256_file, sha256_text
 
@@ -255,8 +255,8 @@ async def verify_record(
         "procedure": procedure,
     }
     try:
-        run = await run_case(
-            loaded.case,
+        graded = await run_graded(
+            loaded,
             store=store,
             settings=settings,
             agents=agents,
@@ -269,7 +269,7 @@ async def verify_record(
         logger.warning("%s: %s", loaded.case.id, exc)
         record.update(status="failed", error=str(exc), prediction=None, gold=None)
     else:
-        status = store.run_status(run.result.run_id)
+        run, status = graded.outcome, graded.status
         gold = None
         if loaded.gold is not None:
             gold = task.gold(loaded.gold.reveal(status), loaded.gold.reveal_details(status))
