@@ -81,3 +81,7 @@ def test_contest_reads_remmd_runs_by_points_and_every_other_procedure_by_claims(
         if name != "remmd":
             entry = procedure_contest(name)
             assert entry.view is claims_view and entry.rejections is None
+
+
+def test_only_remmd_compares_procedures_in_its_table() -> None:
+    assert [n for n in dataset_names() if get_dataset(n).compares_procedures] == ["remmd"]

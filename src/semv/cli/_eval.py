@@ -462,7 +462,8 @@ def _evaluate_procedures(
         )
         for name in names
     }
-    published = published_records(plan.path, wanted) if task.name == "remmd" else None
+    compared = get_dataset(plan.adapter).compares_procedures
+    published = published_records(plan.path, wanted) if compared else None
     if published:
         # the authors' own predictions and cost on exactly the cases evaluated here
         scored = task.score(published, settings.eval)
@@ -470,16 +471,16 @@ def _evaluate_procedures(
         metrics = {**metrics, f"ReMMD-Agent (published, these {len(published)} cases)": scored}
         costs["ReMMD-Agent (published run files)"] = cost_summary(published)
     parts = []
-    if task.name == "remmd":
+    if compared:
         title = f"{plan.adapter} {plan.path.name}" + (" (text-only)" if plan.text_only else "")
         parts.append(comparison_table(metrics, settings.remmd_eval, title=title, backend=backend))
     parts.append(cost_table(costs, backend=backend) + role_table(costs))
     markdown = "\n".join(parts)
-    if task.name == "remmd":
+    if compared:
         (target / "comparison.md").write_text(parts[0], encoding="utf-8")
     (target / "cost.md").write_text(parts[-1], encoding="utf-8")
     payload: dict[str, Any] = {"procedures": metrics, "cost": costs}
-    if task.name == "remmd":
+    if compared:
         payload["comparison"] = comparison_rows(metrics)
     (target / "comparison.json").write_text(
         json.dumps(payload, indent=2, sort_keys=True) + "\n", encoding="utf-8"

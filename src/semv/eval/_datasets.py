@@ -98,6 +98,9 @@ class Dataset:
     """The numbers Tables S5/S6 track, from the task's metrics."""
     judge_scores: bool = False
     """``--judge-scores`` (Eq. 32 from MV2026 judge results) applies."""
+    compares_procedures: bool = False
+    """Several ``--procedure``s are compared in ReMMD's table, beside the published ReMMD-Agent
+    predictions when the dataset path is their runs folder."""
 
     @property
     def adapter(self) -> Adapter:
@@ -118,7 +121,7 @@ _DATASETS: Final[dict[str, Dataset]] = {
         Dataset("cosmos", CosmosTask, split=cosmos_split_file),
         Dataset("verite", VeriteTask, image_clusters=True),
         Dataset("5pils-ooc", FivePilsOocTask, image_clusters=True),
-        Dataset("remmd", RemmdTask, headline=remmd_headline),
+        Dataset("remmd", RemmdTask, headline=remmd_headline, compares_procedures=True),
         Dataset("mmfakebench", MmFakeBenchTask),
         Dataset("mv2026", Mv2026Task, headline=mv2026_headline, judge_scores=True),
         Dataset("generic", InternalTask),
