@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 
 import semv.calibration as calibration_module
-from semv.calibration import calibrated_ooc, mean_score_from_eq20
+from semv.calibration import calibrated_ooc
 from semv.eval import get_task
+from semv.eval._tasks import mean_score_from_eq20
 
 # A hand-made calibration: p = σ(2·[OOC] − 4·ψ̄ + 1)
 _PARAMS = {"cosmos": {"coef": [2.0, -4.0], "intercept": 1.0}}

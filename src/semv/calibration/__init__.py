@@ -21,14 +21,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-__all__ = [
-    "CALIBRATED_CONTRACTS",
-    "calibrated",
-    "calibrated_ooc",
-    "calibration",
-    "calibration_id",
-    "mean_score_from_eq20",
-]
+__all__ = ["CALIBRATED_CONTRACTS", "calibrated", "calibrated_ooc", "calibration", "calibration_id"]
 
 CALIBRATED_CONTRACTS: tuple[str, ...] = ("cosmos",)
 """The label contracts the shipped file calibrates (its top-level keys other than
@@ -69,12 +62,6 @@ def calibrated_ooc(decision_is_ooc: bool, mean_score: float) -> float | None:
     a, b = (float(c) for c in params["coef"])
     z = a * (1.0 if decision_is_ooc else 0.0) + b * mean_score + float(params["intercept"])
     return 1.0 / (1.0 + math.exp(-z)) if z >= 0 else math.exp(z) / (1.0 + math.exp(z))
-
-
-def mean_score_from_eq20(decision_is_ooc: bool, p_ooc_eq20: float) -> float:
-    """ψ̄ recovered from a verdict's decision and its Eq. 20 p(OOC), which is ψ̄ for a
-    false-context decision and 1 − ψ̄ otherwise (the inverse of Eq. 20 given the decision)."""
-    return p_ooc_eq20 if decision_is_ooc else 1.0 - p_ooc_eq20
 
 
 def calibrated(contract: str, decision_is_positive: bool, mean_score: float) -> float | None:

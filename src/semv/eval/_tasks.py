@@ -42,7 +42,7 @@ from semv.adapters import (
     parse_date,
     parse_mv_report,
 )
-from semv.calibration import calibrated_ooc, mean_score_from_eq20
+from semv.calibration import calibrated_ooc
 from semv.config import EvalConfig
 from semv.dimensions import DIMENSIONS
 from semv.eval._classes import MultiClassReport, MultiLabelReport, multiclass_report
@@ -85,6 +85,7 @@ __all__ = [
     "INTERNAL_TO_REMMD",
     "Record",
     "Task",
+    "mean_score_from_eq20",
     "native_distortions",
     "native_veracity",
     "remmd_l1",
@@ -224,6 +225,13 @@ def _binary_metrics(
             "p_value": z.p_value,
         }
     return metrics
+
+
+def mean_score_from_eq20(decision_is_ooc: bool, p_ooc_eq20: float) -> float:
+    """ψ̄ recovered from a verdict's decision and its Eq. 20 p(OOC), which is ψ̄ for a
+    false-context decision and 1 − ψ̄ otherwise (the inverse of Eq. 20 given the decision):
+    the evaluation records p(OOC), the calibration takes ψ̄."""
+    return p_ooc_eq20 if decision_is_ooc else 1.0 - p_ooc_eq20
 
 
 class CosmosTask:
