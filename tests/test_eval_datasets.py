@@ -244,7 +244,7 @@ def test_memory_snapshot_hash_of_a_folder(tmp_path: Path) -> None:
 
 
 def test_the_shipped_calibration_declares_its_training_set() -> None:
-    from semv.eval._calibration import calibration
+    from semv.calibration import calibration
 
     params = calibration()["cosmos"]
     assert params["inputs"] == ["decision_is_ooc", "mean_score"] and len(params["coef"]) == 2

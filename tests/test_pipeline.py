@@ -320,3 +320,28 @@ def test_a_report_of_the_event_does_not_cancel_a_fact_check_of_this_image(
     assert qbaf.arguments[support.id] == 0.0 and support.strength > 0.0
     assert agents.calls["judge_clash"] == 0 and qbaf.clash is None
     assert qbaf.score < 0.45
+
+
+def test_a_graded_run_reveals_gold_only_once_committed(data_dir: Path) -> None:
+    from semv.adapters import LoadedCase, SealedGold
+    from semv.errors import GoldAccessError
+    from semv.pipeline import GradedRun, run_graded
+
+    store = Store(data_dir)
+    loaded = LoadedCase(case=CASE, gold=SealedGold("false-context"))
+    graded = asyncio.run(
+        run_graded(
+            loaded,
+            store=store,
+            settings=Settings(),
+            agents=ScriptedAgents(SCRIPT),
+            contract="internal",
+        )
+    )
+    assert graded.status is RunStatus.COMMITTED
+    assert graded.status is store.get_run(graded.outcome.result.run_id).status
+    assert graded.gold_label() == "false-context"
+    failed = GradedRun(graded.outcome, RunStatus.FAILED, loaded.gold)
+    with pytest.raises(GoldAccessError):
+        failed.gold_label()
+    assert GradedRun(graded.outcome, RunStatus.COMMITTED, None).gold_label() is None

@@ -129,6 +129,18 @@ def test_quotations_are_reported_not_asserted() -> None:
     assert asserted('A "heat dome" formed.') == 'A "heat dome" formed.'  # a term stays
 
 
+def test_the_dimension_rules_blank_quotations_exactly_as_stance_does() -> None:
+    from semv.dimensions import asserted_text
+
+    text = "Le cliché « Paris sous les eaux, 14 mars » montre Lyon; un «dôme» aussi."
+    expected = (
+        "Le cliché "
+        + " " * len("« Paris sous les eaux, 14 mars »")
+        + " montre Lyon; un «dôme» aussi."
+    )
+    assert asserted_text(text) == asserted(text) == expected
+
+
 CLAIM = "Flooding in Rome on 12 May 2023: the Tiber burst its banks near the Colosseum."
 DEBUNK = (
     'False. The photo shared as "Rome flooded on 12 May 2023" was taken in Hamburg in 2013 and '

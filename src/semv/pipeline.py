@@ -58,9 +58,11 @@ from semv.store import Store, content_hash, result_hash, sha256_text, utc_now
 from semv.usage import Ledger, bind_ledger
 
 if TYPE_CHECKING:
+    from semv.adapters import LoadedCase, SealedGold
     from semv.retrieval import Retrieval
 
 __all__ = [
+    "GradedRun",
     "RunOutcome",
     "append_commit",
     "build_result",
@@ -68,6 +70,7 @@ __all__ = [
     "publish_reports",
     "record_failure",
     "run_case",
+    "run_graded",
     "run_usage",
     "settings_hash",
     "start_early",
@@ -86,6 +89,50 @@ class RunOutcome:
     executed: int
     reused: int
     nodes: dict[str, NodeOutcome]
+
+
+@dataclass(frozen=True)
+class GradedRun:
+    """A dataset case's run with the status the store recorded for it: its gold opens only
+    for a committed run (I_gold: revealed after the report is committed, never before)."""
+
+    outcome: RunOutcome
+    status: RunStatus
+    gold: SealedGold | None
+
+    def gold_label(self) -> str | None:
+        """The gold label (None for a case without one); ``GoldAccessError`` unless the run
+        is committed."""
+        return None if self.gold is None else self.gold.reveal(self.status)
+
+
+async def run_graded(
+    loaded: LoadedCase,
+    *,
+    store: Store,
+    settings: Settings,
+    agents: Agents,
+    contract: str,
+    reports_dir: Path | None = None,
+    memory: BaseModel | None = None,
+    procedure: str = DEFAULT_PROCEDURE,
+    released: str | None = None,
+) -> GradedRun:
+    """``run_case`` on a case an adapter read, then its status read back from the store, so
+    that the evaluation and learning loops reveal gold the same way. A stage failure raises
+    ``StageError`` (the failed run stays in the store)."""
+    outcome = await run_case(
+        loaded.case,
+        store=store,
+        settings=settings,
+        agents=agents,
+        contract=contract,
+        reports_dir=reports_dir,
+        memory=memory,
+        procedure=procedure,
+        released=released,
+    )
+    return GradedRun(outcome, store.run_status(outcome.result.run_id), loaded.gold)
 
 
 def write_reports(report: RenderedReport, out_dir: Path) -> dict[str, str]:

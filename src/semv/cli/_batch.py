@@ -22,10 +22,13 @@ from semv.cli._common import (
     LlmModelOpt,
     LlmUrlOpt,
     ProcedureOpt,
+    RayAddressOpt,
+    RayFlag,
     ReportsOut,
     SourceOpt,
     StoreUrl,
     TextOnlyFlag,
+    WorkersOpt,
     err,
     fail,
     progress,
@@ -52,19 +55,9 @@ def verify_batch(
             "content, procedure, sources and settings, and continue each interrupted run.",
         ),
     ] = False,
-    workers: Annotated[
-        int, typer.Option("--workers", min=1, help="Worker processes (or local Ray CPUs).")
-    ] = 1,
-    ray: Annotated[
-        bool,
-        typer.Option(
-            "--ray", help="Run the folders as Ray tasks (local Ray, or --ray-address/RAY_ADDRESS)."
-        ),
-    ] = False,
-    ray_address: Annotated[
-        str | None,
-        typer.Option("--ray-address", metavar="ADDRESS", help="Ray cluster; implies --ray."),
-    ] = None,
+    workers: WorkersOpt = 1,
+    ray: RayFlag = False,
+    ray_address: RayAddressOpt = None,
     json_out: JsonFlag = False,
     data_dir: DataDir = DEFAULT_DATA_DIR,
     store_url: StoreUrl = None,

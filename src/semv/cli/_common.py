@@ -96,6 +96,30 @@ InputAdapterOpt = Annotated[
 ]
 TextOnlyFlag = Annotated[bool, typer.Option("--text-only", help="Do not read media.")]
 FirstN = Annotated[int | None, typer.Option("--limit", min=1, help="First N cases.")]
+WorkersOpt = Annotated[
+    int,
+    typer.Option(
+        "--workers",
+        min=1,
+        help="Cases verified at once, each worker in its own process (with --ray: local Ray CPUs).",
+    ),
+]
+RayFlag = Annotated[
+    bool,
+    typer.Option(
+        "--ray",
+        help="Run the cases as Ray tasks: on a local Ray of --workers CPUs, or on the cluster of "
+        "--ray-address (or RAY_ADDRESS).",
+    ),
+]
+RayAddressOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--ray-address",
+        metavar="ADDRESS",
+        help="Ray cluster to run on (HOST:6379 or ray://HOST:10001); implies --ray.",
+    ),
+]
 RunIdArg = Annotated[str, typer.Argument(help="Run id (or a unique prefix).")]
 ReportsOut = Annotated[
     Path | None,

@@ -27,8 +27,11 @@ from semv.cli._common import (
     ConfigFile,
     DataDir,
     FirstN,
+    RayAddressOpt,
+    RayFlag,
     StoreUrl,
     TextOnlyFlag,
+    WorkersOpt,
     err,
     fail,
     out,
@@ -48,6 +51,7 @@ from semv.eval import (
     cost_summary,
     cost_table,
     finalize,
+    get_dataset,
     get_task,
     headline,
     load_plan_cases,
@@ -183,12 +187,7 @@ def _make_command(adapter: str) -> Callable[..., None]:
             typer.Option("--split", help="Split inside a dataset folder (test, val...)."),
         ] = None,
         limit: FirstN = None,
-        workers: Annotated[
-            int,
-            typer.Option(
-                "--workers", min=1, help="Cases verified at once, each worker in its own process."
-            ),
-        ] = 1,
+        workers: WorkersOpt = 1,
         out_dir: Annotated[
             Path | None,
             typer.Option("--out", help="Results folder (default: DATA_DIR/eval/<adapter>-<time>)."),
@@ -227,22 +226,8 @@ def _make_command(adapter: str) -> Callable[..., None]:
                 "--sample", min=1, help="N cases spread evenly over the dataset (not the first N)."
             ),
         ] = None,
-        ray: Annotated[
-            bool,
-            typer.Option(
-                "--ray",
-                help="Run the cases as Ray tasks: on a local Ray of --workers CPUs, or on the "
-                "cluster of --ray-address (or RAY_ADDRESS).",
-            ),
-        ] = False,
-        ray_address: Annotated[
-            str | None,
-            typer.Option(
-                "--ray-address",
-                metavar="ADDRESS",
-                help="Ray cluster to run on (HOST:6379 or ray://HOST:10001); implies --ray.",
-            ),
-        ] = None,
+        ray: RayFlag = False,
+        ray_address: RayAddressOpt = None,
         judge_scores: Annotated[
             Path | None,
             typer.Option(
@@ -388,7 +373,7 @@ def _mv_scores(
     from semv.store import Store
 
     try:
-        if adapter != "mv2026":
+        if not get_dataset(adapter).judge_scores:
             raise_input(f"--judge-scores scores MV2026 judge results, not {adapter} data")
         rows = read_judge_scores(scores)
         _contract, cases = load_cases(path, adapter=adapter, text_only=True)
@@ -483,7 +468,8 @@ def _evaluate_procedures(
         )
         for name in names
     }
-    published = published_records(plan.path, wanted) if task.name == "remmd" else None
+    compared = get_dataset(plan.adapter).compares_procedures
+    published = published_records(plan.path, wanted) if compared else None
     if published:
         # the authors' own predictions and cost on exactly the cases evaluated here
         scored = task.score(published, settings.eval)
@@ -491,16 +477,16 @@ def _evaluate_procedures(
         metrics = {**metrics, f"ReMMD-Agent (published, these {len(published)} cases)": scored}
         costs["ReMMD-Agent (published run files)"] = cost_summary(published)
     parts = []
-    if task.name == "remmd":
+    if compared:
         title = f"{plan.adapter} {plan.path.name}" + (" (text-only)" if plan.text_only else "")
         parts.append(comparison_table(metrics, settings.remmd_eval, title=title, backend=backend))
     parts.append(cost_table(costs, backend=backend) + role_table(costs))
     markdown = "\n".join(parts)
-    if task.name == "remmd":
+    if compared:
         (target / "comparison.md").write_text(parts[0], encoding="utf-8")
     (target / "cost.md").write_text(parts[-1], encoding="utf-8")
     payload: dict[str, Any] = {"procedures": metrics, "cost": costs}
-    if task.name == "remmd":
+    if compared:
         payload["comparison"] = comparison_rows(metrics)
     (target / "comparison.json").write_text(
         json.dumps(payload, indent=2, sort_keys=True) + "\n", encoding="utf-8"

@@ -28,6 +28,7 @@ from semv.contest._locality import (
     locality,
     scope_nodes,
 )
+from semv.contest._procedures import procedure_contest
 from semv.contest._review import ReviewState, apply_batch
 from semv.contest._routing import Action, RevisionPlan, plan_batch
 from semv.contest._stages import reviewed_graph, reviewer_evidence
@@ -220,11 +221,8 @@ async def revise(
             else (parent.record.finished_at or parent.record.created_at)
         )
         retrieval = opened = reopen_retrieval(settings, store.url, recorded, as_of)
-    rejected = None
-    if parent.procedure.name == "remmd":  # rejections enter ReMMD's judge node only
-        from semv.contest._remmd import remmd_rejections
-
-        rejected = remmd_rejections(review, set(view.subclaims))
+    reject = procedure_contest(parent.procedure.name).rejections
+    rejected = reject(review, set(view.subclaims)) if reject is not None else None
     specs = reviewed_graph(
         parent.procedure.graph(
             case,

@@ -11,12 +11,8 @@ from semv.contest._review import ReviewState
 from semv.contest._routing import BaseView
 from semv.errors import ContestError
 from semv.model import (
-    Arguments,
     Bundle,
     Case,
-    Claims,
-    MediaEvidence,
-    Retrieved,
     RunStatus,
     TraceKind,
     Verdict,
@@ -64,46 +60,9 @@ class RunState:
         return self.value(self.procedure.verdict_node, Verdict)
 
     def view(self) -> BaseView:
-        if self.procedure.name == "remmd":
-            from semv.contest._remmd import remmd_view
+        from semv.contest._procedures import procedure_contest
 
-            return remmd_view(self.value)
-        claims = self.value("claims", Claims)
-        subclaims = {s.id: k for k, s in claims.subclaims.items()}
-        arguments = {
-            a.id: a
-            for k in claims.subclaims
-            if f"argue:{k}" in self.nodes
-            for a in self.value(f"argue:{k}", Arguments).arguments
-        }
-        relations = {
-            r.id: r
-            for k in claims.subclaims
-            if f"argue:{k}" in self.nodes
-            for r in self.value(f"argue:{k}", Arguments).relations
-        }
-        pools = {
-            k: {e.id: e for e in self.value(f"retrieve:{k}", Retrieved).evidence}
-            for k in claims.subclaims
-            if f"retrieve:{k}" in self.nodes
-        }
-        pooled = {e for pool in pools.values() for e in pool}
-        extracted = [
-            e.id
-            for key in self.nodes
-            if key.startswith("media:")
-            for e in self.value(key, MediaEvidence).evidence
-        ]
-        supplied = (
-            [e.id for e in self.value("bundle", Bundle).supplied] if "bundle" in self.nodes else []
-        )
-        return BaseView(
-            subclaims=subclaims,
-            arguments=arguments,
-            pools=pools,
-            relations=relations,
-            unlocalised=frozenset(i for i in (*supplied, *extracted) if i not in pooled),
-        )
+        return procedure_contest(self.procedure.name).view(self)
 
     def reuse_map(self) -> dict[str, tuple[str, str]]:
         return {k: (n.fingerprint, n.output_hash) for k, n in self.nodes.items()}

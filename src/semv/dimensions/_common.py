@@ -12,7 +12,6 @@ config), so the verifier can re-derive a metadata comparison from the evidence.
 from __future__ import annotations
 
 import datetime as dt
-import re
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -40,7 +39,8 @@ from semv.nlp.entities import (
 )
 from semv.nlp.markers import editor_in
 from semv.nlp.places import Place
-from semv.nlp.quotes import QUOTATION, quotes_claim
+from semv.nlp.quotes import asserted as asserted_text
+from semv.nlp.quotes import quotes_claim
 from semv.nlp.text import find_phrase
 from semv.reasoning import join_words
 
@@ -293,25 +293,6 @@ def metadata_doubt(ev: Evidence, *, time: bool) -> str | None:
 
 
 # ---- phrasing ---------------------------------------------------------------------------------
-
-_QUOTED = QUOTATION
-"""A quotation: what the source reports someone said, not what it asserts."""
-
-
-def asserted_text(text: str) -> str:
-    """``text`` with quotations of three or more words blanked out.
-
-    A fact-check that writes *the photo shared as "Paris under water, 14 March 2024" was
-    taken in Lyon* asserts Lyon, not Paris: places, dates and names inside the quoted claim
-    are reported speech, so the where/when/who rules do not read them as the source's own.
-    Short quotations ("heat dome") are names or terms and stay.
-    """
-
-    def blank(match: re.Match[str]) -> str:
-        quoted = match.group(0)
-        return " " * len(quoted) if len(quoted.split()) >= 3 else quoted
-
-    return _QUOTED.sub(blank, text)
 
 
 def capitalized(text: str) -> str:

@@ -18,9 +18,16 @@ from semv.eval._classes import (
     subset_accuracy,
 )
 from semv.eval._cost import cost_summary, cost_table, role_table
+from semv.eval._datasets import (
+    Dataset,
+    dataset_names,
+    dataset_path,
+    get_dataset,
+    get_task,
+    task_names,
+)
 from semv.eval._harness import (
     EvalPlan,
-    dataset_path,
     finalize,
     load_plan_cases,
     memory_snapshot_hash,
@@ -86,9 +93,7 @@ from semv.eval._tasks import (
     INTERNAL_TO_REMMD,
     Record,
     Task,
-    get_task,
     score_remmd,
-    task_names,
 )
 from semv.eval._workers import run_in_processes
 
@@ -102,6 +107,7 @@ __all__ = [
     "BootstrapInterval",
     "CaseOutcome",
     "ClassScores",
+    "Dataset",
     "EvalPlan",
     "EvalReport",
     "JudgeScore",
@@ -128,12 +134,14 @@ __all__ = [
     "cost_summary",
     "cost_table",
     "counts",
+    "dataset_names",
     "dataset_path",
     "evaluate",
     "expected_calibration_error",
     "f1",
     "field_coverage",
     "finalize",
+    "get_dataset",
     "get_task",
     "hamming_loss",
     "headline",

@@ -29,19 +29,20 @@ from pathlib import Path
 from typing import Any, Final
 
 from semv import __version__
-from semv.adapters import LoadedCase, get_adapter, split_file
+from semv.adapters import LoadedCase
 from semv.agents import Agents
 from semv.atomic import write_text_atomic
 from semv.config import Settings
 from semv.errors import InputError, StageError
 from semv.eval._cost import case_cost
+from semv.eval._datasets import dataset_path, get_dataset, get_task
 from semv.eval._plotcache import plot
 from semv.eval._predictions import RESULTS_FILE, read_results_log
 from semv.eval._summary import summary_markdown
-from semv.eval._tasks import Record, Task, get_task
+from semv.eval._tasks import Record, Task
 from semv.model import RunStatus
 from semv.nlp.entities import hint_texts
-from semv.pipeline import run_case
+from semv.pipeline import run_graded
 from semv.procedures import DEFAULT_PROCEDURE, get_procedure
 from semv.store import Store, sha256_file, sha256_text
 
@@ -51,7 +52,6 @@ __all__ = [
     "CONFIG_FILE",
     "EvalPlan",
     "ResultsLog",
-    "dataset_path",
     "finalize",
     "load_plan_cases",
     "memory_snapshot_hash",
@@ -92,36 +92,6 @@ class EvalPlan:
     """Evaluate N cases spread evenly over the dataset (``sample_evenly``) instead of all."""
 
 
-def dataset_path(adapter: str, path: Path, split: str | None) -> Path:
-    """The file or folder of ``split`` under ``path`` (``path`` itself without a split).
-
-    COSMOS folders use ``<split>_data.json``; otherwise the first of ``<split>_data.json``,
-    ``<split>.json``, ``<split>.jsonl``, ``<split>.csv``, ``*_<split>.json`` (also under
-    ``source/``, MMFakeBench's layout) or a ``<split>/`` folder.
-    """
-    if not path.exists():
-        raise InputError(f"{path}: no such file or directory")
-    if split is None:
-        return path
-    if not path.is_dir():
-        raise InputError(f"{path}: --split needs a dataset folder, not a file")
-    if adapter == "cosmos":
-        return split_file(path, split)
-    candidates = [
-        path / f"{split}_data.json",
-        path / f"{split}.json",
-        path / f"{split}.jsonl",
-        path / f"{split}.csv",
-        *sorted(path.glob(f"*_{split}.json")),
-        *sorted(path.glob(f"source/*_{split}.json")),
-        path / split,
-    ]
-    for candidate in candidates:
-        if candidate.exists():
-            return candidate
-    raise InputError(f"{path}: no file or folder for split {split!r}")
-
-
 def memory_snapshot_hash(path: Path | None) -> str:
     """SHA-256 of a memory snapshot (a file, or every file of a folder by relative path), or
     ``"none"`` when the evaluation runs without one."""
@@ -151,8 +121,9 @@ def sample_evenly(cases: Sequence[LoadedCase], n: int) -> list[LoadedCase]:
 
 def load_plan_cases(plan: EvalPlan) -> tuple[Task, str, list[LoadedCase]]:
     """Validate every case before anything runs (bad input leaves nothing behind)."""
-    adapter = get_adapter(plan.adapter)
-    task = get_task(plan.adapter)
+    dataset = get_dataset(plan.adapter)
+    adapter = dataset.adapter
+    task = dataset.task()
     source = dataset_path(plan.adapter, plan.path, plan.split)
     get_procedure(plan.procedure)  # an unknown name fails before anything runs
     cases = list(adapter.load(source, text_only=plan.text_only, limit=plan.limit))
@@ -261,14 +232,6 @@ def _drop_partial_tail(file: Path) -> None:
             handle.truncate(keep)
 
 
-def _cluster(loaded: LoadedCase) -> str:
-    """Bootstrap cluster of a case: VERITE's rows share images in triplets and 5Pils-OOC's in
-    pairs, so the image is the cluster; otherwise the case itself."""
-    if loaded.case.adapter in ("verite", "5pils-ooc") and loaded.case.media:
-        return loaded.case.media[0].path
-    return loaded.case.id
-
-
 async def verify_record(
     index: int,
     loaded: LoadedCase,
@@ -288,12 +251,12 @@ async def verify_record(
     record: Record = {
         "index": index,
         "case_id": loaded.case.id,
-        "cluster": _cluster(loaded),
+        "cluster": get_dataset(loaded.case.adapter).cluster(loaded),
         "procedure": procedure,
     }
     try:
-        run = await run_case(
-            loaded.case,
+        graded = await run_graded(
+            loaded,
             store=store,
             settings=settings,
             agents=agents,
@@ -306,7 +269,7 @@ async def verify_record(
         logger.warning("%s: %s", loaded.case.id, exc)
         record.update(status="failed", error=str(exc), prediction=None, gold=None)
     else:
-        status = store.run_status(run.result.run_id)
+        run, status = graded.outcome, graded.status
         gold = None
         if loaded.gold is not None:
             gold = task.gold(loaded.gold.reveal(status), loaded.gold.reveal_details(status))

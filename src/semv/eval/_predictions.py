@@ -22,7 +22,8 @@ from typing import Any, Final
 
 from semv.adapters import REMMD_L1, l2_label
 from semv.errors import InputError
-from semv.eval._tasks import Record, task_names
+from semv.eval._datasets import task_names
+from semv.eval._tasks import Record
 from semv.safeload import loads_json
 
 __all__ = [

@@ -24,7 +24,7 @@ from semv.eval._metrics import (
     wilson_interval,
 )
 from semv.model import Usage
-from semv.pipeline import run_case
+from semv.pipeline import run_graded
 from semv.procedures import DEFAULT_PROCEDURE
 from semv.store import Store
 
@@ -71,8 +71,8 @@ async def evaluate(
     outcomes: list[CaseOutcome] = []
     for loaded in cases:
         try:
-            run = await run_case(
-                loaded.case,
+            graded = await run_graded(
+                loaded,
                 store=store,
                 settings=settings,
                 agents=agents,
@@ -84,14 +84,13 @@ async def evaluate(
             logger.warning("%s: %s", loaded.case.id, exc)
             outcome = CaseOutcome(loaded.case.id, None, None, {}, None, 0, 0, error=str(exc))
         else:
-            committed = store.get_run(run.result.run_id)
-            gold = loaded.gold.reveal(committed.status) if loaded.gold is not None else None
+            run = graded.outcome
             outcome = CaseOutcome(
                 case_id=loaded.case.id,
                 run_id=run.result.run_id,
                 predicted=run.result.label,
                 probabilities=dict(run.result.probabilities),
-                gold=gold,
+                gold=graded.gold_label(),
                 reused=run.reused,
                 executed=run.executed,
                 usage=run.result.usage,

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from semv.config import Settings
+from semv.eval._datasets import get_dataset
 
 __all__ = [
     "Condition",
@@ -109,19 +110,9 @@ def sweep_conditions(settings: Settings) -> list[Condition]:
 
 
 def headline(task: str, metrics: Mapping[str, Any]) -> dict[str, float]:
-    """The numbers Tables S5/S6 track for a task (accuracy as a fraction in [0, 1])."""
-    if task == "remmd":
-        return {
-            "accuracy": float(metrics["level1"]["accuracy"]),
-            "l2_macro_f1": float(metrics["level2"]["macro_f1"]),
-        }
-    if task == "mv2026":
-        return {
-            "accuracy": float(metrics["accuracy"]) / 100,
-            "correct": float(metrics["correct"]),
-            "url_f1": float(metrics["url_f1"]),
-        }
-    return {"accuracy": float(metrics["accuracy"])}
+    """The numbers Tables S5/S6 track for a task (accuracy as a fraction in [0, 1]), as its
+    dataset entry names them (``semv.eval._datasets``)."""
+    return get_dataset(task).headline(metrics)
 
 
 def stability_table(task: str, runs: Sequence[Mapping[str, float]]) -> str:

@@ -29,7 +29,7 @@ Mappings from semv's internal MV labels (documented in docs/architecture.md):
 from __future__ import annotations
 
 import statistics
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final, Protocol
 
@@ -42,9 +42,9 @@ from semv.adapters import (
     parse_date,
     parse_mv_report,
 )
+from semv.calibration import calibrated_ooc
 from semv.config import DecisionConfig, EvalConfig
 from semv.dimensions import DIMENSIONS
-from semv.eval._calibration import calibrated_ooc
 from semv.eval._classes import MultiClassReport, MultiLabelReport, multiclass_report
 from semv.eval._classes import multilabel_report as _multilabel
 from semv.eval._metrics import (
@@ -85,13 +85,12 @@ __all__ = [
     "INTERNAL_TO_REMMD",
     "Record",
     "Task",
-    "get_task",
+    "mean_score_from_eq20",
     "native_distortions",
     "native_veracity",
     "remmd_l1",
     "remmd_l2_from_result",
     "score_remmd",
-    "task_names",
 ]
 
 Record = dict[str, Any]
@@ -228,6 +227,13 @@ def _binary_metrics(
     return metrics
 
 
+def mean_score_from_eq20(decision_is_ooc: bool, p_ooc_eq20: float) -> float:
+    """ψ̄ recovered from a verdict's decision and its Eq. 20 p(OOC), which is ψ̄ for a
+    false-context decision and 1 − ψ̄ otherwise (the inverse of Eq. 20 given the decision):
+    the evaluation records p(OOC), the calibration takes ψ̄."""
+    return p_ooc_eq20 if decision_is_ooc else 1.0 - p_ooc_eq20
+
+
 class CosmosTask:
     """COSMOS / OOKPIK: OOC is the positive class (SEMV Table 4)."""
 
@@ -242,7 +248,10 @@ class CosmosTask:
             "p_positive": p_positive,
             "confidence": _winning(result.probabilities),
         }
-        calibrated = calibrated_ooc(result.label == self.positive, p_positive)
+        decision_is_ooc = result.label == self.positive
+        calibrated = calibrated_ooc(
+            decision_is_ooc, mean_score_from_eq20(decision_is_ooc, p_positive)
+        )
         if calibrated is not None:
             out["p_calibrated"] = calibrated
         return out
@@ -647,29 +656,3 @@ class InternalTask:
             **{k: v for k, v in _class_dict(report).items() if k.startswith("macro")},
             "confusion": {"labels": labels, "matrix": report.confusion},
         }
-
-
-_TASKS: Final[dict[str, Callable[[], Task]]] = {
-    "cosmos": CosmosTask,
-    "verite": VeriteTask,
-    "5pils-ooc": FivePilsOocTask,
-    "remmd": RemmdTask,
-    "mmfakebench": MmFakeBenchTask,
-    "mv2026": Mv2026Task,
-    "generic": InternalTask,
-}
-
-
-def task_names() -> tuple[str, ...]:
-    return tuple(sorted(_TASKS))
-
-
-def get_task(adapter: str) -> Task:
-    """The evaluation task of the dataset read by ``adapter``."""
-    from semv.errors import AdapterNotFound
-
-    try:
-        return _TASKS[adapter]()
-    except KeyError:
-        valid = ", ".join(task_names())
-        raise AdapterNotFound(f"no evaluation for adapter {adapter!r}; valid: {valid}") from None

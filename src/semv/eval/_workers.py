@@ -22,7 +22,8 @@ from typing import Any, TypeVar
 from semv.adapters import LoadedCase
 from semv.agents import Agents
 from semv.config import Settings
-from semv.eval._tasks import Record, Task, get_task
+from semv.eval._datasets import get_task
+from semv.eval._tasks import Record, Task
 from semv.procedures import DEFAULT_PROCEDURE
 from semv.store import Store
 

@@ -35,7 +35,7 @@ from semv.memory import (
     verify_candidate,
 )
 from semv.nlp.similarity import similarity
-from semv.pipeline import run_case
+from semv.pipeline import run_graded
 from semv.store import Store, sha256_text
 
 logger = logging.getLogger(__name__)
@@ -134,8 +134,8 @@ async def learn(
 
     for loaded in cases:
         try:
-            run = await run_case(
-                loaded.case,
+            graded = await run_graded(
+                loaded,
                 store=store,
                 settings=settings,
                 agents=agents,
@@ -147,15 +147,15 @@ async def learn(
             report.failed += 1
             continue
         report.cases += 1
-        committed = store.get_run(run.result.run_id)
-        if loaded.gold is None:
+        run = graded.outcome
+        revealed = graded.gold_label()  # only after the commit (I_gold)
+        if revealed is None:
             count = ms.register_case()
         else:
-            # only after the commit (I_gold), read in the run's label contract
-            gold = contract_gold(loaded.gold.reveal(committed.status), contract)
+            gold = contract_gold(revealed, contract)  # read in the run's label contract
             correct = run.result.label == gold
             report.correct += int(correct)
-            trace = load_trace(store, committed.run_id)
+            trace = load_trace(store, run.result.run_id)
             log_usage(ms, trace, correct)
             out = await reflector.reflect(ReflectInput(trace=trace, task=contract, gold=gold))
             if out.reflector is not None:  # a fallback reflected instead: say so in the trace

@@ -35,7 +35,7 @@ from semv.memory import (
     matches,
 )
 from semv.model import UncertaintyCode
-from semv.pipeline import run_case
+from semv.pipeline import run_graded
 from semv.store import Store
 
 __all__ = ["AblationRow", "TransferReport", "ablations", "transfer"]
@@ -140,11 +140,11 @@ async def transfer(
         if loaded.gold is None:
             continue
         try:
-            off = await run_case(
-                loaded.case, store=store, settings=settings, agents=agents, contract=contract
+            graded_off = await run_graded(
+                loaded, store=store, settings=settings, agents=agents, contract=contract
             )
-            on = await run_case(
-                loaded.case,
+            graded_on = await run_graded(
+                loaded,
                 store=store,
                 settings=settings,
                 agents=agents,
@@ -154,10 +154,9 @@ async def transfer(
         except StageError:
             report.failed += 1
             continue
-        gold_off = contract_gold(
-            loaded.gold.reveal(store.get_run(off.result.run_id).status), contract
-        )
-        gold = contract_gold(loaded.gold.reveal(store.get_run(on.result.run_id).status), contract)
+        off, on = graded_off.outcome, graded_on.outcome
+        gold_off = contract_gold(loaded.gold.reveal(graded_off.status), contract)
+        gold = contract_gold(loaded.gold.reveal(graded_on.status), contract)
         ok_off = off.result.label == gold_off
         ok_on = on.result.label == gold
         report.n += 1

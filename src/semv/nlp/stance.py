@@ -52,7 +52,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache
@@ -65,7 +64,7 @@ from semv.nlp.entities import TextFacts, extract, place_key, same_name
 from semv.nlp.language import language_of
 from semv.nlp.markers import MarkerList, parse_marker_file, recontext_marker
 from semv.nlp.quantities import numbers
-from semv.nlp.quotes import QUOTATION, quotes_claim
+from semv.nlp.quotes import asserted, quotes_claim
 from semv.nlp.ratings import Verdict, rating_in
 from semv.nlp.similarity import SimilarityParams, similarity
 
@@ -201,18 +200,6 @@ class StanceFeatures:
 
     def as_dict(self) -> dict[str, float]:
         return dict(zip(FEATURES, self.values, strict=True))
-
-
-def asserted(text: str) -> str:
-    """``text`` with quotations of three or more words blanked: what the text reports someone
-    said ("the photo shared as “Paris under water, 14 March 2024”") is not what it asserts, so
-    its names, dates, numbers and cues are not compared with the claim's."""
-
-    def blank(match: re.Match[str]) -> str:
-        quoted = match.group(0)
-        return " " * len(quoted) if len(quoted.split()) >= 3 else quoted
-
-    return QUOTATION.sub(blank, text)
 
 
 def stance_features(

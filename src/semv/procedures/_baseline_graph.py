@@ -9,13 +9,11 @@ from typing import TYPE_CHECKING
 
 from semv.graph import Input, NodeSpec
 from semv.model import Case, Dimension, Evidence, ProducerKind, RankedEvidence, Retrieved
-from semv.procedures._labelled import RENDER_STAGE
 from semv.procedures._registry import GraphBuilder
+from semv.procedures._render_node import labelled_render
 from semv.stages import (
-    claims_node,
-    describe_keys,
     evidence_chain,
-    prefix_nodes,
+    graph_prefix,
     retrieval_params,
 )
 
@@ -70,11 +68,10 @@ def baseline_graph(
 ) -> list[NodeSpec]:
     """Prefix, ``own(inputs)`` (which must end in ``findings`` and ``verdict``), ``render``.
     ``rejected`` may name evidence ids under ``what`` (excluded by ``validate:what``)."""
-    media_keys = describe_keys(case)
+    prefix, media_keys = graph_prefix(case, decompose=True)
     inputs = Inputs(media_keys, contract)
     return [
-        *prefix_nodes(case),
-        claims_node(media_keys),
+        *prefix,
         *evidence_chain(
             EVENT,
             media_keys=media_keys,
@@ -84,17 +81,7 @@ def baseline_graph(
             contract=contract,
         ),
         *own(inputs),
-        NodeSpec(
-            "render",
-            RENDER_STAGE,
-            (
-                Input("bundle", "bundle"),
-                Input("verdict", "verdict"),
-                Input("findings", "findings"),
-                inputs.media,
-            ),
-            params={"procedure": procedure},
-        ),
+        labelled_render(procedure, inputs.media),
     ]
 
 

@@ -11,11 +11,9 @@ from semv.stages._graph import (
     CASE_SOURCE,
     MEMORY_SOURCE,
     build_graph,
-    claims_node,
-    describe_keys,
     evidence_chain,
+    graph_prefix,
     node_key,
-    prefix_nodes,
     retrieval_params,
 )
 
@@ -23,10 +21,8 @@ __all__ = [
     "CASE_SOURCE",
     "MEMORY_SOURCE",
     "build_graph",
-    "claims_node",
-    "describe_keys",
     "evidence_chain",
+    "graph_prefix",
     "node_key",
-    "prefix_nodes",
     "retrieval_params",
 ]

@@ -59,8 +59,7 @@ def build_graph(
     ``retrieval`` enables external sources for the retrieve nodes; ``rejected`` maps a
     dimension to the evidence ids a reviewer rejected (excluded by its validate node)."""
     retrieve_params = retrieval_params(case, retrieval)
-    media_keys = describe_keys(case)
-    specs = [*prefix_nodes(case), claims_node(media_keys)]
+    specs, media_keys = graph_prefix(case, decompose=True)
     for dim in DIMENSIONS:
         k = dim.value
         subclaim = Input("subclaim", "claims", ("subclaims", k))
@@ -144,10 +143,13 @@ def describe_keys(case: Case) -> tuple[str, ...]:
     return tuple(node_key("describe", a.id) for a in case.media)
 
 
-def prefix_nodes(case: Case) -> list[NodeSpec]:
-    """``bundle``, ``media:<asset>`` and ``describe:<asset>``: every procedure starts here."""
+def graph_prefix(case: Case, *, decompose: bool) -> tuple[list[NodeSpec], tuple[str, ...]]:
+    """The nodes every procedure starts with, and the ``describe:<asset>`` keys downstream
+    nodes read: ``bundle``, ``media:<asset>`` and ``describe:<asset>``, then ``claims`` when
+    the procedure decomposes the claim into SEMV's six subclaims (``decompose``)."""
     extract_keys = tuple(node_key("media", a.id) for a in case.media)
-    return [
+    media_keys = describe_keys(case)
+    specs = [
         NodeSpec("bundle", bundle.STAGE, (Input("case", CASE_SOURCE),)),
         *(
             NodeSpec(key, media.STAGE, (Input("asset", CASE_SOURCE, ("media", n)),))
@@ -159,9 +161,12 @@ def prefix_nodes(case: Case) -> list[NodeSpec]:
                 describe.STAGE,
                 (Input("asset", CASE_SOURCE, ("media", n)), Input("media", extract_keys[n])),
             )
-            for n, key in enumerate(describe_keys(case))
+            for n, key in enumerate(media_keys)
         ),
     ]
+    if decompose:
+        specs.append(claims_node(media_keys))
+    return specs, media_keys
 
 
 def claims_node(media_keys: tuple[str, ...]) -> NodeSpec:

@@ -19,12 +19,9 @@ from typing import TYPE_CHECKING
 
 from semv.graph import Input, NodeSpec
 from semv.model import Case
-from semv.procedures._labelled import RENDER_STAGE
+from semv.procedures._render_node import labelled_render
 from semv.procedures.remmd import stages
-from semv.stages import CASE_SOURCE, node_key, retrieval_params
-from semv.stages import bundle as bundle_stage
-from semv.stages import describe as describe_stage
-from semv.stages import media as media_stage
+from semv.stages import graph_prefix, retrieval_params
 
 if TYPE_CHECKING:
     from semv.retrieval import Retrieval
@@ -58,23 +55,10 @@ def build_remmd_graph(
 ) -> list[NodeSpec]:
     """The nodes of ``case`` under ReMMD. ``memory`` is accepted for the registry's interface;
     ReMMD's memory is the sample-level bank M_s, not SEMV's long-term memory."""
-    extract_keys = tuple(node_key("media", a.id) for a in case.media)
-    media_keys = tuple(node_key("describe", a.id) for a in case.media)
+    prefix, media_keys = graph_prefix(case, decompose=False)
     media = Input("media", media_keys)
     return [
-        NodeSpec("bundle", bundle_stage.STAGE, (Input("case", CASE_SOURCE),)),
-        *(
-            NodeSpec(key, media_stage.STAGE, (Input("asset", CASE_SOURCE, ("media", n)),))
-            for n, key in enumerate(extract_keys)
-        ),
-        *(
-            NodeSpec(
-                key,
-                describe_stage.STAGE,
-                (Input("asset", CASE_SOURCE, ("media", n)), Input("media", extract_keys[n])),
-            )
-            for n, key in enumerate(media_keys)
-        ),
+        *prefix,
         NodeSpec("points", stages.POINTS, (Input("case", "bundle", ("case",)), media)),
         NodeSpec(
             "bank",
@@ -117,15 +101,5 @@ def build_remmd_graph(
             ),
             params={"contract": contract},
         ),
-        NodeSpec(
-            "render",
-            RENDER_STAGE,
-            (
-                Input("bundle", "bundle"),
-                Input("verdict", "verdict"),
-                Input("findings", "findings"),
-                media,
-            ),
-            params={"procedure": NAME},
-        ),
+        labelled_render(NAME, media),
     ]
