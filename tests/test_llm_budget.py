@@ -303,6 +303,39 @@ def test_the_schema_sent_bounds_lists_and_the_prompt_shows_a_one_line_shape() ->
     )
 
 
+def test_the_schema_sent_bounds_strings_so_a_repeating_model_must_close_them() -> None:
+    """A small model repeating itself inside a string is cut by the token budget mid-string
+    (unusable, twice); with ``maxLength`` a grammar-constrained server makes it close the
+    string. The bound reaches a list's string items and a plain string, keeps a bound the
+    model states, and never makes validation stricter."""
+    from semv.agents.llm._prompts import bounded_schema
+    from semv.agents.llm._requests import chat_request, string_bounds, target_of
+    from semv.agents.llm._schemas import ArgueAnswer, JudgeAnswer, PlanAnswer
+
+    sent = bounded_schema(PlanAnswer.model_json_schema(), {}, {"checks": 300, "queries": 90})
+    assert sent["properties"]["checks"]["items"] == {"type": "string", "maxLength": 300}
+    assert sent["properties"]["queries"]["items"]["maxLength"] == 90
+    assert "maxLength" not in sent["properties"]["questions"]["items"]  # not named: unbounded
+    judge = bounded_schema(JudgeAnswer.model_json_schema(), {}, {"reason": 300})
+    assert judge["properties"]["reason"]["maxLength"] == 300
+    assert "maxLength" not in judge["properties"]["support_win_rate"]  # a number: untouched
+    stated = {"type": "object", "properties": {"reason": {"type": "string", "maxLength": 20}}}
+    assert bounded_schema(stated, {}, {"reason": 300})["properties"]["reason"]["maxLength"] == 20
+
+    # every request carries them: the argument's text, its cited ids
+    cfg = LlmConfig()
+    request = chat_request(cfg, target_of(cfg, "argue"), [], ArgueAnswer)
+    argument = request.schema["$defs"]["ArgumentAnswer"]["properties"]
+    assert argument["text"]["maxLength"] == string_bounds()["text"]
+    assert argument["evidence"]["items"]["maxLength"] == string_bounds()["evidence"]
+    long_check = "x" * 2000  # what a server ignoring the schema may send still validates
+    answer = PlanAnswer.model_validate(
+        {"questions": [], "queries": [], "source_types": [], "checks": [long_check],
+         "memory_used": []}
+    )  # fmt: skip
+    assert answer.checks == [long_check]
+
+
 def test_eval_cost_columns_carry_tokens_per_role_and_the_price() -> None:
     from semv.eval._cost import cost_summary, role_table
     from semv.eval._runner import cost_columns

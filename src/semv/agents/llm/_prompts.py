@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Mapping
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -122,9 +123,19 @@ def _resolve(node: Any, defs: dict[str, Any]) -> Any:
     return node
 
 
-def bounded_schema(schema: dict[str, Any], bounds: dict[str, int]) -> dict[str, Any]:
-    """``schema`` with ``maxItems`` on the array properties named in ``bounds`` (the schema
-    sent to the server; validation keeps the unbounded model and cuts lists itself)."""
+def bounded_schema(
+    schema: dict[str, Any], bounds: dict[str, int], lengths: Mapping[str, int] | None = None
+) -> dict[str, Any]:
+    """``schema`` with ``maxItems`` on the array properties named in ``bounds`` and
+    ``maxLength`` on the string properties (or a list's string items) named in ``lengths``:
+    the schema sent to the server. Validation keeps the unbounded model and cuts lists
+    itself; a bound the model's own schema states is kept."""
+    lengths = lengths or {}
+
+    def longest(node: dict[str, Any], chars: int) -> dict[str, Any]:
+        if node.get("type") == "string" and "maxLength" not in node:
+            return {**node, "maxLength": chars}
+        return node
 
     def walk(node: Any) -> Any:
         if isinstance(node, dict):
@@ -132,13 +143,17 @@ def bounded_schema(schema: dict[str, Any], bounds: dict[str, int]) -> dict[str, 
             props = out.get("properties")
             if isinstance(props, dict):
                 for name, prop in props.items():
-                    if (
-                        name in bounds
-                        and isinstance(prop, dict)
-                        and prop.get("type") == "array"
-                        and "maxItems" not in prop
-                    ):
-                        props[name] = {**prop, "maxItems": bounds[name]}
+                    if not isinstance(prop, dict):
+                        continue
+                    if name in bounds and prop.get("type") == "array" and "maxItems" not in prop:
+                        prop = {**prop, "maxItems": bounds[name]}
+                    if name in lengths:
+                        items = prop.get("items")
+                        if prop.get("type") == "array" and isinstance(items, dict):
+                            prop = {**prop, "items": longest(items, lengths[name])}
+                        else:
+                            prop = longest(prop, lengths[name])
+                    props[name] = prop
             return out
         if isinstance(node, list):
             return [walk(v) for v in node]

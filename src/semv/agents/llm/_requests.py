@@ -36,6 +36,7 @@ __all__ = [
     "parse_answer",
     "plan_user",
     "response_key",
+    "string_bounds",
     "system_message",
     "target_of",
 ]
@@ -112,6 +113,33 @@ def list_bounds(cfg: LlmConfig, answer: type[BaseModel]) -> dict[str, int]:
     }
 
 
+def string_bounds() -> dict[str, int]:
+    """``maxLength`` of the answer's strings (a string property, or a list's string items) in
+    the schema sent to the server: under llama.cpp's grammar a small model that starts
+    repeating itself at temperature 0 must close the string by then, so its answer ends
+    inside the role's token budget instead of being cut mid-string (unusable twice, then the
+    offline fallback). A server that ignores the schema is not held to it, and validation
+    does not check it."""
+    sentence, phrase = 300, 120
+    return {
+        "statement": sentence,
+        "questions": sentence,
+        "checks": sentence,
+        "text": sentence,
+        "reason": sentence,
+        "description": sentence,
+        "key_facts": phrase,
+        "claim_type": phrase,
+        "queries": phrase,
+        "source_types": phrase,
+        "memory_used": phrase,
+        "evidence": phrase,
+        "grounding": phrase,
+        "visible_text": phrase,
+        "objects": phrase,
+    }
+
+
 def system_message(role: str, answer: type[BaseModel], duty: str | None = None) -> dict[str, Any]:
     """The role's system message: its duty (``DUTIES`` unless given) and its answer's shape."""
     content = system_prompt(role, DUTIES[role] if duty is None else duty, answer)
@@ -122,7 +150,7 @@ def chat_request(
     cfg: LlmConfig, target: Target, messages: list[dict[str, Any]], answer: type[BaseModel]
 ) -> ChatRequest:
     """The request of ``messages`` to ``target``, its answer constrained to ``answer``'s
-    schema with the backend's list bounds."""
+    schema with the backend's list and string bounds."""
     return ChatRequest(
         url=target.url,
         model=target.model,
@@ -131,7 +159,9 @@ def chat_request(
         max_tokens=target.max_tokens,
         seed=cfg.seed,
         schema_name=answer.__name__,
-        schema=bounded_schema(answer.model_json_schema(), list_bounds(cfg, answer)),
+        schema=bounded_schema(
+            answer.model_json_schema(), list_bounds(cfg, answer), string_bounds()
+        ),
     )
 
 
