@@ -1,10 +1,19 @@
-"""One configuration object for every constant of the SEMV paper (Table S4, Eq. 14-20).
+"""One configuration object for every constant of the SEMV paper (Table S4, Eq. 14-20), and
+the one reader of the process environment.
 
-Precedence, lowest to highest: the defaults below (the paper's values) → a TOML file
-(``semv.toml`` in the working directory, or the file named by ``SEMV_CONFIG`` / ``--config``)
-→ environment variables ``SEMV_<SECTION>__<FIELD>`` (for example
-``SEMV_DECISION__SUPPORTED=0.72``). The object is frozen and forbids unknown keys, so a typo in
-a TOML file is an error rather than a silently ignored value.
+Precedence, lowest to highest: the defaults below (the paper's values) → the TOML file the
+caller names (``Settings.from_file``; the CLI's ``--config``, else ``SEMV_CONFIG``, else
+``semv.toml`` in the working directory: ``config_file``) → environment variables
+``SEMV_<SECTION>__<FIELD>`` (for example ``SEMV_DECISION__SUPPORTED=0.72``). A bare
+``Settings()`` reads no file. The object is frozen and forbids unknown keys, so a typo in a TOML
+file is an error rather than a silently ignored value.
+
+``Environment`` (``Settings.environment``) holds what semv takes from the environment besides
+the constants: where caches and models live, the start-up switches (``SEMV_OCR_WORKER``, …),
+the head log, the artifact mirror and service endpoints. No other module of semv reads
+``os.environ``: a module without a ``Settings`` in reach calls ``environment()``, a secret
+named by a configuration key is read by ``environment_variable``, and a child process gets
+its environment from ``child_environment`` (a test scans the source for other readers).
 
 Every stage declares the sections it reads (``graph.StageSpec.reads``); those values enter
 the stage's fingerprint, so changing a constant recomputes exactly the stages that read it.
@@ -19,12 +28,14 @@ from __future__ import annotations
 
 import os
 import warnings
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
+    EnvSettingsSource,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
     TomlConfigSettingsSource,
@@ -38,6 +49,7 @@ __all__ = [
     "ConfidenceConfig",
     "ContestConfig",
     "DecisionConfig",
+    "Environment",
     "EvalConfig",
     "EvidenceRankingConfig",
     "ExportConfig",
@@ -58,6 +70,10 @@ __all__ = [
     "SourceReliabilityConfig",
     "StrengthConfig",
     "WebConfig",
+    "child_environment",
+    "config_file",
+    "environment",
+    "environment_variable",
     "load_settings",
 ]
 
@@ -1180,6 +1196,136 @@ class RemmdEvalConfig(_Section):
     )
 
 
+class Environment(BaseSettings):
+    """What semv takes from the process environment besides the constants (each field is read
+    from the variable named in its description; an empty variable counts as unset).
+
+    Not part of a run's fingerprint or settings hash: these values say where files live and
+    how a process starts, never what a verdict is."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="SEMV_",
+        env_ignore_empty=True,
+        extra="ignore",
+        frozen=True,
+        populate_by_name=True,
+    )
+
+    config: Path | None = Field(
+        None,
+        description="SEMV_CONFIG: the TOML file a command reads when --config is not given.",
+    )
+    cache_dir: Path | None = Field(
+        None,
+        description="SEMV_CACHE_DIR: where derived caches live (gazetteer, embeddings, ONNX "
+        "models, plots, templates, tool versions); default $XDG_CACHE_HOME/semv.",
+    )
+    models_dir: Path | None = Field(
+        None,
+        description="SEMV_MODELS_DIR: where assembled local LLM models live; default "
+        "$XDG_CACHE_HOME/semv/models.",
+    )
+    xdg_cache_home: Path | None = Field(
+        None,
+        validation_alias="XDG_CACHE_HOME",
+        description="XDG_CACHE_HOME: the user cache directory; default ~/.cache.",
+    )
+    ocr_worker: bool | None = Field(
+        None,
+        description="SEMV_OCR_WORKER: 1/0 turns the OCR worker process of `semv verify` on/off; "
+        "unset: on where this process may use two or more CPUs.",
+    )
+    nlp_worker: bool | None = Field(
+        None,
+        description="SEMV_NLP_WORKER: 1/0 turns the NLP worker process of `semv verify "
+        "--text-only --backend llm` on/off; unset: on with two or more usable CPUs.",
+    )
+    llm_prefetch: bool = Field(
+        True,
+        description="SEMV_LLM_PREFETCH: 0 stops sending the decomposer's LLM request before "
+        "the pipeline is imported.",
+    )
+    embed_cache: bool = Field(
+        True, description="SEMV_EMBED_CACHE: 0 turns the on-disk embedding cache off."
+    )
+    onnx_cache: bool = Field(
+        True, description="SEMV_ONNX_CACHE: 0 turns the cache of optimised ONNX OCR models off."
+    )
+    plot_cache: bool = Field(
+        True, description="SEMV_PLOT_CACHE: 0 turns the cache of rendered evaluation plots off."
+    )
+    head_log: Path | None = Field(
+        None,
+        description="SEMV_HEAD_LOG: the append-only head log of a store; default "
+        "<data dir>/heads.log (none for a store given by URL).",
+    )
+    head_key: str | None = Field(
+        None, repr=False, description="SEMV_HEAD_KEY: the key that signs head log lines."
+    )
+    artifacts_url: str | None = Field(
+        None,
+        description="SEMV_ARTIFACTS_URL: a shared fsspec location artifacts are mirrored to.",
+    )
+    ray_address: str | None = Field(
+        None,
+        validation_alias="RAY_ADDRESS",
+        description="RAY_ADDRESS: the Ray cluster `--ray` joins; unset: a local one.",
+    )
+    searxng_url: str | None = Field(
+        None,
+        validation_alias="SEARXNG_URL",
+        description="SEARXNG_URL: the SearXNG instance of `--web-search searxng`.",
+    )
+
+    @property
+    def cache_root(self) -> Path:
+        """``cache_dir``, else ``$XDG_CACHE_HOME/semv`` (``~/.cache/semv``)."""
+        if self.cache_dir is not None:
+            return self.cache_dir
+        return (self.xdg_cache_home or Path.home() / ".cache") / "semv"
+
+    @property
+    def models_root(self) -> Path:
+        """``models_dir``, else ``$XDG_CACHE_HOME/semv/models`` (``~/.cache/semv/models``)."""
+        if self.models_dir is not None:
+            return self.models_dir
+        return (self.xdg_cache_home or Path.home() / ".cache") / "semv" / "models"
+
+
+def environment() -> Environment:
+    """The environment's values now (for a module without a ``Settings`` in reach); raises
+    ``semv.errors.ConfigError`` naming the variable when one is invalid."""
+    try:
+        return Environment()
+    except ValidationError as exc:
+        from semv.errors import ConfigError
+
+        problems = "; ".join(
+            f"{_variable_of(err['loc'])}={err['input']!r}: {err['msg']}" for err in exc.errors()
+        )
+        raise ConfigError(f"environment: {problems}") from exc
+
+
+def _variable_of(loc: tuple[int | str, ...]) -> str:
+    field = Environment.model_fields.get(str(loc[0])) if loc else None
+    if field is not None and isinstance(field.validation_alias, str):
+        return field.validation_alias
+    return f"SEMV_{str(loc[0]).upper()}" if loc else "SEMV_*"
+
+
+def environment_variable(name: str) -> str | None:
+    """The value of the variable ``name`` (a secret named by a configuration key, such as
+    ``llm.api_key_env``), None when unset or empty; never stored in ``Settings``."""
+    return os.environ.get(name) or None
+
+
+def child_environment(**overrides: str) -> dict[str, str]:
+    """The environment of a child process: this one's (a child semv reads its switches from
+    it, as this process did; a tool such as Chromium needs PATH and the locale), with
+    ``overrides``."""
+    return {**os.environ, **overrides}
+
+
 class Settings(BaseSettings):
     """All tunable constants of semv. Defaults are the paper's (Table S4)."""
 
@@ -1218,6 +1364,22 @@ class Settings(BaseSettings):
     baselines: BaselinesConfig = BaselinesConfig()
     remmd_eval: RemmdEvalConfig = RemmdEvalConfig()
     export: ExportConfig = ExportConfig()
+    environment: Environment = Field(
+        default_factory=environment,
+        exclude=True,
+        description="What the process environment says (SEMV_CACHE_DIR, SEMV_OCR_WORKER, ...); "
+        "not a TOML section, and left out of dumps and settings hashes.",
+    )
+
+    @field_validator("environment", mode="before")
+    @classmethod
+    def _from_the_environment(cls, value: object) -> object:
+        if isinstance(value, Mapping):
+            raise ValueError(
+                "environment values come from environment variables (SEMV_CACHE_DIR, "
+                "SEMV_OCR_WORKER, ...), not from a configuration file"
+            )
+        return value
 
     @classmethod
     def settings_customise_sources(
@@ -1228,51 +1390,73 @@ class Settings(BaseSettings):
         dotenv_settings: PydanticBaseSettingsSource,
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
-        toml_path = _toml_path()
-        sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
-        if toml_path is not None:
-            sources.append(TomlConfigSettingsSource(settings_cls, toml_file=toml_path))
-        return tuple(sources)
+        return (init_settings, env_settings)
+
+    @classmethod
+    def from_file(cls, toml_file: Path | None, **overrides: Any) -> Settings:
+        """Defaults → the TOML file ``toml_file`` (none: no file) → ``SEMV_*`` variables →
+        ``overrides``. The path is the caller's: nothing is looked up.
+
+        Raises ``semv.errors.ConfigError`` naming the file when it is missing or invalid.
+        """
+        from semv.errors import ConfigError
+
+        where = str(toml_file) if toml_file is not None else "environment (SEMV_*)"
+        if toml_file is not None and not toml_file.is_file():
+            raise ConfigError(f"{toml_file}: configuration file not found")
+        try:
+            values: dict[str, Any] = {}
+            if toml_file is not None:
+                values = TomlConfigSettingsSource(cls, toml_file=toml_file)()
+            values = _merged(_merged(values, EnvSettingsSource(cls)()), overrides)
+            return cls(**values)
+        except ConfigError:
+            raise
+        except ValidationError as exc:
+            raise ConfigError(f"{where}: invalid configuration: {exc}") from exc
+        except Exception as exc:  # tomllib.TOMLDecodeError and friends
+            raise ConfigError(f"{where}: cannot read configuration: {exc}") from exc
+
+    @classmethod
+    def shipped(cls) -> Settings:
+        """The shipped defaults only: no file and no ``SEMV_<SECTION>__<FIELD>`` variable (what
+        a fit script starts from when it is given no ``--config``). Every section's default is
+        already a validated value, so nothing is validated again."""
+        return cls.model_construct()
 
     def section_values(self, *names: str) -> dict[str, Any]:
         """The values of the named sections, for a stage fingerprint."""
         return {name: getattr(self, name).model_dump(mode="json") for name in sorted(names)}
 
 
-_TOML_OVERRIDE: Path | None = None
+def _merged(low: dict[str, Any], high: Mapping[str, Any]) -> dict[str, Any]:
+    """``low`` updated by ``high``, section by section (a TOML section and one
+    ``SEMV_<SECTION>__<FIELD>`` variable both count)."""
+    out = dict(low)
+    for key, value in high.items():
+        below = out.get(key)
+        if isinstance(value, Mapping) and isinstance(below, dict):
+            out[key] = _merged(below, value)
+        else:
+            out[key] = value
+    return out
 
 
-def _toml_path() -> Path | None:
-    if _TOML_OVERRIDE is not None:
-        return _TOML_OVERRIDE
-    env = os.environ.get("SEMV_CONFIG")
-    if env:
-        return Path(env)
+def config_file(explicit: Path | None = None) -> Path | None:
+    """The TOML file a command reads: ``explicit`` (``--config``), else ``$SEMV_CONFIG``, else
+    ``semv.toml`` in the working directory when there is one, else none."""
+    if explicit is not None:
+        return explicit
+    named = environment().config
+    if named is not None:
+        return named
     default = Path("semv.toml")
     return default if default.is_file() else None
 
 
 def load_settings(toml_file: Path | None = None) -> Settings:
-    """Build the settings: defaults → TOML file → environment.
+    """The settings of a command or an API call: ``Settings.from_file(config_file(toml_file))``.
 
     Raises ``semv.errors.ConfigError`` naming the file when it is missing or invalid.
     """
-    from pydantic import ValidationError
-
-    from semv.errors import ConfigError
-
-    global _TOML_OVERRIDE
-    path = toml_file if toml_file is not None else _toml_path()
-    if path is not None and not path.is_file():
-        raise ConfigError(f"{path}: configuration file not found")
-    _TOML_OVERRIDE = path
-    try:
-        return Settings()
-    except ValidationError as exc:
-        where = str(path) if path is not None else "environment (SEMV_*)"
-        raise ConfigError(f"{where}: invalid configuration: {exc}") from exc
-    except Exception as exc:  # tomllib.TOMLDecodeError and friends
-        where = str(path) if path is not None else "environment (SEMV_*)"
-        raise ConfigError(f"{where}: cannot read configuration: {exc}") from exc
-    finally:
-        _TOML_OVERRIDE = None
+    return Settings.from_file(config_file(toml_file))

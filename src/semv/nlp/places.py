@@ -30,7 +30,6 @@ from __future__ import annotations
 import hashlib
 import logging
 import math
-import os
 import sqlite3
 import threading
 from dataclasses import dataclass
@@ -344,11 +343,9 @@ def _write(conn: sqlite3.Connection, version: str) -> None:
 def cache_dir() -> Path:
     """Where derived NLP indexes are cached: ``$SEMV_CACHE_DIR``, else the user cache
     directory (``$XDG_CACHE_HOME/semv`` or ``~/.cache/semv``)."""
-    explicit = os.environ.get("SEMV_CACHE_DIR")
-    if explicit:
-        return Path(explicit)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "semv"
+    from semv.config import environment
+
+    return environment().cache_root
 
 
 def _version() -> str:

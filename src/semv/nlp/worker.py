@@ -56,7 +56,7 @@ _WARM_UP: Final = "Flooding in Lyon, France on 12 March 2024, said the mayor."
 """Extracted by the worker before its request arrives: spaCy, the gazetteer and the date
 parser's data are then loaded (the same sentence ``semv eval``'s preload extracts)."""
 
-_worker = Worker("semv.nlp.worker", "SEMV_NLP_WORKER")
+_worker = Worker("semv.nlp.worker", "nlp_worker")
 _sent: dict[str, Any] | None = None
 """The request sent to the worker (at most one per process)."""
 _answer: dict[str, Any] | None = None

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
 import platform
 from pathlib import Path
 from typing import Any, Final
@@ -34,7 +33,9 @@ SECTIONS: Final = ("Det", "Cls", "Rec")
 
 def enabled() -> bool:
     """False when ``SEMV_ONNX_CACHE=0`` or not on Linux (the CPU flags key the cache)."""
-    return os.environ.get("SEMV_ONNX_CACHE", "1") != "0" and _cpu_flags() is not None
+    from semv.config import environment
+
+    return environment().onnx_cache and _cpu_flags() is not None
 
 
 def _cpu_flags() -> str | None:

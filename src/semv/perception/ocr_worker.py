@@ -60,7 +60,7 @@ __all__ = [
 WAIT_S: Final = 300.0
 """How long a reader waits for the worker's lines before reading in-process."""
 
-_worker = Worker("semv.perception.ocr_worker", "SEMV_OCR_WORKER")
+_worker = Worker("semv.perception.ocr_worker", "ocr_worker")
 _requested: dict[str, tuple[tuple[str, ...], float]] = {}
 """Path → (languages, minimum confidence) of each image sent to the worker."""
 _results: dict[str, dict[str, Any]] = {}
