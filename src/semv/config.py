@@ -1393,9 +1393,11 @@ class Settings(BaseSettings):
         return (init_settings, env_settings)
 
     @classmethod
-    def from_file(cls, toml_file: Path | None, **overrides: Any) -> Settings:
-        """Defaults → the TOML file ``toml_file`` (none: no file) → ``SEMV_*`` variables →
-        ``overrides``. The path is the caller's: nothing is looked up.
+    def from_file(cls, toml_file: Path | None, *, read_environment: bool = True) -> Settings:
+        """Defaults → the TOML file ``toml_file`` (none: no file) → with ``read_environment``,
+        the ``SEMV_<SECTION>__<FIELD>`` variables. The path is the caller's: nothing is looked
+        up. A fit script passes ``read_environment=False``: what it fits then depends on the
+        file it was given and on nothing else.
 
         Raises ``semv.errors.ConfigError`` naming the file when it is missing or invalid.
         """
@@ -1408,8 +1410,9 @@ class Settings(BaseSettings):
             values: dict[str, Any] = {}
             if toml_file is not None:
                 values = TomlConfigSettingsSource(cls, toml_file=toml_file)()
-            values = _merged(_merged(values, EnvSettingsSource(cls)()), overrides)
-            return cls(**values)
+            if not read_environment:
+                return cls._of_sections(values, where)
+            return cls(**_merged(values, EnvSettingsSource(cls)()))
         except ConfigError:
             raise
         except ValidationError as exc:
@@ -1420,9 +1423,26 @@ class Settings(BaseSettings):
     @classmethod
     def shipped(cls) -> Settings:
         """The shipped defaults only: no file and no ``SEMV_<SECTION>__<FIELD>`` variable (what
-        a fit script starts from when it is given no ``--config``). Every section's default is
-        already a validated value, so nothing is validated again."""
-        return cls.model_construct()
+        a fit script starts from when it is given no ``--config``)."""
+        return cls._of_sections({}, "shipped defaults")
+
+    @classmethod
+    def _of_sections(cls, values: Mapping[str, Any], where: str) -> Settings:
+        """The settings of ``values`` (section name → its keys) over the defaults, each section
+        validated by its own model; no source is consulted (``cls(...)`` would read the
+        ``SEMV_*`` variables). Every default is already a validated value."""
+        sections: dict[str, Any] = {}
+        for name, value in values.items():
+            field = cls.model_fields.get(name)
+            section = field.annotation if field is not None else None
+            if name == "environment" or not (
+                isinstance(section, type) and issubclass(section, _Section)
+            ):
+                from semv.errors import ConfigError
+
+                raise ConfigError(f"{where}: invalid configuration: unknown section [{name}]")
+            sections[name] = section.model_validate(value)
+        return cls.model_construct(**sections)
 
     def section_values(self, *names: str) -> dict[str, Any]:
         """The values of the named sections, for a stage fingerprint."""
