@@ -65,9 +65,13 @@ def test_every_constant_is_read_by_the_code() -> None:
     code = "\n".join(
         p.read_text(encoding="utf-8") for p in SRC.rglob("*.py") if p.name != "config.py"
     )
-    environment_code = code + (SRC / "config.py").read_text(encoding="utf-8").split(
-        "class Environment(", 1
-    )[1].split("\nclass ", 1)[0]
+    environment_code = (
+        code
+        + (SRC / "config.py")
+        .read_text(encoding="utf-8")
+        .split("class Environment(", 1)[1]
+        .split("\nclass ", 1)[0]
+    )
     unread = []
     for section_name, section in Settings.model_fields.items():
         assert re.search(rf"\b{section_name}\b", code), f"section {section_name} never used"
