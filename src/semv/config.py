@@ -26,7 +26,9 @@ thresholds in ``memory``): a test checks that every field here is read somewhere
 
 from __future__ import annotations
 
+import functools
 import os
+import threading
 import warnings
 from collections.abc import Mapping
 from pathlib import Path
@@ -1294,7 +1296,40 @@ class Environment(BaseSettings):
 
 def environment() -> Environment:
     """The environment's values now (for a module without a ``Settings`` in reach); raises
-    ``semv.errors.ConfigError`` naming the variable when one is invalid."""
+    ``semv.errors.ConfigError`` naming the variable when one is invalid.
+
+    Parsed again only when one of its variables changed: building ``Environment`` costs ~1 ms
+    (pydantic-settings scans the whole environment), comparing its variables microseconds."""
+    names = _environment_names()
+    seen = tuple(sorted((k, v) for k, v in os.environ.items() if k.upper() in names))
+    cached = _parsed.get(seen)
+    if cached is None:
+        cached = _parse_environment()
+        with _parsed_lock:
+            _parsed[seen] = cached
+            while len(_parsed) > _PARSED_KEPT:
+                del _parsed[next(iter(_parsed))]
+    return cached
+
+
+_parsed: dict[tuple[tuple[str, str], ...], Environment] = {}
+"""``Environment`` by the values of its variables (the last few, oldest first)."""
+_PARSED_KEPT = 8
+_parsed_lock = threading.Lock()
+
+
+@functools.cache
+def _environment_names() -> frozenset[str]:
+    """The variables ``Environment`` reads (upper case: pydantic-settings ignores case)."""
+    return frozenset(
+        field.validation_alias.upper()
+        if isinstance(field.validation_alias, str)
+        else f"SEMV_{name.upper()}"
+        for name, field in Environment.model_fields.items()
+    )
+
+
+def _parse_environment() -> Environment:
     try:
         return Environment()
     except ValidationError as exc:
