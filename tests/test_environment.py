@@ -280,3 +280,33 @@ def test_a_fit_script_takes_its_config_and_ignores_a_stray_file(
     with pytest.raises(SystemExit):
         fit_calibration.main(["--train", str(train), "--out", str(tmp_path / "out.json")])
     assert [s.clash.threshold for s in seen] == [ClashConfig().threshold]
+
+
+@pytest.mark.parametrize(
+    ("module", "arguments"),
+    [
+        ("semv.perception.ocr_worker", ["--onnx-cache", "off"]),
+        ("semv.nlp.worker", ["--cache-dir", "CACHE"]),
+    ],
+)
+def test_a_worker_is_told_its_folders_and_reads_no_environment(
+    tmp_path: Path, module: str, arguments: list[str]
+) -> None:
+    """A worker process starts while its parent imports semv; it is handed what it needs of
+    the parent's ``Environment`` on its command line, so it never imports ``semv.config``
+    (pydantic-settings: ~0.2 s of CPU on the worker's own start)."""
+    args = [a.replace("CACHE", str(tmp_path)) for a in arguments]
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", module, *args],
+        input=b"\n",  # released at once, after loading
+        env=child_environment(PYTHONPATH=str(ROOT / "src")),
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-500:]
+    imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.decode().splitlines()}
+    assert "semv.perception._ocr_engines" in imported or "semv.nlp.entities" in imported
+    assert not {"semv.config", "pydantic_settings"} & imported
+    if module == "semv.nlp.worker":  # its warm-up opened the gazetteer in the folder given
+        assert list(tmp_path.glob("gazetteer-*.sqlite3"))

@@ -19,7 +19,7 @@ import os
 import subprocess
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -54,11 +54,12 @@ def switched_on(setting: bool | None) -> bool:
     return usable_cpus() >= 2
 
 
-def start(module: str) -> subprocess.Popen[bytes] | None:
-    """``python -m module`` with pipes on stdin and stdout (stderr discarded) and this tree
-    first on ``PYTHONPATH``; None when it cannot be started. The child gets this process's
-    environment (``child_environment``), so it reads the same ``semv.config.Environment``
-    (cache directory, ONNX cache switch) as its parent."""
+def start(module: str, arguments: Sequence[str] = ()) -> subprocess.Popen[bytes] | None:
+    """``python -m module *arguments`` with pipes on stdin and stdout (stderr discarded) and
+    this tree first on ``PYTHONPATH``; None when it cannot be started. What the child needs of
+    ``semv.config.Environment`` (where the caches are) comes in ``arguments``, so the child
+    imports neither ``semv.config`` nor pydantic; it inherits the rest of the environment
+    (``child_environment``: PATH, the locale, proxies) for the libraries it loads."""
     from semv.config import child_environment, environment_variable
 
     if not sys.executable:
@@ -68,7 +69,7 @@ def start(module: str) -> subprocess.Popen[bytes] | None:
     env = child_environment(PYTHONPATH=os.pathsep.join(filter(None, [package_root, path])))
     try:
         return subprocess.Popen(
-            [sys.executable, "-m", module],
+            [sys.executable, "-m", module, *arguments],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -104,9 +105,17 @@ class Worker:
     """The parent's side of one worker process: started at most once per process (``spawn``),
     its answers read by a thread (``collect``), killed at exit when it still runs."""
 
-    def __init__(self, module: str, switch: WorkerSwitch) -> None:
+    def __init__(
+        self,
+        module: str,
+        switch: WorkerSwitch,
+        arguments: Callable[[], Sequence[str]] = tuple,
+    ) -> None:
         self.module = module
         """What ``python -m`` runs."""
+        self.arguments = arguments
+        """The child's command-line arguments, computed when it starts (from this process's
+        ``semv.config.Environment``)."""
         self.switch: WorkerSwitch = switch
         """The field of ``semv.config.Environment`` that turns it on or off (``ocr_worker`` is
         ``SEMV_OCR_WORKER=1``/``0``)."""
@@ -133,7 +142,7 @@ class Worker:
                 return True
             if not self.enabled():
                 return False
-            self.proc = start(self.module)
+            self.proc = start(self.module, self.arguments())
             if self.proc is None:
                 return False
         atexit.register(self.stop)
