@@ -1,8 +1,8 @@
 """What ``semv verify`` starts before anything else is imported: the worker processes that
 load a model on the machine's other core while this process imports semv.
 
-No import of typer or any semv model (the switches are read through ``semv.config``, which
-imports pydantic): ``python -m semv`` (``semv.__main__``) calls
+No import of typer, pydantic or any semv model (the switches are read by
+``semv._environment``, standard library only): ``python -m semv`` (``semv.__main__``) calls
 ``start_workers`` before importing the CLI (typer, rich, click: ~0.15 s of CPU the worker
 would otherwise wait for before it starts), and the CLI calls it again from its group's
 ``resolve_command`` (the ``semv`` console script, and tests calling ``semv.cli.main``); each

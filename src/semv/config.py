@@ -10,10 +10,12 @@ file is an error rather than a silently ignored value.
 
 ``Environment`` (``Settings.environment``) holds what semv takes from the environment besides
 the constants: where caches and models live, the start-up switches (``SEMV_OCR_WORKER``, …),
-the head log, the artifact mirror and service endpoints. No other module of semv reads
-``os.environ``: a module without a ``Settings`` in reach calls ``environment()``, a secret
-named by a configuration key is read by ``environment_variable``, and a child process gets
-its environment from ``child_environment`` (a test scans the source for other readers).
+the head log, the artifact mirror and service endpoints. It is read by ``semv._environment``
+(re-exported here; standard library only, so that ``semv.nlp``, the worker processes and the
+start-up prelude read it below this module's layer and without pydantic), and by no other
+module: a module without a ``Settings`` in reach calls ``environment()``, a secret named by a
+configuration key is read by ``environment_variable``, and a child process gets its
+environment from ``child_environment`` (a test scans the source for other readers).
 
 Every stage declares the sections it reads (``graph.StageSpec.reads``); those values enter
 the stage's fingerprint, so changing a constant recomputes exactly the stages that read it.
@@ -26,9 +28,6 @@ thresholds in ``memory``): a test checks that every field here is read somewhere
 
 from __future__ import annotations
 
-import functools
-import os
-import threading
 import warnings
 from collections.abc import Mapping
 from pathlib import Path
@@ -41,6 +40,13 @@ from pydantic_settings import (
     PydanticBaseSettingsSource,
     SettingsConfigDict,
     TomlConfigSettingsSource,
+)
+
+from semv._environment import (
+    Environment,
+    child_environment,
+    environment,
+    environment_variable,
 )
 
 __all__ = [
@@ -1196,169 +1202,6 @@ class RemmdEvalConfig(_Section):
     published_l2_exact_match: float = Field(
         0.1000, ge=0, le=1, description="L2 exact match (subset accuracy) 10.00."
     )
-
-
-class Environment(BaseSettings):
-    """What semv takes from the process environment besides the constants (each field is read
-    from the variable named in its description; an empty variable counts as unset).
-
-    Not part of a run's fingerprint or settings hash: these values say where files live and
-    how a process starts, never what a verdict is."""
-
-    model_config = SettingsConfigDict(
-        env_prefix="SEMV_",
-        env_ignore_empty=True,
-        extra="ignore",
-        frozen=True,
-        populate_by_name=True,
-    )
-
-    config: Path | None = Field(
-        None,
-        description="SEMV_CONFIG: the TOML file a command reads when --config is not given.",
-    )
-    cache_dir: Path | None = Field(
-        None,
-        description="SEMV_CACHE_DIR: where derived caches live (gazetteer, embeddings, ONNX "
-        "models, plots, templates, tool versions); default $XDG_CACHE_HOME/semv.",
-    )
-    models_dir: Path | None = Field(
-        None,
-        description="SEMV_MODELS_DIR: where assembled local LLM models live; default "
-        "$XDG_CACHE_HOME/semv/models.",
-    )
-    xdg_cache_home: Path | None = Field(
-        None,
-        validation_alias="XDG_CACHE_HOME",
-        description="XDG_CACHE_HOME: the user cache directory; default ~/.cache.",
-    )
-    ocr_worker: bool | None = Field(
-        None,
-        description="SEMV_OCR_WORKER: 1/0 turns the OCR worker process of `semv verify` on/off; "
-        "unset: on where this process may use two or more CPUs.",
-    )
-    nlp_worker: bool | None = Field(
-        None,
-        description="SEMV_NLP_WORKER: 1/0 turns the NLP worker process of `semv verify "
-        "--text-only --backend llm` on/off; unset: on with two or more usable CPUs.",
-    )
-    llm_prefetch: bool = Field(
-        True,
-        description="SEMV_LLM_PREFETCH: 0 stops sending the decomposer's LLM request before "
-        "the pipeline is imported.",
-    )
-    embed_cache: bool = Field(
-        True, description="SEMV_EMBED_CACHE: 0 turns the on-disk embedding cache off."
-    )
-    onnx_cache: bool = Field(
-        True, description="SEMV_ONNX_CACHE: 0 turns the cache of optimised ONNX OCR models off."
-    )
-    plot_cache: bool = Field(
-        True, description="SEMV_PLOT_CACHE: 0 turns the cache of rendered evaluation plots off."
-    )
-    head_log: Path | None = Field(
-        None,
-        description="SEMV_HEAD_LOG: the append-only head log of a store; default "
-        "<data dir>/heads.log (none for a store given by URL).",
-    )
-    head_key: str | None = Field(
-        None, repr=False, description="SEMV_HEAD_KEY: the key that signs head log lines."
-    )
-    artifacts_url: str | None = Field(
-        None,
-        description="SEMV_ARTIFACTS_URL: a shared fsspec location artifacts are mirrored to.",
-    )
-    ray_address: str | None = Field(
-        None,
-        validation_alias="RAY_ADDRESS",
-        description="RAY_ADDRESS: the Ray cluster `--ray` joins; unset: a local one.",
-    )
-    searxng_url: str | None = Field(
-        None,
-        validation_alias="SEARXNG_URL",
-        description="SEARXNG_URL: the SearXNG instance of `--web-search searxng`.",
-    )
-
-    @property
-    def cache_root(self) -> Path:
-        """``cache_dir``, else ``$XDG_CACHE_HOME/semv`` (``~/.cache/semv``)."""
-        if self.cache_dir is not None:
-            return self.cache_dir
-        return (self.xdg_cache_home or Path.home() / ".cache") / "semv"
-
-    @property
-    def models_root(self) -> Path:
-        """``models_dir``, else ``$XDG_CACHE_HOME/semv/models`` (``~/.cache/semv/models``)."""
-        if self.models_dir is not None:
-            return self.models_dir
-        return (self.xdg_cache_home or Path.home() / ".cache") / "semv" / "models"
-
-
-def environment() -> Environment:
-    """The environment's values now (for a module without a ``Settings`` in reach); raises
-    ``semv.errors.ConfigError`` naming the variable when one is invalid.
-
-    Parsed again only when one of its variables changed: building ``Environment`` costs ~1 ms
-    (pydantic-settings scans the whole environment), comparing its variables microseconds."""
-    names = _environment_names()
-    seen = tuple(sorted((k, v) for k, v in os.environ.items() if k.upper() in names))
-    cached = _parsed.get(seen)
-    if cached is None:
-        cached = _parse_environment()
-        with _parsed_lock:
-            _parsed[seen] = cached
-            while len(_parsed) > _PARSED_KEPT:
-                del _parsed[next(iter(_parsed))]
-    return cached
-
-
-_parsed: dict[tuple[tuple[str, str], ...], Environment] = {}
-"""``Environment`` by the values of its variables (the last few, oldest first)."""
-_PARSED_KEPT = 8
-_parsed_lock = threading.Lock()
-
-
-@functools.cache
-def _environment_names() -> frozenset[str]:
-    """The variables ``Environment`` reads (upper case: pydantic-settings ignores case)."""
-    return frozenset(
-        field.validation_alias.upper()
-        if isinstance(field.validation_alias, str)
-        else f"SEMV_{name.upper()}"
-        for name, field in Environment.model_fields.items()
-    )
-
-
-def _parse_environment() -> Environment:
-    try:
-        return Environment()
-    except ValidationError as exc:
-        from semv.errors import ConfigError
-
-        problems = "; ".join(
-            f"{_variable_of(err['loc'])}={err['input']!r}: {err['msg']}" for err in exc.errors()
-        )
-        raise ConfigError(f"environment: {problems}") from exc
-
-
-def _variable_of(loc: tuple[int | str, ...]) -> str:
-    field = Environment.model_fields.get(str(loc[0])) if loc else None
-    if field is not None and isinstance(field.validation_alias, str):
-        return field.validation_alias
-    return f"SEMV_{str(loc[0]).upper()}" if loc else "SEMV_*"
-
-
-def environment_variable(name: str) -> str | None:
-    """The value of the variable ``name`` (a secret named by a configuration key, such as
-    ``llm.api_key_env``), None when unset or empty; never stored in ``Settings``."""
-    return os.environ.get(name) or None
-
-
-def child_environment(**overrides: str) -> dict[str, str]:
-    """The environment of a child process: this one's (a child semv reads its switches from
-    it, as this process did; a tool such as Chromium needs PATH and the locale), with
-    ``overrides``."""
-    return {**os.environ, **overrides}
 
 
 class Settings(BaseSettings):

@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from semv.config import environment
+from semv._environment import environment
 
 __all__ = ["VectorCache"]
 

@@ -344,7 +344,7 @@ def _write(conn: sqlite3.Connection, version: str) -> None:
 def cache_dir() -> Path:
     """Where derived NLP indexes are cached: ``$SEMV_CACHE_DIR``, else the user cache
     directory (``$XDG_CACHE_HOME/semv`` or ``~/.cache/semv``)."""
-    from semv.config import environment
+    from semv._environment import environment
 
     return environment().cache_root
 

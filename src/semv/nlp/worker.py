@@ -60,7 +60,7 @@ parser's data are then loaded (the same sentence ``semv eval``'s preload extract
 def _arguments() -> list[str]:
     """The worker's command line: the cache folder of this process's environment (the
     gazetteer's file), so the worker reads no environment itself."""
-    from semv.config import environment
+    from semv._environment import environment
 
     return ["--cache-dir", str(environment().cache_root)]
 

@@ -41,7 +41,7 @@ def enabled(switch: bool) -> bool:
 def configured_folder() -> Path | None:
     """Where this process's environment keeps optimised graphs (``cache_dir()/onnx``); None
     when the cache is off (``SEMV_ONNX_CACHE=0``, or not Linux)."""
-    from semv.config import environment
+    from semv._environment import environment
 
     env = environment()
     return env.cache_root / "onnx" if enabled(env.onnx_cache) else None
