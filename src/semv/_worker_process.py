@@ -23,6 +23,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
+from semv._environment import child_environment, environment, environment_variable
+
 __all__ = [
     "Worker",
     "WorkerSwitch",
@@ -60,8 +62,6 @@ def start(module: str, arguments: Sequence[str] = ()) -> subprocess.Popen[bytes]
     ``semv.config.Environment`` (where the caches are) comes in ``arguments``, so the child
     imports neither ``semv.config`` nor pydantic; it inherits the rest of the environment
     (``child_environment``: PATH, the locale, proxies) for the libraries it loads."""
-    from semv._environment import child_environment, environment_variable
-
     if not sys.executable:
         return None
     package_root = str(Path(__file__).resolve().parents[1])
@@ -129,8 +129,6 @@ class Worker:
         """The switch when set; otherwise True where this process may use two or more CPUs
         (``switched_on``). Raises ``semv.errors.ConfigError`` when the switch's variable is
         neither 1 nor 0."""
-        from semv._environment import environment
-
         env = environment()
         return switched_on(env.ocr_worker if self.switch == "ocr_worker" else env.nlp_worker)
 
