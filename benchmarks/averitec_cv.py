@@ -547,7 +547,7 @@ def main(argv: list[str] | None = None) -> int:
         console.print(f"[yellow]skipped: {args.data} not found[/]")
         return 0
     records = json.loads(args.data.read_text(encoding="utf-8"))
-    settings = Settings()
+    settings = Settings.shipped()
     kind = (
         f"{args.folds} outer folds × {args.repeats} repeats, grouped by claim "
         f"({len(records)} claims; out-of-sample)"

@@ -35,7 +35,7 @@ SHOWCASE = ROOT.parent / "shared" / "data" / "remmd-showcase"
 
 
 def measure(procedure: str, limit: int | None, text_only: bool) -> list[str]:
-    settings = Settings()
+    settings = Settings.shipped()
     _, cases = load_cases(SHOWCASE, adapter="remmd", text_only=text_only, limit=limit)
     predicted: list[str] = []
     gold: list[str] = []

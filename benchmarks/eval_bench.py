@@ -50,7 +50,7 @@ def bench_scoring(repeats: int) -> None:
         table.add_column(col, justify="right" if col != "step" else "left")
     if REMMD_RUNS.is_dir():
         found = read_predictions(REMMD_RUNS, "remmd-results")
-        no_bootstrap = Settings().eval.model_copy(update={"bootstrap_replicates": 1})
+        no_bootstrap = Settings.shipped().eval.model_copy(update={"bootstrap_replicates": 1})
         t_read = _median(lambda: read_predictions(REMMD_RUNS, "remmd-results"), repeats)
         t_score = _median(lambda: get_task("remmd").score(found.records, no_bootstrap), repeats)
         table.add_row(
@@ -79,7 +79,7 @@ def _timed_plan(plan: EvalPlan, *, workers: int = 1) -> tuple[float, int]:
     from semv.eval._harness import load_plan_cases, open_results, run_plan
     from semv.store import Store
 
-    settings = Settings()
+    settings = Settings.shipped()
     task, contract, loaded = load_plan_cases(plan)
     with tempfile.TemporaryDirectory() as tmp:
         agents = OfflineAgents(settings)

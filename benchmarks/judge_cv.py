@@ -217,7 +217,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cached-only", action="store_true")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    settings = Settings()
+    settings = Settings.shipped()
     store = Store(args.data_dir)
     model = None
     if not args.cached_only:

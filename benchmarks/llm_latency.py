@@ -42,7 +42,7 @@ EXAMPLE = ROOT / "examples" / "lyon-flood"
 
 
 def one_run(url: str, text_only: bool, concurrency: int) -> Usage:
-    settings = Settings().model_copy(
+    settings = Settings.shipped().model_copy(
         update={
             "agents": BackendConfig(backend="llm"),
             "llm": LlmConfig(url=url, model="scripted", concurrency=concurrency),

@@ -81,7 +81,7 @@ def measure(
     contract, cases = load_cases(EXAMPLE, text_only=text_only)
     with ScriptedServer() as server, tempfile.TemporaryDirectory() as tmp:
         llm = LlmConfig(url=server.url, model="scripted", batch_argue=batch, max_arguments=2)
-        settings = Settings().model_copy(
+        settings = Settings.shipped().model_copy(
             update={"agents": BackendConfig(backend="llm"), "llm": llm}
         )
         store = Store(Path(tmp))

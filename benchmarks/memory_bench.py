@@ -99,7 +99,7 @@ def _records(n: int, rng: random.Random) -> list[Record]:
 
 
 def bench_retrieval(repeats: int) -> None:
-    settings = Settings()
+    settings = Settings.shipped()
     rng = random.Random(7)
     table = Table(
         "active records",
@@ -146,7 +146,7 @@ def bench_retrieval(repeats: int) -> None:
 
 
 def bench_consolidation(n: int = 1000) -> None:
-    settings = Settings()
+    settings = Settings.shipped()
     rng = random.Random(11)
     table = Table(
         "candidates",

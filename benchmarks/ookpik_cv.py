@@ -130,8 +130,8 @@ def two_passes(default: Settings) -> list[Run]:
         store = Store(tmp / "store")
         for attack in (True, False):
             path = constant_model(tmp / f"model-{attack}.json", attack)
-            settings = Settings(
-                offline=default.offline.model_copy(update={"context_model": str(path)})
+            settings = default.model_copy(
+                update={"offline": default.offline.model_copy(update={"context_model": str(path)})}
             )
             runs.append(pipeline(settings, store, tmp))
             console.print(f"pipeline pass with the caption attack {'on' if attack else 'off'}")
@@ -155,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = [json.loads(line) for line in OOKPIK.read_text().splitlines() if line.strip()]
     baseline = [float(r["bert_base_score"]) < 0.5 for r in rows]
     gold = labels_of(OOKPIK)
-    default = Settings()
+    default = Settings.shipped()
     x = signal_rows(OOKPIK, default.offline)
     if args.table is not None and args.table.is_file():
         cached = json.loads(args.table.read_text())

@@ -157,7 +157,7 @@ def bench_verify(cases: int) -> None:
     from semv.store import Store
 
     loaded = list(get_adapter("cosmos").load(OOKPIK, text_only=True, limit=cases))
-    settings = Settings()
+    settings = Settings.shipped()
     agents = OfflineAgents(settings)
     table = Table(title=f"offline verify throughput, OOKPIK dev text-only ({len(loaded)} cases)")
     for col in ("pass", "cases", "seconds", "cases/s", "stages run", "stages reused"):
@@ -200,7 +200,7 @@ def bench_contest(repeats: int) -> None:
     from semv.store import Store
 
     example = ROOT / "examples" / "lyon-flood"
-    settings = Settings()
+    settings = Settings.shipped()
     agents = OfflineAgents(settings)
     action = [Reject(target="arg:when:att:2", reason="benchmark: reject one argument")]
     table = Table(title=f"contestation: one rejected argument, median of {repeats}")

@@ -22,6 +22,7 @@ import sys
 from pathlib import Path
 
 from semv.config import Settings
+from semv.errors import ConfigError
 from semv.fitting import cosmos_verdicts, sha256_of, write_parameters
 from semv.logistic import fit_logistic
 
@@ -36,11 +37,22 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--train", type=Path, default=DEFAULT_TRAIN)
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser.add_argument(
+        "--config",
+        type=Path,
+        help="TOML file of constants to fit under (default: the shipped defaults; neither "
+        "./semv.toml nor SEMV_* variables are read)",
+    )
     args = parser.parse_args(argv)
     if not args.train.is_file():
         print(f"{args.train}: training file not found", file=sys.stderr)
         return 2
-    verdicts = cosmos_verdicts(args.train, Settings())
+    try:
+        settings = Settings.from_file(args.config, read_environment=False)
+    except ConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    verdicts = cosmos_verdicts(args.train, settings)
     gold = labels_of(args.train)
     inputs = [v.calibration_input() for v in verdicts]
     model = fit_logistic(inputs, gold, l2=1e-3, balanced=False)

@@ -33,6 +33,7 @@ from semv.agents.llm._judge import JUDGE_VERSION
 from semv.config import OfflineAgentConfig, Settings
 from semv.dimensions import ClaimView, decompose_case
 from semv.dimensions._context import FEATURES, JUDGED_FEATURES, context_signals, judge_feature
+from semv.errors import ConfigError
 from semv.fitting import sha256_of, write_parameters
 from semv.logistic import fit_logistic
 from semv.model import Dimension
@@ -169,12 +170,22 @@ def main(argv: list[str] | None = None) -> int:
         "answer, cached in DATA_DIR's store (benchmarks/judge_cv.py) or asked of the [local] "
         f"model (default --out {JUDGED_OUT.name})",
     )
+    parser.add_argument(
+        "--config",
+        type=Path,
+        help="TOML file of constants to fit under (default: the shipped defaults; neither "
+        "./semv.toml nor SEMV_* variables are read)",
+    )
     args = parser.parse_args(argv)
     args.out = args.out or (JUDGED_OUT if args.judge else DEFAULT_OUT)
     if not args.train.is_file():
         print(f"{args.train}: training file not found", file=sys.stderr)
         return 2
-    settings = Settings()
+    try:
+        settings = Settings.from_file(args.config, read_environment=False)
+    except ConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     cfg = settings.offline
     rows = signal_rows(args.train, cfg)
     labels = labels_of(args.train)

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from semv.config import Settings
+from semv.errors import ConfigError
 from semv.fitting import finish_fit
 from semv.retrieval._fit import (
     build_pairs,
@@ -43,11 +44,21 @@ def main() -> int:
     ap.add_argument("--k", type=int, default=10, help="hits per claim that become pairs")
     ap.add_argument("--metrics", type=Path, help="also write the scores to this JSON file")
     ap.add_argument("--check", action="store_true", help="fit and measure, write nothing")
+    ap.add_argument(
+        "--config",
+        type=Path,
+        help="TOML file of constants to fit under (default: the shipped defaults; neither "
+        "./semv.toml nor SEMV_* variables are read)",
+    )
     args = ap.parse_args()
     if not args.data.is_file():
         print(f"{args.data}: no such file (AVeriTeC dev, dev.json)", file=sys.stderr)
         return 2
-    settings = Settings()
+    try:
+        settings = Settings.from_file(args.config, read_environment=False)
+    except ConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     records = json.loads(args.data.read_text(encoding="utf-8"))
     started = time.perf_counter()
     source, docs, tmp, index_s = timed_corpus(records, str(args.data.name), settings.retrieval)

@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from semv.config import OfflineAgentConfig, Settings
+from semv.errors import ConfigError
 from semv.fitting import finish_fit, sha256_of
 from semv.logistic import Logistic, fit_logistic
 from semv.nlp.stance import FEATURES, Stance, StanceModel, stance_features
@@ -222,6 +223,12 @@ def main() -> int:
     ap.add_argument("--l2", type=float, default=1.0)
     ap.add_argument("--metrics", type=Path, help="also write the scores to this JSON file")
     ap.add_argument("--check", action="store_true", help="fit and measure, write nothing")
+    ap.add_argument(
+        "--config",
+        type=Path,
+        help="TOML file of constants to fit under (default: the shipped defaults; neither "
+        "./semv.toml nor SEMV_* variables are read)",
+    )
     args = ap.parse_args()
     if not args.data.is_file():
         print(f"{args.data}: no such file (AVeriTeC dev, dev.json)", file=sys.stderr)
@@ -235,7 +242,11 @@ def main() -> int:
     except (OSError, ValueError) as exc:
         print(f"{args.data}: not AVeriTeC data: {exc}", file=sys.stderr)
         return 2
-    settings = Settings()
+    try:
+        settings = Settings.from_file(args.config, read_environment=False)
+    except ConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     started = time.perf_counter()
     even = [i for i in range(len(records)) if i % 2 == 0]
     odd = [i for i in range(len(records)) if i % 2 == 1]

@@ -206,7 +206,9 @@ def argue_only(
         url=url, model=MODEL, concurrency=1, timeout_s=7200, retries=0, max_tokens=384,
         max_arguments=2, context_tokens=N_CTX, batch_argue=batch,
     )  # fmt: skip
-    settings = Settings().model_copy(update={"agents": BackendConfig(backend="llm"), "llm": llm})
+    settings = Settings.shipped().model_copy(
+        update={"agents": BackendConfig(backend="llm"), "llm": llm}
+    )
     agents = LlmAgents(settings)
     good = total = 0
     kept: dict[str, list[str]] = {}

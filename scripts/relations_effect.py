@@ -38,8 +38,8 @@ def run(path: Path, adapter: str, text_only: bool, limit: int | None) -> None:
     loaded = list(source.load(path, text_only=text_only, limit=limit))
     contract = source.contract
     passes = {
-        "relations": Settings(),
-        "star": Settings(relations=RelationsConfig(enabled=False)),
+        "relations": Settings.shipped(),
+        "star": Settings.shipped().model_copy(update={"relations": RelationsConfig(enabled=False)}),
     }
     labels: dict[str, dict[str, str | None]] = {}
     gold: dict[str, str | None] = {}

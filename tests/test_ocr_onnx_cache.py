@@ -58,11 +58,30 @@ def test_a_model_that_fails_its_checksum_is_not_optimised(
     monkeypatch.setenv("SEMV_CACHE_DIR", str(tmp_path / "cache"))
     model = tmp_path / "model.onnx"
     model.write_bytes(b"not the model RapidOCR ships")
-    assert _onnx_cache.optimized_model(model, "0" * 64, 1) is None
-    assert _onnx_cache.optimized_model(model, None, 1) is None
+    folder = tmp_path / "cache" / "onnx"
+    assert _onnx_cache.optimized_model(model, "0" * 64, 1, folder) is None
+    assert _onnx_cache.optimized_model(model, None, 1, folder) is None
     assert not (tmp_path / "cache" / "onnx").exists()
 
 
-def test_off_switch(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_off_switch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SEMV_ONNX_CACHE", "0")
-    assert not _onnx_cache.enabled()
+    assert not _onnx_cache.enabled(False)
+    assert _onnx_cache.configured_folder() is None
+    monkeypatch.setenv("SEMV_ONNX_CACHE", "1")
+    monkeypatch.setenv("SEMV_CACHE_DIR", str(tmp_path))
+    if _onnx_cache.enabled(True):  # Linux: the CPU flags key the cache
+        assert _onnx_cache.configured_folder() == tmp_path / "onnx"
+
+
+def test_the_worker_is_told_the_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """OCR's worker reads no environment: its command line names the ONNX cache folder of the
+    parent's (``off`` when the cache is off)."""
+    from semv.perception import ocr_worker
+
+    monkeypatch.setenv("SEMV_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("SEMV_ONNX_CACHE", "0")
+    assert ocr_worker._arguments() == ["--onnx-cache", "off"]
+    monkeypatch.setenv("SEMV_ONNX_CACHE", "1")
+    if _onnx_cache.enabled(True):
+        assert ocr_worker._arguments() == ["--onnx-cache", str(tmp_path / "onnx")]

@@ -60,8 +60,8 @@ def _echo_worker(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, lines: int) ->
     """)
     )
     monkeypatch.setenv("PYTHONPATH", str(tmp_path))
-    monkeypatch.setenv("SEMV_ECHO_WORKER", "1")
-    return Worker("echo_worker", "SEMV_ECHO_WORKER")
+    monkeypatch.setenv("SEMV_NLP_WORKER", "1")
+    return Worker("echo_worker", "nlp_worker")
 
 
 def _keep(into: list[dict[str, object]], answer: dict[str, object], complete: bool) -> bool:
@@ -98,8 +98,8 @@ def test_a_handler_that_has_its_answer_ends_the_wait_before_the_worker_exits(
     """)
     )
     monkeypatch.setenv("PYTHONPATH", str(tmp_path))
-    worker = Worker("slow_worker", "SEMV_SLOW_WORKER")
-    monkeypatch.setenv("SEMV_SLOW_WORKER", "1")
+    worker = Worker("slow_worker", "ocr_worker")
+    monkeypatch.setenv("SEMV_OCR_WORKER", "1")
     assert worker.spawn() and worker.send({})
     worker.collect(lambda answer: answer == {"answer": 1})
     assert worker.done.wait(20)
@@ -112,10 +112,10 @@ def test_a_worker_that_is_off_or_released_takes_no_request(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     worker = _echo_worker(tmp_path, monkeypatch, lines=1)
-    monkeypatch.setenv("SEMV_ECHO_WORKER", "0")
+    monkeypatch.setenv("SEMV_NLP_WORKER", "0")
     assert not worker.spawn() and not worker.spawned()
     assert not worker.send({"text": "x"})
-    monkeypatch.setenv("SEMV_ECHO_WORKER", "1")
+    monkeypatch.setenv("SEMV_NLP_WORKER", "1")
     assert worker.spawn() and worker.send(None)  # released: stdin closed, nothing asked
     got: list[dict[str, object]] = []
     worker.collect(lambda answer: _keep(got, answer, True))
@@ -126,6 +126,6 @@ def test_a_worker_that_is_off_or_released_takes_no_request(
 
 def test_a_missing_interpreter_means_no_worker(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sys, "executable", "")
-    monkeypatch.setenv("SEMV_ECHO_WORKER", "1")
-    worker = Worker("echo_worker", "SEMV_ECHO_WORKER")
+    monkeypatch.setenv("SEMV_NLP_WORKER", "1")
+    worker = Worker("echo_worker", "nlp_worker")
     assert not worker.spawn() and not worker.spawned()

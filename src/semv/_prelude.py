@@ -1,7 +1,8 @@
 """What ``semv verify`` starts before anything else is imported: the worker processes that
 load a model on the machine's other core while this process imports semv.
 
-No import of typer, pydantic or any semv model: ``python -m semv`` (``semv.__main__``) calls
+No import of typer, pydantic or any semv model (the switches are read by
+``semv._environment``, standard library only): ``python -m semv`` (``semv.__main__``) calls
 ``start_workers`` before importing the CLI (typer, rich, click: ~0.15 s of CPU the worker
 would otherwise wait for before it starts), and the CLI calls it again from its group's
 ``resolve_command`` (the ``semv`` console script, and tests calling ``semv.cli.main``); each
@@ -30,14 +31,19 @@ def start_workers(args: Sequence[str]) -> None:
       anyway)."""
     if list(args[:1]) != ["verify"] or {"--help", "-h"}.intersection(args):
         return
-    if not _NO_MEDIA_FLAGS.intersection(args):
-        from semv.perception import ocr_worker
+    from semv.errors import ConfigError
 
-        ocr_worker.spawn()
-    elif "--text-only" in args and backend_of(args) == "llm":
-        from semv.nlp import worker
+    try:
+        if not _NO_MEDIA_FLAGS.intersection(args):
+            from semv.perception import ocr_worker
 
-        worker.spawn()
+            ocr_worker.spawn()
+        elif "--text-only" in args and backend_of(args) == "llm":
+            from semv.nlp import worker
+
+            worker.spawn()
+    except ConfigError:
+        return  # an invalid switch: the command reads the same environment and reports it
 
 
 def backend_of(args: Sequence[str]) -> str | None:

@@ -3,7 +3,8 @@
 A worker process (``semv.perception.ocr_worker``, ``semv.nlp.worker``) is started by the CLI
 before the command's modules load, so that it loads a model on the machine's other core while
 this process imports semv. Both are on where this process may run on two or more CPUs and are
-turned on or off by an environment switch; both start as ``python -m <module>`` with this tree
+turned on or off by a switch of ``semv.config.Environment`` (``SEMV_OCR_WORKER``,
+``SEMV_NLP_WORKER``); both start as ``python -m <module>`` with this tree
 on ``PYTHONPATH``, are sent one JSON request on their stdin and answer in JSON lines (read by a
 thread, ``Worker.collect``), and both end with their parent (``die_with_parent``). ``Worker``
 holds what the parent keeps of one of them.
@@ -18,11 +19,24 @@ import os
 import subprocess
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-__all__ = ["Worker", "die_with_parent", "start", "stop", "switched_on", "usable_cpus"]
+from semv._environment import child_environment, environment, environment_variable
+
+__all__ = [
+    "Worker",
+    "WorkerSwitch",
+    "die_with_parent",
+    "start",
+    "stop",
+    "switched_on",
+    "usable_cpus",
+]
+
+WorkerSwitch = Literal["ocr_worker", "nlp_worker"]
+"""The ``semv.config.Environment`` fields that switch a worker process."""
 
 
 def usable_cpus() -> int:
@@ -34,26 +48,28 @@ def usable_cpus() -> int:
     return os.cpu_count() or 1
 
 
-def switched_on(variable: str) -> bool:
-    """``variable=1`` or ``0`` when set; otherwise True where this process may use two or more
-    CPUs (a second core is what a worker runs on)."""
-    setting = os.environ.get(variable, "").strip()
-    if setting in ("0", "1"):
-        return setting == "1"
+def switched_on(setting: bool | None) -> bool:
+    """``setting`` when the switch is set; otherwise True where this process may use two or
+    more CPUs (a second core is what a worker runs on)."""
+    if setting is not None:
+        return setting
     return usable_cpus() >= 2
 
 
-def start(module: str) -> subprocess.Popen[bytes] | None:
-    """``python -m module`` with pipes on stdin and stdout (stderr discarded) and this tree
-    first on ``PYTHONPATH``; None when it cannot be started."""
+def start(module: str, arguments: Sequence[str] = ()) -> subprocess.Popen[bytes] | None:
+    """``python -m module *arguments`` with pipes on stdin and stdout (stderr discarded) and
+    this tree first on ``PYTHONPATH``; None when it cannot be started. What the child needs of
+    ``semv.config.Environment`` (where the caches are) comes in ``arguments``, so the child
+    imports neither ``semv.config`` nor pydantic; it inherits the rest of the environment
+    (``child_environment``: PATH, the locale, proxies) for the libraries it loads."""
     if not sys.executable:
         return None
     package_root = str(Path(__file__).resolve().parents[1])
-    path = os.environ.get("PYTHONPATH")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [package_root, path]))}
+    path = environment_variable("PYTHONPATH")
+    env = child_environment(PYTHONPATH=os.pathsep.join(filter(None, [package_root, path])))
     try:
         return subprocess.Popen(
-            [sys.executable, "-m", module],
+            [sys.executable, "-m", module, *arguments],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -89,11 +105,20 @@ class Worker:
     """The parent's side of one worker process: started at most once per process (``spawn``),
     its answers read by a thread (``collect``), killed at exit when it still runs."""
 
-    def __init__(self, module: str, switch: str) -> None:
+    def __init__(
+        self,
+        module: str,
+        switch: WorkerSwitch,
+        arguments: Callable[[], Sequence[str]] = tuple,
+    ) -> None:
         self.module = module
         """What ``python -m`` runs."""
-        self.switch = switch
-        """The environment variable that turns it on (``1``) or off (``0``)."""
+        self.arguments = arguments
+        """The child's command-line arguments, computed when it starts (from this process's
+        ``semv.config.Environment``)."""
+        self.switch: WorkerSwitch = switch
+        """The field of ``semv.config.Environment`` that turns it on or off (``ocr_worker`` is
+        ``SEMV_OCR_WORKER=1``/``0``)."""
         self.lock = threading.Lock()
         self.proc: subprocess.Popen[bytes] | None = None
         self.done = threading.Event()
@@ -101,9 +126,11 @@ class Worker:
         when ``collect``'s handler says the answer is complete."""
 
     def enabled(self) -> bool:
-        """``switch=1`` or ``0`` when set; otherwise True where this process may use two or more
-        CPUs (``switched_on``)."""
-        return switched_on(self.switch)
+        """The switch when set; otherwise True where this process may use two or more CPUs
+        (``switched_on``). Raises ``semv.errors.ConfigError`` when the switch's variable is
+        neither 1 nor 0."""
+        env = environment()
+        return switched_on(env.ocr_worker if self.switch == "ocr_worker" else env.nlp_worker)
 
     def spawn(self) -> bool:
         """Start the worker (once per process); False when it is off (``enabled``) or cannot be
@@ -113,7 +140,7 @@ class Worker:
                 return True
             if not self.enabled():
                 return False
-            self.proc = start(self.module)
+            self.proc = start(self.module, self.arguments())
             if self.proc is None:
                 return False
         atexit.register(self.stop)

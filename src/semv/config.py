@@ -1,10 +1,21 @@
-"""One configuration object for every constant of the SEMV paper (Table S4, Eq. 14-20).
+"""One configuration object for every constant of the SEMV paper (Table S4, Eq. 14-20), and
+the one reader of the process environment.
 
-Precedence, lowest to highest: the defaults below (the paper's values) → a TOML file
-(``semv.toml`` in the working directory, or the file named by ``SEMV_CONFIG`` / ``--config``)
-→ environment variables ``SEMV_<SECTION>__<FIELD>`` (for example
-``SEMV_DECISION__SUPPORTED=0.72``). The object is frozen and forbids unknown keys, so a typo in
-a TOML file is an error rather than a silently ignored value.
+Precedence, lowest to highest: the defaults below (the paper's values) → the TOML file the
+caller names (``Settings.from_file``; the CLI's ``--config``, else ``SEMV_CONFIG``, else
+``semv.toml`` in the working directory: ``config_file``) → environment variables
+``SEMV_<SECTION>__<FIELD>`` (for example ``SEMV_DECISION__SUPPORTED=0.72``). A bare
+``Settings()`` reads no file. The object is frozen and forbids unknown keys, so a typo in a TOML
+file is an error rather than a silently ignored value.
+
+``Environment`` (``Settings.environment``) holds what semv takes from the environment besides
+the constants: where caches and models live, the start-up switches (``SEMV_OCR_WORKER``, …),
+the head log, the artifact mirror and service endpoints. It is read by ``semv._environment``
+(re-exported here; standard library only, so that ``semv.nlp``, the worker processes and the
+start-up prelude read it below this module's layer and without pydantic), and by no other
+module: a module without a ``Settings`` in reach calls ``environment()``, a secret named by a
+configuration key is read by ``environment_variable``, and a child process gets its
+environment from ``child_environment`` (a test scans the source for other readers).
 
 Every stage declares the sections it reads (``graph.StageSpec.reads``); those values enter
 the stage's fingerprint, so changing a constant recomputes exactly the stages that read it.
@@ -17,17 +28,25 @@ thresholds in ``memory``): a test checks that every field here is read somewhere
 
 from __future__ import annotations
 
-import os
 import warnings
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
+    EnvSettingsSource,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
     TomlConfigSettingsSource,
+)
+
+from semv._environment import (
+    Environment,
+    child_environment,
+    environment,
+    environment_variable,
 )
 
 __all__ = [
@@ -38,6 +57,7 @@ __all__ = [
     "ConfidenceConfig",
     "ContestConfig",
     "DecisionConfig",
+    "Environment",
     "EvalConfig",
     "EvidenceRankingConfig",
     "ExportConfig",
@@ -58,6 +78,10 @@ __all__ = [
     "SourceReliabilityConfig",
     "StrengthConfig",
     "WebConfig",
+    "child_environment",
+    "config_file",
+    "environment",
+    "environment_variable",
     "load_settings",
 ]
 
@@ -1218,6 +1242,22 @@ class Settings(BaseSettings):
     baselines: BaselinesConfig = BaselinesConfig()
     remmd_eval: RemmdEvalConfig = RemmdEvalConfig()
     export: ExportConfig = ExportConfig()
+    environment: Environment = Field(
+        default_factory=environment,
+        exclude=True,
+        description="What the process environment says (SEMV_CACHE_DIR, SEMV_OCR_WORKER, ...); "
+        "not a TOML section, and left out of dumps and settings hashes.",
+    )
+
+    @field_validator("environment", mode="before")
+    @classmethod
+    def _from_the_environment(cls, value: object) -> object:
+        if isinstance(value, Mapping):
+            raise ValueError(
+                "environment values come from environment variables (SEMV_CACHE_DIR, "
+                "SEMV_OCR_WORKER, ...), not from a configuration file"
+            )
+        return value
 
     @classmethod
     def settings_customise_sources(
@@ -1228,51 +1268,93 @@ class Settings(BaseSettings):
         dotenv_settings: PydanticBaseSettingsSource,
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
-        toml_path = _toml_path()
-        sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
-        if toml_path is not None:
-            sources.append(TomlConfigSettingsSource(settings_cls, toml_file=toml_path))
-        return tuple(sources)
+        return (init_settings, env_settings)
+
+    @classmethod
+    def from_file(cls, toml_file: Path | None, *, read_environment: bool = True) -> Settings:
+        """Defaults → the TOML file ``toml_file`` (none: no file) → with ``read_environment``,
+        the ``SEMV_<SECTION>__<FIELD>`` variables. The path is the caller's: nothing is looked
+        up. A fit script passes ``read_environment=False``: what it fits then depends on the
+        file it was given and on nothing else.
+
+        Raises ``semv.errors.ConfigError`` naming the file when it is missing or invalid.
+        """
+        from semv.errors import ConfigError
+
+        where = str(toml_file) if toml_file is not None else "environment (SEMV_*)"
+        if toml_file is not None and not toml_file.is_file():
+            raise ConfigError(f"{toml_file}: configuration file not found")
+        try:
+            values: dict[str, Any] = {}
+            if toml_file is not None:
+                values = TomlConfigSettingsSource(cls, toml_file=toml_file)()
+            if not read_environment:
+                return cls._of_sections(values, where)
+            return cls(**_merged(values, EnvSettingsSource(cls)()))
+        except ConfigError:
+            raise
+        except ValidationError as exc:
+            raise ConfigError(f"{where}: invalid configuration: {exc}") from exc
+        except Exception as exc:  # tomllib.TOMLDecodeError and friends
+            raise ConfigError(f"{where}: cannot read configuration: {exc}") from exc
+
+    @classmethod
+    def shipped(cls) -> Settings:
+        """The shipped defaults only: no file and no ``SEMV_<SECTION>__<FIELD>`` variable (what
+        a fit script starts from when it is given no ``--config``)."""
+        return cls._of_sections({}, "shipped defaults")
+
+    @classmethod
+    def _of_sections(cls, values: Mapping[str, Any], where: str) -> Settings:
+        """The settings of ``values`` (section name → its keys) over the defaults, each section
+        validated by its own model; no source is consulted (``cls(...)`` would read the
+        ``SEMV_*`` variables). Every default is already a validated value."""
+        sections: dict[str, Any] = {}
+        for name, value in values.items():
+            field = cls.model_fields.get(name)
+            section = field.annotation if field is not None else None
+            if name == "environment" or not (
+                isinstance(section, type) and issubclass(section, _Section)
+            ):
+                from semv.errors import ConfigError
+
+                raise ConfigError(f"{where}: invalid configuration: unknown section [{name}]")
+            sections[name] = section.model_validate(value)
+        return cls.model_construct(**sections)
 
     def section_values(self, *names: str) -> dict[str, Any]:
         """The values of the named sections, for a stage fingerprint."""
         return {name: getattr(self, name).model_dump(mode="json") for name in sorted(names)}
 
 
-_TOML_OVERRIDE: Path | None = None
+def _merged(low: dict[str, Any], high: Mapping[str, Any]) -> dict[str, Any]:
+    """``low`` updated by ``high``, section by section (a TOML section and one
+    ``SEMV_<SECTION>__<FIELD>`` variable both count)."""
+    out = dict(low)
+    for key, value in high.items():
+        below = out.get(key)
+        if isinstance(value, Mapping) and isinstance(below, dict):
+            out[key] = _merged(below, value)
+        else:
+            out[key] = value
+    return out
 
 
-def _toml_path() -> Path | None:
-    if _TOML_OVERRIDE is not None:
-        return _TOML_OVERRIDE
-    env = os.environ.get("SEMV_CONFIG")
-    if env:
-        return Path(env)
+def config_file(explicit: Path | None = None) -> Path | None:
+    """The TOML file a command reads: ``explicit`` (``--config``), else ``$SEMV_CONFIG``, else
+    ``semv.toml`` in the working directory when there is one, else none."""
+    if explicit is not None:
+        return explicit
+    named = environment().config
+    if named is not None:
+        return named
     default = Path("semv.toml")
     return default if default.is_file() else None
 
 
 def load_settings(toml_file: Path | None = None) -> Settings:
-    """Build the settings: defaults → TOML file → environment.
+    """The settings of a command or an API call: ``Settings.from_file(config_file(toml_file))``.
 
     Raises ``semv.errors.ConfigError`` naming the file when it is missing or invalid.
     """
-    from pydantic import ValidationError
-
-    from semv.errors import ConfigError
-
-    global _TOML_OVERRIDE
-    path = toml_file if toml_file is not None else _toml_path()
-    if path is not None and not path.is_file():
-        raise ConfigError(f"{path}: configuration file not found")
-    _TOML_OVERRIDE = path
-    try:
-        return Settings()
-    except ValidationError as exc:
-        where = str(path) if path is not None else "environment (SEMV_*)"
-        raise ConfigError(f"{where}: invalid configuration: {exc}") from exc
-    except Exception as exc:  # tomllib.TOMLDecodeError and friends
-        where = str(path) if path is not None else "environment (SEMV_*)"
-        raise ConfigError(f"{where}: cannot read configuration: {exc}") from exc
-    finally:
-        _TOML_OVERRIDE = None
+    return Settings.from_file(config_file(toml_file))

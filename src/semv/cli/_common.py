@@ -182,7 +182,8 @@ def open_store(data_dir: Path, url: str | None) -> Store:
 
 
 def settings_from(config: Path | None) -> Settings:
-    """The settings of ``--config`` (defaults when None)."""
+    """The settings of ``--config``; when None, of ``$SEMV_CONFIG`` or ``./semv.toml``
+    (``semv.config.config_file``), else the defaults; then the ``SEMV_*`` variables."""
     from semv.config import load_settings
 
     return load_settings(config)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
 from pathlib import Path
 from typing import Any, Literal
 
@@ -32,10 +31,11 @@ _PLOTS_CODE = hashlib.sha256(Path(__file__).with_name("_plots.py").read_bytes())
 
 
 def _cached_file(kind: PlotKind, args: dict[str, Any]) -> Path | None:
-    if os.environ.get("SEMV_PLOT_CACHE", "1") == "0":
-        return None
+    from semv.config import environment
     from semv.nlp.places import cache_dir
 
+    if not environment().plot_cache:
+        return None
     key = sha256_text(
         canonical_json(
             {

@@ -15,11 +15,11 @@ the retry commits a new run, and the case gets one results line.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
 from semv.adapters import LoadedCase
+from semv.config import environment
 from semv.errors import ConfigError
 from semv.eval._tasks import Record
 from semv.eval._workers import WorkerSpec, pending_cases, verify_in_worker
@@ -42,7 +42,7 @@ def _connect(address: str | None, workers: int) -> Any:
         raise ConfigError(f"--ray needs the ray package: {exc}") from exc
     if ray.is_initialized():
         return ray
-    address = address or os.environ.get("RAY_ADDRESS") or None
+    address = address or environment().ray_address
     options: dict[str, Any] = {
         "include_dashboard": False,
         "log_to_driver": False,
@@ -70,7 +70,7 @@ def run_in_ray(
 ) -> list[_R]:
     """``fn(spec, *item)`` for every item as Ray tasks; ``on_result`` (in this process) as each
     task returns. A task whose worker dies is retried (``TASK_RETRIES``)."""
-    started_here = not (address or os.environ.get("RAY_ADDRESS"))
+    started_here = not (address or environment().ray_address)
     ray = _connect(address, workers)
     try:
         remote = ray.remote(num_cpus=1, max_retries=TASK_RETRIES, retry_exceptions=False)(fn)

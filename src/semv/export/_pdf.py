@@ -13,13 +13,12 @@ rendering leaves nothing half-written.
 
 from __future__ import annotations
 
-import os
 import subprocess
 import tempfile
 from pathlib import Path
 
 from semv.atomic import umask_mode, write_bytes_atomic
-from semv.config import ExportConfig
+from semv.config import ExportConfig, child_environment
 from semv.errors import SemvError
 
 __all__ = ["PdfError", "chromium_args", "render_pdf"]
@@ -75,7 +74,7 @@ def render_pdf(html: str, out: Path, cfg: ExportConfig) -> Path:
                 text=True,
                 timeout=cfg.pdf_timeout_s,
                 check=False,
-                env={**os.environ, "HOME": work},
+                env=child_environment(HOME=work),  # a fresh profile home for Chromium
             )
         except subprocess.TimeoutExpired as exc:
             raise PdfError(f"chromium did not finish within {cfg.pdf_timeout_s:g} s") from exc

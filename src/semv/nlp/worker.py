@@ -56,7 +56,16 @@ _WARM_UP: Final = "Flooding in Lyon, France on 12 March 2024, said the mayor."
 """Extracted by the worker before its request arrives: spaCy, the gazetteer and the date
 parser's data are then loaded (the same sentence ``semv eval``'s preload extracts)."""
 
-_worker = Worker("semv.nlp.worker", "SEMV_NLP_WORKER")
+
+def _arguments() -> list[str]:
+    """The worker's command line: the cache folder of this process's environment (the
+    gazetteer's file), so the worker reads no environment itself."""
+    from semv._environment import environment
+
+    return ["--cache-dir", str(environment().cache_root)]
+
+
+_worker = Worker("semv.nlp.worker", "nlp_worker", _arguments)
 _sent: dict[str, Any] | None = None
 """The request sent to the worker (at most one per process)."""
 _answer: dict[str, Any] | None = None
@@ -161,9 +170,15 @@ def answer(order: dict[str, Any]) -> dict[str, Any]:
 def _serve() -> int:
     if not die_with_parent():  # the parent is already gone
         return 0
-    from semv.nlp.entities import extract_facts
+    from pathlib import Path
 
+    from semv.nlp.entities import extract_facts
+    from semv.nlp.places import load_index
+
+    args = sys.argv[1:]
     with contextlib.suppress(Exception):  # while the parent imports semv
+        if args[:1] == ["--cache-dir"] and len(args) == 2:
+            load_index(Path(args[1]))
         extract_facts(_WARM_UP)
     line = sys.stdin.buffer.readline()
     if not line.strip():

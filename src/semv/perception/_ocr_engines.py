@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from semv.nlp.language import language_of
-from semv.perception._onnx_cache import use_optimized_models
+from semv.perception._onnx_cache import configured_folder, use_optimized_models
 
 if TYPE_CHECKING:
     from PIL import Image as PILImage
@@ -64,9 +65,10 @@ _ENGINE: Any = None
 _ENGINE_LOCK: Final = threading.Lock()
 
 
-def _rapid() -> Any:
+def _rapid(onnx_folder: Callable[[], Path | None] = configured_folder) -> Any:
     """The process-wide RapidOCR engine, built once (double-checked under a lock, so a
-    ``load_engine`` started in the background and the first read never build two)."""
+    ``load_engine`` started in the background and the first read never build two), its
+    optimised ONNX graphs cached in ``onnx_folder()`` (None: not cached)."""
     global _ENGINE
     if _ENGINE is None:
         with _ENGINE_LOCK:
@@ -83,19 +85,20 @@ def _rapid() -> Any:
                 )
                 logging.getLogger("RapidOCR").setLevel(logging.ERROR)
                 # its sessions load graphs optimised once per machine (same outputs)
-                use_optimized_models(engine, _ORT_THREADS)
+                use_optimized_models(engine, _ORT_THREADS, onnx_folder())
                 _ENGINE = engine
     return _ENGINE
 
 
-def load_engine() -> bool:
+def load_engine(onnx_folder: Callable[[], Path | None] = configured_folder) -> bool:
     """Import and build RapidOCR's engine now (for a caller that loads it ahead of the first
-    image, in the background); False when RapidOCR is not installed (the reader then records
+    image, in the background; OCR's worker passes the ONNX cache folder its parent named);
+    False when RapidOCR is not installed (the reader then records
     the missing tool itself). Its ONNX sessions are still created by the first reading:
     created here they were resident during the detector's peak (+30 MiB of peak RSS for no
     measurable time on the shared machine)."""
     try:
-        _rapid()
+        _rapid(onnx_folder)
     except ImportError:
         return False
     return True

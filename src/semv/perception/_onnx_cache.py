@@ -11,7 +11,8 @@ for this CPU, so a file is keyed by the model file's identity (path, size, modif
 ONNX Runtime's version, the machine type and the CPU's feature flags: another machine, CPU,
 runtime or model gets its own file. Before a model is optimised its SHA-256 is checked against
 the one RapidOCR ships for it (the check RapidOCR makes before each session; a session created
-from a cached file skips it). Files go to ``cache_dir()/onnx`` and are written atomically; a
+from a cached file skips it). Files go to ``cache_dir()/onnx`` (``configured_folder``; OCR's
+worker is given the folder on its command line) and are written atomically; a
 cache that cannot be read or written, a non-Linux system or any failure leaves RapidOCR's own
 loading as it was. ``SEMV_ONNX_CACHE=0`` turns it off. Not from the papers.
 """
@@ -20,21 +21,30 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
 import platform
 from pathlib import Path
 from typing import Any, Final
 
-__all__ = ["enabled", "optimized_model", "use_optimized_models"]
+__all__ = ["configured_folder", "enabled", "optimized_model", "use_optimized_models"]
 
 logger = logging.getLogger(__name__)
 
 SECTIONS: Final = ("Det", "Cls", "Rec")
 
 
-def enabled() -> bool:
-    """False when ``SEMV_ONNX_CACHE=0`` or not on Linux (the CPU flags key the cache)."""
-    return os.environ.get("SEMV_ONNX_CACHE", "1") != "0" and _cpu_flags() is not None
+def enabled(switch: bool) -> bool:
+    """``switch`` (``SEMV_ONNX_CACHE``), and False where this is not Linux (the CPU flags key
+    the cache)."""
+    return switch and _cpu_flags() is not None
+
+
+def configured_folder() -> Path | None:
+    """Where this process's environment keeps optimised graphs (``cache_dir()/onnx``); None
+    when the cache is off (``SEMV_ONNX_CACHE=0``, or not Linux)."""
+    from semv._environment import environment
+
+    env = environment()
+    return env.cache_root / "onnx" if enabled(env.onnx_cache) else None
 
 
 def _cpu_flags() -> str | None:
@@ -62,13 +72,12 @@ def _session_options(threads: int) -> Any:
     return options
 
 
-def optimized_model(original: Path, sha256: str | None, threads: int) -> Path | None:
-    """The optimised copy of ``original`` in the cache, made now if missing; None when it
-    cannot be made (the caller then loads ``original`` as before)."""
+def optimized_model(original: Path, sha256: str | None, threads: int, folder: Path) -> Path | None:
+    """The optimised copy of ``original`` in the cache ``folder``, made now if missing; None
+    when it cannot be made (the caller then loads ``original`` as before)."""
     import onnxruntime
 
     from semv.atomic import atomic_target
-    from semv.nlp.places import cache_dir
 
     st = original.stat()
     key = "|".join(
@@ -81,11 +90,7 @@ def optimized_model(original: Path, sha256: str | None, threads: int) -> Path | 
             _cpu_flags() or "",
         ]
     )
-    target = (
-        cache_dir()
-        / "onnx"
-        / f"{original.stem}-{hashlib.sha256(key.encode()).hexdigest()[:20]}.onnx"
-    )
+    target = folder / f"{original.stem}-{hashlib.sha256(key.encode()).hexdigest()[:20]}.onnx"
     if target.is_file():
         return target
     if sha256 is None or hashlib.sha256(original.read_bytes()).hexdigest() != sha256.lower():
@@ -99,11 +104,12 @@ def optimized_model(original: Path, sha256: str | None, threads: int) -> Path | 
     return target
 
 
-def use_optimized_models(engine: Any, threads: int) -> None:
+def use_optimized_models(engine: Any, threads: int, folder: Path | None) -> None:
     """Point each of ``engine``'s ONNX Runtime sections that loads RapidOCR's default model at
-    the cached optimised copy (``model_path``, a RapidOCR setting), before its session is
-    created. Leaves a section as it is when anything fails."""
-    if not enabled():
+    the optimised copy cached in ``folder`` (``model_path``, a RapidOCR setting), before its
+    session is created. Leaves a section as it is when anything fails, and every section when
+    ``folder`` is None (the cache is off)."""
+    if folder is None:
         return
     try:
         from rapidocr.inference_engine.base import FileInfo, InferSession
@@ -127,7 +133,7 @@ def use_optimized_models(engine: Any, threads: int) -> None:
             original = root / Path(str(info["model_dir"])).name
             if not original.is_file():
                 continue
-            found = optimized_model(original, info.get("SHA256"), threads)
+            found = optimized_model(original, info.get("SHA256"), threads, folder)
             if found is not None:
                 section.model_path = str(found)
     except Exception:  # any surprise: RapidOCR loads its own files, as before

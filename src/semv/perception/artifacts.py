@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import hashlib
-import os
 import re
 import tempfile
 from collections.abc import Iterator
@@ -26,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from semv.atomic import write_bytes_atomic
+from semv.config import environment
 
 __all__ = ["ArtifactStore", "current_artifacts", "use_artifacts"]
 
@@ -44,7 +44,7 @@ class ArtifactStore:
 
     def __init__(self, root: Path, mirror: str | None = None) -> None:
         self.root = root
-        self.mirror = mirror if mirror is not None else os.environ.get(MIRROR_ENV) or None
+        self.mirror = mirror if mirror is not None else environment().artifacts_url
 
     def put(self, data: bytes, suffix: str) -> tuple[str, Path]:
         """Store ``data``; return its SHA-256 and (local) path."""

@@ -8,7 +8,9 @@ overlap them. This module moves that reading to a worker process on the machine'
 1. ``spawn`` (called by the CLI for ``semv verify`` before the command's modules are imported)
    starts ``python -m semv.perception.ocr_worker``, which imports RapidOCR and builds its engine
    while the parent imports semv, then waits for a request on its stdin. The worker imports
-   nothing of semv but ``semv.perception._ocr_engines``.
+   nothing of semv but ``semv.perception._ocr_engines``; where its optimised ONNX graphs are
+   cached comes on its command line (``--onnx-cache DIR`` or ``off``, from the parent's
+   ``semv.config.Environment``).
 2. ``request`` (called by the media stage's ``start_early`` when every media node will run)
    sends the paths of the case's images with the OCR settings; ``release`` (when they will not
    run: a data dir with runs, a text-only case) tells the worker to exit without reading.
@@ -60,7 +62,18 @@ __all__ = [
 WAIT_S: Final = 300.0
 """How long a reader waits for the worker's lines before reading in-process."""
 
-_worker = Worker("semv.perception.ocr_worker", "SEMV_OCR_WORKER")
+
+def _arguments() -> list[str]:
+    """The worker's command line: the ONNX cache folder of this process's environment
+    (``off`` when the cache is off), so the worker reads no environment itself."""
+    from semv.perception._onnx_cache import configured_folder
+
+    folder = configured_folder()
+    return ["--onnx-cache", str(folder) if folder is not None else _OFF]
+
+
+_OFF: Final = "off"
+_worker = Worker("semv.perception.ocr_worker", "ocr_worker", _arguments)
 _requested: dict[str, tuple[tuple[str, ...], float]] = {}
 """Path → (languages, minimum confidence) of each image sent to the worker."""
 _results: dict[str, dict[str, Any]] = {}
@@ -160,7 +173,9 @@ def _serve() -> int:
         return 0
     from semv.perception._ocr_engines import create_sessions, load_engine
 
-    if load_engine():  # while the parent imports semv
+    args = sys.argv[1:]
+    folder = Path(args[1]) if args[:1] == ["--onnx-cache"] and args[1:] != [_OFF] else None
+    if load_engine(lambda: folder):  # while the parent imports semv
         create_sessions()  # this process's memory is OCR's alone: no peak to keep them from
     line = sys.stdin.buffer.readline()
     if not line.strip():

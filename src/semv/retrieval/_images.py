@@ -31,7 +31,6 @@ leakage guard of ``search_plan`` drops matches first seen after the cut-off.
 from __future__ import annotations
 
 import mimetypes
-import os
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -39,6 +38,7 @@ from pathlib import Path
 from typing import Any, Final, Protocol, runtime_checkable
 from urllib.parse import urlsplit
 
+from semv.config import environment_variable
 from semv.errors import ConfigError
 from semv.model import (
     Asset,
@@ -137,7 +137,7 @@ class ImageApi:
     method = ""
 
     def __init__(self, endpoint: str | None = None, key: str | None = None) -> None:
-        key = key or (os.environ.get(self.key_env) if self.key_env else None)
+        key = key or (environment_variable(self.key_env) if self.key_env else None)
         if self.key_env and not key:
             raise ConfigError(
                 f"{self.name}: set {self.key_env} (or answer from the dated cache with --replay)"

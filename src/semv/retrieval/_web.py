@@ -15,12 +15,12 @@ missing one is a ``RetrievalError`` (a retrieval gap, never an invented result).
 from __future__ import annotations
 
 import json
-import os
 import threading
 import uuid
 from dataclasses import dataclass
 from typing import Any
 
+from semv.config import environment, environment_variable
 from semv.errors import ConfigError
 from semv.model import Evidence, Modality, ProducerKind, Provenance, RetrievedDocument, SourceType
 from semv.nlp.dates import iso_date
@@ -104,7 +104,7 @@ class SearxngApi(WebApi):
     name = "searxng"
 
     def __init__(self, endpoint: str | None = None, key: str | None = None) -> None:
-        base = endpoint or os.environ.get("SEARXNG_URL")
+        base = endpoint or environment().searxng_url
         if not base:
             raise ConfigError("searxng: set SEARXNG_URL to your SearXNG instance")
         super().__init__(base, key)
@@ -142,7 +142,7 @@ class SerperApi(WebApi):
     endpoint = "https://google.serper.dev"
 
     def __init__(self, endpoint: str | None = None, key: str | None = None) -> None:
-        key = key or os.environ.get("SERPER_API_KEY")
+        key = key or environment_variable("SERPER_API_KEY")
         if not key:
             raise ConfigError(
                 "serper: set SERPER_API_KEY (or answer from the dated cache with --replay)"
@@ -183,7 +183,7 @@ class BraveApi(WebApi):
     endpoint = "https://api.search.brave.com"
 
     def __init__(self, endpoint: str | None = None, key: str | None = None) -> None:
-        key = key or os.environ.get("BRAVE_API_KEY")
+        key = key or environment_variable("BRAVE_API_KEY")
         if not key:
             raise ConfigError(
                 "brave: set BRAVE_API_KEY (or answer from the dated cache with --replay)"

@@ -82,9 +82,10 @@ class HeadLog:
 def head_log_for(data_dir: Path | None) -> HeadLog | None:
     """The head log of a store: ``SEMV_HEAD_LOG`` or ``<data dir>/heads.log``; None for a
     store given by URL without ``SEMV_HEAD_LOG``."""
-    where = os.environ.get(LOG_ENV)
-    path = Path(where) if where else (data_dir / "heads.log" if data_dir is not None else None)
+    from semv.config import environment
+
+    env = environment()
+    path = env.head_log or (data_dir / "heads.log" if data_dir is not None else None)
     if path is None:
         return None
-    key = os.environ.get(KEY_ENV)
-    return HeadLog(path, key.encode() if key else None)
+    return HeadLog(path, env.head_key.encode() if env.head_key else None)

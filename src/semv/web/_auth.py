@@ -28,7 +28,6 @@ passed. Cookies are ``Secure`` when the request came over HTTPS: its own scheme,
 from __future__ import annotations
 
 import hmac
-import os
 import re
 import secrets
 import threading
@@ -38,6 +37,7 @@ from dataclasses import dataclass, field
 
 from fastapi import HTTPException, Request
 
+from semv.config import environment_variable
 from semv.store import SessionTable
 
 __all__ = [
@@ -69,7 +69,7 @@ def parse_tokens(values: list[str]) -> dict[str, str | None]:
 
 
 def tokens_from_env(variable: str) -> list[str]:
-    value = os.environ.get(variable, "")
+    value = environment_variable(variable) or ""
     return [value] if value.strip() else []
 
 

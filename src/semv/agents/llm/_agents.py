@@ -17,7 +17,6 @@ import asyncio
 import base64
 import logging
 import mimetypes
-import os
 import re
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -78,7 +77,7 @@ from semv.agents.llm._schemas import (
     VerifyAnswer,
 )
 from semv.agents.offline import OfflineAgents
-from semv.config import LlmConfig, Settings
+from semv.config import LlmConfig, Settings, environment_variable
 from semv.dimensions import decompose_case
 from semv.errors import SemvError
 from semv.model import (
@@ -153,7 +152,7 @@ class LlmAgents:
             raise ValueError("replay needs a store holding the response cache")
         cfg = self.config
         self.client = client or LlmClient(
-            api_key=os.environ.get(cfg.api_key_env) or None,
+            api_key=environment_variable(cfg.api_key_env),
             timeout_s=cfg.timeout_s,
             retries=cfg.retries,
             backoff_s=cfg.backoff_s,

@@ -30,13 +30,13 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-import os
 import time
 from dataclasses import dataclass
 from typing import Any
 
 import httpx
 
+from semv.config import environment_variable
 from semv.retry import RETRY_STATUS, Backoff, retry_after_seconds
 
 __all__ = [
@@ -445,7 +445,7 @@ def tls_needed(url: str) -> bool:
     names a proxy (httpx would go through it, perhaps over TLS)."""
     if not url.lower().startswith("http://"):
         return True
-    return any(os.environ.get(name) for name in _PROXY_VARIABLES)
+    return any(environment_variable(name) for name in _PROXY_VARIABLES)
 
 
 # ---- what the server says about tokens ---------------------------------------------------------

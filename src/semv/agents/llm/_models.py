@@ -20,7 +20,6 @@ import contextlib
 import hashlib
 import importlib.util
 import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -105,11 +104,9 @@ DEFAULT_LOCAL_MODEL = "qwen2.5-coder-1.5b-instruct"
 
 def models_dir() -> Path:
     """Where assembled models are cached (see the module docstring)."""
-    explicit = os.environ.get("SEMV_MODELS_DIR")
-    if explicit:
-        return Path(explicit)
-    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(cache) / "semv" / "models"
+    from semv.config import environment
+
+    return environment().models_root
 
 
 def model_path(spec: ModelSpec) -> Path:

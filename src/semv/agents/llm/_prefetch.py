@@ -30,7 +30,6 @@ from __future__ import annotations
 import concurrent.futures
 import json
 import logging
-import os
 import threading
 import time
 from collections.abc import Callable
@@ -57,6 +56,7 @@ from semv.agents.llm._requests import (
     target_of,
 )
 from semv.agents.llm._schemas import DecomposeAnswer, PlanAnswer
+from semv.config import environment_variable
 
 if TYPE_CHECKING:
     import httpx
@@ -88,13 +88,13 @@ def start_decompose(
     will certainly make it first (see the module's docstring), and with ``plans`` the plan
     requests its answer lets the run start; True when sent."""
     cfg = settings.llm
-    if os.environ.get("SEMV_LLM_PREFETCH", "1").strip() == "0":
+    if not settings.environment.llm_prefetch:
         return False
     if settings.agents.backend != "llm" or cfg.case_prompt_tokens is not None:
         return False
     if cfg.vision and any(a.loaded for a in case.media):
         return False
-    api_key = os.environ.get(cfg.api_key_env) or None
+    api_key = environment_variable(cfg.api_key_env)
     request = _request(settings, "decompose", decompose_user(case), DecomposeAnswer)
     if _cached(store, "decompose", request):
         return False  # the run takes the cached answer: nothing to send
