@@ -15,7 +15,13 @@ from semv.agents import ArgueInput, DecomposeInput
 from semv.agents.offline import OfflineAgents
 from semv.config import Settings
 from semv.dimensions import ClaimView, decompose_case
-from semv.dimensions._context import FEATURES, ContextModel, context_model, context_signals
+from semv.dimensions._context import (
+    FEATURES,
+    ContextModel,
+    context_model,
+    context_probability,
+    context_signals,
+)
 from semv.logistic import fit_logistic, fit_platt, platt
 from semv.model import (
     Case,
@@ -139,3 +145,55 @@ def test_platt_scaling_calibrates_an_overconfident_score() -> None:
     a, b = fit_platt(scores, labels)
     assert abs(platt(0.5, a, b) - 0.5) < 0.05
     assert 0.15 < platt(0.0, a, b) < 0.35 and 0.65 < platt(1.0, a, b) < 0.85
+
+
+def _caption(i: int, text: str) -> Evidence:
+    return Evidence(
+        id=f"ev:sup:{i}",
+        source="dataset",
+        source_type=SourceType.PRIOR_CAPTION,
+        modality=Modality.TEXT,
+        content=text,
+        reliability=0.7,
+        provenance=Provenance(producer=ProducerKind.DATASET, agent="test"),
+    )
+
+
+async def _argue_why(claim: str, captions: tuple[Evidence, ...]) -> list[tuple[Stance, str]]:
+    agents = OfflineAgents(Settings())
+    c = Case(id="case:1", claim=claim)
+    sub = (await agents.decompose(DecomposeInput(case=c, evidence=()))).subclaims["why"]
+    out = await agents.argue(
+        ArgueInput(case=c, subclaim=sub, evidence=captions, memory=MemoryView(subclaim=sub.id))
+    )
+    return [(d.stance, d.evidence[0]) for d in out.drafts]
+
+
+async def test_captions_of_the_same_media_are_read_as_one_body() -> None:
+    """Several captions of one media (a reverse search's) are not several independent tests of
+    the claim: the one closest to the claimed context speaks for them all."""
+    claim = "Crowds celebrate the championship in the Milan city centre."
+    unrelated = (
+        _caption(1, "A delivery truck is stuck on a snowy mountain road."),
+        _caption(2, "Photos of the week: storms, elections and a royal visit."),
+    )
+    restating = _caption(3, "Crowds celebrate the championship title in the Milan city centre.")
+    cfg = Settings().offline
+    p = {
+        ev.id: context_probability(
+            view(claim), ev.content, context_signals(view(claim), ev.content, cfg), cfg
+        )[0]
+        for ev in (*unrelated, restating)
+    }
+    assert p["ev:sup:1"] >= 0.5 and p["ev:sup:2"] >= 0.5 and p["ev:sup:3"] < 0.5
+    # each unrelated caption alone attacks
+    for ev in unrelated:
+        assert [s for s, _ in await _argue_why(claim, (ev,))] == [Stance.ATTACK]
+    # two unrelated captions: one attack, by the closer of the two
+    both = await _argue_why(claim, unrelated)
+    closer = min(unrelated, key=lambda e: (p[e.id], e.id)).id
+    assert both == [(Stance.ATTACK, closer)]
+    # a caption that restates the claimed context: no caption attacks
+    found = await _argue_why(claim, (*unrelated, restating))
+    assert Stance.ATTACK not in [s for s, _ in found]
+    assert all(ev == "ev:sup:3" for _, ev in found)

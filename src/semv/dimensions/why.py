@@ -8,7 +8,8 @@
   provenance) attacks; for a caption of the same media the caption-context model
   (``_context.py``: general signals — calibrated similarity, shared and unmatched entities,
   places, years, numbers, reported speech — combined by a logistic regression fitted on a
-  declared training set, ``make fit``) attacks when p(another context) reaches its threshold;
+  declared training set, ``make fit``) attacks when p(another context) reaches its threshold
+  (of several such captions only the closest to the claim argues: ``_closest_caption``);
   a text that shares named entities with the claim supports, unless the claim–evidence
   stance model (``_stance.py``, ``semv.nlp.stance``, fitted on AVeriTeC dev) finds that it
   refutes the claim (a debunking fact-check): then it attacks; text read in the media (OCR,
@@ -27,6 +28,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from semv.config import OfflineAgentConfig
 from semv.dimensions._common import (
     MAX_KEY_FACTS,
@@ -44,7 +47,12 @@ from semv.dimensions._common import (
     snippet,
     source_phrase,
 )
-from semv.dimensions._context import context_probability, context_signals
+from semv.dimensions._context import (
+    ContextModel,
+    ContextSignals,
+    context_probability,
+    context_signals,
+)
 from semv.dimensions._spec import CaseFacts, DimensionSpec, PlanSeed, ReportSection, Statement
 from semv.dimensions._stance import refutation
 from semv.model import (
@@ -120,13 +128,28 @@ def why_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[Fin
         )
     same_media = describes_same_media(ev)
     if same_media:
-        signals = context_signals(view, ev.content, cfg)
-        p, model, judged = context_probability(view, ev.content, signals, cfg)
+        reading = _caption_reading(view, ev, cfg)
+        signals, p, model = reading.signals, reading.p, reading.model
+        captions = _captions_of_the_media(view)
+        closest = _closest_caption(view, captions, cfg)
+        if closest is not None and closest.id != ev.id:
+            # The captions of the media are read as one body: the closest one to the claim
+            # speaks for them (below).
+            return []
         if p >= model.threshold:
             others = f"; it names {', '.join(signals.text_only[:3])}" if signals.text_only else ""
-            asked = f", local judge P(different) {judged:.2f}" if judged is not None else ""
+            asked = (
+                f", local judge P(different) {reading.judged:.2f}"
+                if reading.judged is not None
+                else ""
+            )
+            which = (
+                f"the closest to the claim of {len(captions)} captions of the same media, "
+                if len(captions) > 1
+                else "a caption of the same media that "
+            )
             text = (
-                f"{src} ({ev.id}) is a caption of the same media that describes another "
+                f"{src} ({ev.id}) is {which}describes another "
                 f"context: p = {p:.2f} ≥ {model.threshold:.2f} from similarity "
                 f"{signals.similarity:.2f}, {len(signals.shared)} shared name(s){others}{asked} "
                 f"(caption-context model, {model.provenance.get('training_set', 'fitted')}): "
@@ -179,6 +202,55 @@ def why_rule(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> list[Fin
         )
         return [Finding(Stance.ATTACK, text, (ev.id,), tuple(ev_entities[:3]))]
     return []
+
+
+@dataclass(frozen=True)
+class _CaptionReading:
+    """The caption-context model's reading of one caption of the same media."""
+
+    signals: ContextSignals
+    p: float
+    model: ContextModel
+    judged: float | None
+
+
+def _caption_reading(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> _CaptionReading:
+    """p(another context) of a caption of the same media, computed once per view."""
+    key = f"why:caption-context:{ev.id}:{cfg.context_model}:{cfg.judge}"
+    cached = view._cache.get(key)
+    if isinstance(cached, _CaptionReading):
+        return cached
+    signals = context_signals(view, ev.content, cfg)
+    p, model, judged = context_probability(view, ev.content, signals, cfg)
+    reading = _CaptionReading(signals, p, model, judged)
+    view._cache[key] = reading
+    return reading
+
+
+def _captions_of_the_media(view: ClaimView) -> list[Evidence]:
+    """The items ranked for the subclaim that the caption-context model reads: captions of the
+    same media with content and no recontextualization marker (a marker attacks on its own)."""
+    return [
+        e
+        for e in view.evidence
+        if describes_same_media(e) and e.content.strip() and recontext_marker(e.content) is None
+    ]
+
+
+def _closest_caption(
+    view: ClaimView, captions: list[Evidence], cfg: OfflineAgentConfig
+) -> Evidence | None:
+    """The caption of the same media closest to the claimed context (lowest p; ties by id).
+
+    A deviation from reading every caption as its own argument (docs/architecture.md,
+    "Captions of the same media"): the model was fitted on one caption per claim, and the
+    captions a reverse search returns are not independent tests of the claim; one caption that
+    describes the claimed context is enough to show that the media has been published with
+    it, and N unrelated ones must not add up to N attacks.
+    """
+    if len(captions) < 2:
+        return None
+    return min(captions, key=lambda e: (_caption_reading(view, e, cfg).p, e.id))
 
 
 CONTEXT_THRESHOLD = "context-threshold"
