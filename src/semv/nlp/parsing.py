@@ -12,20 +12,15 @@ call each. The annotations are the same either way (a batch does not change a te
 tags, parse, entities or tensor; ``tests/test_nlp_parsing.py``); a hint that is never parsed
 costs one batched parse and nothing else.
 
-Two things spaCy would do at load that parsing does not need are skipped (``_import_spacy``,
-``EXCLUDE``): importing ``spacy.cli`` (which ``import spacy`` does for ``spacy.info``, pulling in
-requests, weasel and typer's command machinery: ~0.2 s) and deserializing the package's
-tokenizer (~0.1 s): the English tokenizer is built from spaCy's language data when the
-pipeline is created, and the package's copy is the same one (byte for byte: same rules,
-special cases and patterns; ``tests/test_nlp_parsing.py`` checks it), so loading it replaced
-the special cases with themselves.
+The package's tokenizer is not deserialized (``EXCLUDE``, ~0.1 s): the English tokenizer is
+built from spaCy's language data when the pipeline is created, and the package's copy is the
+same one (byte for byte: same rules, special cases and patterns; ``tests/test_nlp_parsing.py``
+checks it), so loading it replaced the special cases with themselves.
 """
 
 from __future__ import annotations
 
-import sys
 import threading
-import types
 from collections import OrderedDict
 from collections.abc import Iterable
 from functools import lru_cache
@@ -74,41 +69,10 @@ def _nlp() -> Any:
     return _NLP
 
 
-_CLI = ("spacy.cli", "spacy.cli.info")
-
-
 def _import_spacy() -> Any:
-    """``import spacy`` without importing ``spacy.cli``: while spaCy imports, stand-ins answer
-    its one import of it (``from .cli.info import info``); they are removed once it is
-    imported, so a later ``import spacy.cli`` imports the real package, and ``spacy.info``
-    calls the real ``info``. Nothing that loads a pipeline or parses uses ``spacy.cli``."""
-    if "spacy" in sys.modules:
-        import spacy
+    import spacy
 
-        return spacy
-    package, module = (types.ModuleType(name) for name in _CLI)
-    package.__path__ = []
-    module.info = _info  # type: ignore[attr-defined]
-    package.info = module  # type: ignore[attr-defined]
-    stand_ins = dict(zip(_CLI, (package, module), strict=True))
-    added = [name for name in _CLI if name not in sys.modules]
-    sys.modules.update({name: stand_ins[name] for name in added})
-    try:
-        import spacy
-    finally:
-        for name in added:
-            if sys.modules.get(name) is stand_ins[name]:
-                del sys.modules[name]
-    if getattr(spacy, "cli", None) is package:
-        del spacy.cli  # type: ignore[attr-defined]
     return spacy
-
-
-def _info(*args: Any, **kwargs: Any) -> Any:
-    """``spacy.info``: the real one, imported when called."""
-    from spacy.cli.info import info
-
-    return info(*args, **kwargs)
 
 
 _OTHER: dict[str, Any] = {}

@@ -19,12 +19,9 @@ the extractors that need them, so an image-only case never loads the video or sp
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import contextvars
-import ctypes
 import functools
 import logging
-import sys
 import tempfile
 import threading
 from collections.abc import Callable, Sequence
@@ -184,7 +181,6 @@ async def perceive(ctx: StageContext, *, asset: Asset) -> MediaEvidence:
         return await asyncio.to_thread(extract_media, asset, ctx.settings)
     finally:
         _OCR_READ.set()  # no image was read (audio, unusable file): spaCy need not wait
-        _release_freed_memory()
 
 
 def start_early(
@@ -256,16 +252,6 @@ def _warm_up(asset: Asset) -> None:
             logger.debug("background warm-up failed", exc_info=True)
 
     threading.Thread(target=load, name="semv-warm-up", daemon=True).start()
-
-
-def _release_freed_memory() -> None:
-    """Hand the heap the extractors freed (decoded images, OCR's activations, forensic maps)
-    back to the system (glibc keeps freed blocks for reuse), so that the models the later
-    stages load do not stack on top of it in the process's peak RSS."""
-    if not sys.platform.startswith("linux"):
-        return
-    with contextlib.suppress(OSError, AttributeError):  # not glibc (musl): nothing to trim
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
 
 
 _TOOLS_LOCK = threading.Lock()
