@@ -36,12 +36,7 @@ lookup.
 
 from __future__ import annotations
 
-from semv._environment import (
-    Environment,
-    child_environment,
-    environment,
-    environment_variable,
-)
+from semv._environment import Environment, child_environment, environment, environment_variable
 from semv.config._evaluation import ContestConfig, EvalConfig
 from semv.config._evaluation import RemmdEvalConfig as RemmdEvalConfig
 from semv.config._export import ExportConfig
