@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-import semv.agents.llm._agents as llm_agents
+import semv.agents.llm._planning as llm_planning
 from semv._api import load_cases
 from semv.agents import Agents, EarlyCalls, EarlyStart
 from semv.agents.llm import LlmAgents
@@ -110,14 +110,14 @@ def test_plan_calls_do_not_wait_for_the_offline_extractors(
                     planned.set()
         return competent_script(role, body, n)
 
-    real = llm_agents.decompose_case
+    real = llm_planning.decompose_case
     waited: list[bool] = []
 
     def held(case: Case) -> Claims:
         waited.append(planned.wait(timeout=30))
         return real(case)
 
-    monkeypatch.setattr(llm_agents, "decompose_case", held)
+    monkeypatch.setattr(llm_planning, "decompose_case", held)
     with ScriptedServer(script, latency=0.05) as server:
         outcome = run(server.url, data_dir)
         roles = list(server.roles)
