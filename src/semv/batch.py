@@ -102,12 +102,16 @@ def _started(store: Store, run_id: str) -> dict[str, Any]:
     return next((e.payload for e in store.trace(run_id) if e.kind is TraceKind.RUN_STARTED), {})
 
 
-def _same_case(store: Store, record: RunRecord, case: Case) -> bool:
+def _recorded_case(store: Store, record: RunRecord) -> Case | None:
+    """The case ``record`` recorded, None when it died before it recorded one."""
     try:
-        bundle = Bundle.model_validate_json(store.node_value_json(record.run_id, "bundle"))
+        return Bundle.model_validate_json(store.node_value_json(record.run_id, "bundle")).case
     except Exception:  # no bundle node yet: the run died before it recorded its case
-        return False
-    return bundle.case == case
+        return None
+
+
+def _same_case(store: Store, record: RunRecord, case: Case) -> bool:
+    return _recorded_case(store, record) == case
 
 
 def _earlier(
@@ -137,12 +141,18 @@ def _earlier(
         ):
             return record, None
     for record in records:
-        if record.run_id in gone and _same_case(store, record, enforced):
-            try:
-                store.mark_interrupted(record.run_id)
-            except RunBusy:  # another worker or batch continues it
-                continue
-            return None, record.run_id
+        if record.run_id not in gone:
+            continue
+        recorded = _recorded_case(store, record)
+        if recorded is not None and recorded != enforced:
+            continue  # a run of another version of the case: not this batch's to close
+        try:
+            store.mark_interrupted(record.run_id)
+        except RunBusy:  # another worker or batch continues it
+            continue
+        # killed before it recorded its case, the run starts afresh and still says which
+        # interrupted run it continues
+        return None, record.run_id
     return None, None
 
 
