@@ -216,7 +216,7 @@ class _CaptionReading:
 
 def _caption_reading(view: ClaimView, ev: Evidence, cfg: OfflineAgentConfig) -> _CaptionReading:
     """p(another context) of a caption of the same media, computed once per view."""
-    key = f"why:caption-context:{ev.id}:{cfg.context_model}:{cfg.judge}"
+    key = f"why:caption-context:{ev.id}:{cfg.context_model}:{cfg.judge}:{cfg.judge_model}"
     cached = view._cache.get(key)
     if isinstance(cached, _CaptionReading):
         return cached
@@ -243,8 +243,8 @@ def _closest_caption(
     """The caption of the same media closest to the claimed context (lowest p; ties by id).
 
     A deviation from reading every caption as its own argument (docs/architecture.md,
-    "Captions of the same media"): the model was fitted on one caption per claim, and the
-    captions a reverse search returns are not independent tests of the claim; one caption that
+    "Directness"): the model was fitted on one caption per claim, and the captions a reverse
+    search returns are not independent tests of the claim; one caption that
     describes the claimed context is enough to show that the media has been published with
     it, and N unrelated ones must not add up to N attacks.
     """
