@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import yaml
-from PIL import Image, ImageDraw, ImageOps
+from PIL import Image, ImageDraw, ImageFont, ImageOps
 from typer.testing import CliRunner
 
 from semv.cli import app
@@ -186,3 +186,41 @@ def test_a_dated_match_still_attacks_when(tmp_path: Path) -> None:
         for a in by_dim["when"]["arguments"]
     )
     assert "matched: archive-shot.png<" in html or "matched: archive-shot.png</" in html
+
+
+def _face() -> Image.Image:
+    """A flat drawing: little texture of its own, so text laid over it weighs a lot."""
+    img = Image.new("RGB", (600, 600), (250, 200, 120))
+    d = ImageDraw.Draw(img)
+    d.ellipse((150, 120, 450, 470), fill=(240, 190, 150), outline=(60, 40, 20), width=6)
+    for x in (220, 330):
+        d.ellipse((x, 230, x + 50, 280), fill="white", outline="black", width=4)
+    d.arc((230, 320, 370, 410), 200, 340, fill=(120, 30, 30), width=8)
+    return img
+
+
+def _captioned(img: Image.Image, top: str, bottom: str | None = None) -> Image.Image:
+    out = img.copy()
+    d = ImageDraw.Draw(out)
+    font = ImageFont.load_default(size=44)
+    for y, text in ((20, top), (520, bottom)):
+        if text:
+            d.text(
+                (300, y),
+                text,
+                fill="white",
+                font=font,
+                anchor="ma",
+                stroke_width=3,
+                stroke_fill="black",
+            )
+    return out
+
+
+def test_text_laid_over_a_picture_leaves_it_the_same_picture_but_two_captions_do_not() -> None:
+    face = _face()
+    captioned = _captioned(face, "THEY SAID IT WOULD RAIN", "AND THEN IT SNOWED")
+    assert check_pair(captioned, face).holds(0.8, 0.5)
+    assert check_pair(face, captioned).holds(0.8, 0.5)
+    other = _captioned(face, "NOBODY EXPECTS MONDAY", "TO COME EVERY WEEK")
+    assert not check_pair(captioned, other).holds(0.8, 0.5)

@@ -139,8 +139,9 @@ class ReverseSearchConfig(_Section):
         0.80,
         ge=0.0,
         le=1.0,
-        description="Match verification: share of textured pixels of the aligned pair that must "
-        "agree (measured on the splits of benchmarks/match_verify.py; docs/evaluation.md).",
+        description="Match verification: share of one image's own textured pixels that must "
+        "agree once the pair is aligned (the larger of the two images' shares; measured on the "
+        "splits of benchmarks/match_verify.py; docs/evaluation.md).",
     )
     verify_min_overlap: float = Field(
         0.50,

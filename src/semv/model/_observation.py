@@ -298,8 +298,8 @@ class ReverseSearchMatch(ObservationBase):
     )
     verify_agreement: float | None = Field(
         None,
-        description="Match verification: share of textured pixels of the aligned pair that "
-        "agree (local index).",
+        description="Match verification: share of one image's own textured pixels that agree "
+        "once the pair is aligned, the larger of the two images' shares (local index).",
     )
     verify_min_agreement: float | None = Field(
         None, description="The agreement at or above which a candidate is a verified match."

@@ -9,10 +9,15 @@ comparing their pixels:
 2. A similarity transform (rotation, scale, translation) from query to candidate is estimated
    from ORB correspondences (ratio test, RANSAC), for the query as it is and mirrored; the
    whole-frame mapping (a resized copy, as it is and mirrored) is always tried too.
-3. Under each transform the query is warped onto the candidate, gain and offset are matched
-   over the overlap, and the *agreement* is the share of textured overlap pixels (gradient
-   above ``_TEXTURE`` in either image) whose grey values differ by less than ``_TOLERANCE``
-   after a light blur. Flat areas (sky, a white page) carry no evidence and are not counted.
+3. Under each transform the query is warped onto the candidate, as it is and with gain and
+   offset matched over the overlap (a tone change; text laid over a flat picture skews that
+   match, so the untouched tones are tried too). For each picture, the share of *its own*
+   textured overlap pixels (gradient above ``_TEXTURE``) whose grey values differ by less than
+   ``_TOLERANCE`` after a light blur is taken; the *agreement* is the larger of the two shares.
+   Flat areas (sky, a white page) carry no evidence and are not counted. Text laid over a
+   picture (a caption band, a few words) adds texture to one picture only: the other picture's
+   texture still agrees, except where the text covers it. Two memes of one template carry
+   different text on both sides, so neither side's texture agrees where the captions are.
 4. The best transform wins. The pair is the same picture when the agreement is at least
    ``reverse_search.verify_min_agreement`` and the overlap covers at least
    ``reverse_search.verify_min_overlap`` of the smaller picture's footprint.
@@ -56,7 +61,8 @@ class PairCheck:
     """How well the query, aligned onto the candidate, agrees with it."""
 
     agreement: float
-    """Share of textured overlap pixels that agree (0..1)."""
+    """Share of one picture's own textured overlap pixels that agree, the larger of the two
+    pictures' shares (0..1)."""
     overlap: float
     """Overlap area / the smaller of the two footprints (0..1)."""
     mirrored: bool
@@ -153,12 +159,16 @@ def _agreement(
     warped = _blur(warped)
     q_vals, c_vals = warped[mask], cand[mask]
     q_std, c_std = float(q_vals.std()), float(c_vals.std())
+    tones = [warped]
     if q_std > 1e-3 and c_std > 1e-3:
-        warped = (warped - float(q_vals.mean())) * (c_std / q_std) + float(c_vals.mean())
-    textured = (cand_texture | _texture(warped)) & mask
-    counted = textured if textured.sum() >= _MIN_TEXTURED * area else mask
-    agree = np.abs(warped - cand) < _TOLERANCE
-    return float((agree & counted).sum()) / max(1.0, float(counted.sum())), min(1.0, overlap)
+        tones.append((warped - float(q_vals.mean())) * (c_std / q_std) + float(c_vals.mean()))
+    own = 0.0
+    for toned in tones:
+        agree = np.abs(toned - cand) < _TOLERANCE
+        for textured in (cand_texture & mask, _texture(toned) & mask):
+            counted = textured if textured.sum() >= _MIN_TEXTURED * area else mask
+            own = max(own, float((agree & counted).sum()) / max(1.0, float(counted.sum())))
+    return own, min(1.0, overlap)
 
 
 @dataclass(frozen=True)

@@ -527,7 +527,7 @@ def _evidence(
         )
     method += (
         "; verified by alignment and pixel agreement "
-        f"(≥ {cfg.verify_min_agreement:.2f} of textured pixels, overlap ≥ "
+        f"(≥ {cfg.verify_min_agreement:.2f} of one image's textured pixels, overlap ≥ "
         f"{cfg.verify_min_overlap:.2f})"
     )
     check = match.check
@@ -538,9 +538,10 @@ def _evidence(
     if check is not None:
         x, y, w, h = check.region
         text += (
-            f"; verified: {check.agreement:.2f} of textured pixels agree after alignment "
-            f"(≥ {cfg.verify_min_agreement:.2f}); this image covers ({x}, {y}, {w}×{h}) of it "
-            f"at scale {check.scale:.2f}" + (", mirrored" if check.mirrored else "")
+            f"; verified: {check.agreement:.2f} of one image's textured pixels agree after "
+            f"alignment (≥ {cfg.verify_min_agreement:.2f}); this image covers "
+            f"({x}, {y}, {w}×{h}) of it at scale {check.scale:.2f}"
+            + (", mirrored" if check.mirrored else "")
         )
     parts = []
     if image.first_seen:
