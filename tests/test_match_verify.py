@@ -224,3 +224,17 @@ def test_text_laid_over_a_picture_leaves_it_the_same_picture_but_two_captions_do
     assert check_pair(face, captioned).holds(0.8, 0.5)
     other = _captioned(face, "NOBODY EXPECTS MONDAY", "TO COME EVERY WEEK")
     assert not check_pair(captioned, other).holds(0.8, 0.5)
+
+
+def test_a_crop_of_a_thumbnail_is_found(tmp_path: Path) -> None:
+    """ORB finds no keypoint in a 100×75 thumbnail or a crop of it at its own size; both are
+    enlarged before ORB, so the crop (which pHash does not find) is proposed and verified."""
+    thumb = _photo().resize((100, 75), Image.Resampling.LANCZOS)
+    index = _index(tmp_path, {"thumb.png": thumb, "chat.png": _chat(3)}, {})
+    store = IndexStore(index)
+    try:
+        (match,) = find_matches(thumb.crop((8, 6, 88, 66)), store, ReverseSearchConfig())
+    finally:
+        store.close()
+    assert Path(match.image.path).name == "thumb.png"
+    assert match.method == "orb" and match.check is not None

@@ -81,6 +81,16 @@ _DECODE_ERRORS: Final = (
 """What Pillow raises for unreadable, truncated or oversized images (bombs stay refused)."""
 _RANSAC_PX: Final = 5.0
 """RANSAC reprojection threshold (pixels) of the crop homography."""
+_ORB_MIN_SIDE: Final = 320
+"""Smaller pictures are enlarged to this longer side before ORB: its 31-pixel patches and edge
+border find no keypoint in a 100×75 thumbnail or a crop of it."""
+_NEIGHBOURS: Final = 4
+"""Indexed descriptors looked up per query descriptor (the ratio test reads the first two)."""
+_AMBIGUOUS_MAX_BITS: Final = 64
+"""A descriptor the ratio test finds ambiguous still votes for every owner among its
+neighbours this close (Hamming bits of 256) and as close as the best one within the ratio:
+near-identical indexed pictures (memes of one template) make every shared keypoint ambiguous,
+and only their differences would vote otherwise."""
 
 
 # ---- features ----------------------------------------------------------------------------
@@ -96,15 +106,21 @@ def phash_hex(img: Image.Image) -> str:
 def orb_features(
     img: Image.Image, n_features: int
 ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.uint8]]:
-    """ORB keypoint positions (n, 2) and descriptors (n, 32) of the grey image."""
+    """ORB keypoint positions (n, 2, in ``img``'s pixels) and descriptors (n, 32) of the grey
+    image, enlarged first when its longer side is under ``_ORB_MIN_SIDE``."""
     import cv2
 
-    grey = np.asarray(img.convert("L"), dtype=np.uint8)
+    grey_img = img.convert("L")
+    factor = max(1.0, _ORB_MIN_SIDE / max(1, max(grey_img.size)))
+    if factor > 1.0:
+        size = (round(grey_img.width * factor), round(grey_img.height * factor))
+        grey_img = grey_img.resize(size, Image.Resampling.BILINEAR)
+    grey = np.asarray(grey_img, dtype=np.uint8)
     orb = cv2.ORB.create(nfeatures=min(n_features, 1 << 12))
     keypoints, descriptors = orb.detectAndCompute(grey, None)
     if descriptors is None or not keypoints:
         return np.zeros((0, 2), np.float32), np.zeros((0, 32), np.uint8)
-    points = np.array([kp.pt for kp in keypoints], dtype=np.float32)
+    points = np.array([kp.pt for kp in keypoints], dtype=np.float32) / np.float32(factor)
     return points, np.ascontiguousarray(descriptors, dtype=np.uint8)
 
 
@@ -401,22 +417,48 @@ def _orb_matches(
     points, desc = orb_features(img, cfg.orb_features)
     if len(desc) < cfg.orb_min_inliers:
         return []
-    distances, ids = orb_index.search(desc, 2)
+    distances, ids = orb_index.search(desc, min(_NEIGHBOURS, orb_index.ntotal))
     pairs: dict[int, list[tuple[int, int]]] = {}
+    distinctive: Counter[int] = Counter()
     for q, (d, i) in enumerate(zip(distances.tolist(), ids.tolist(), strict=True)):
-        if i[0] < 0 or (i[1] >= 0 and d[0] >= cfg.orb_ratio * d[1]):
+        if i[0] < 0:
             continue
-        owner, keypoint = i[0] >> KEYPOINT_BITS, i[0] & ((1 << KEYPOINT_BITS) - 1)
-        if owner not in seen:
-            pairs.setdefault(owner, []).append((q, keypoint))
-    votes = Counter({owner: len(p) for owner, p in pairs.items()})
+        if len(i) < 2 or i[1] < 0 or d[0] < cfg.orb_ratio * d[1]:
+            chosen = [i[0]]  # distinctive: the best neighbour only
+            distinctive[i[0] >> KEYPOINT_BITS] += 1
+        elif d[0] <= _AMBIGUOUS_MAX_BITS:
+            chosen = [
+                n for n, dn in zip(i, d, strict=True) if n >= 0 and cfg.orb_ratio * dn <= d[0]
+            ]
+        else:
+            continue
+        voted: set[int] = set()
+        for neighbour in chosen:
+            owner, keypoint = neighbour >> KEYPOINT_BITS, neighbour & ((1 << KEYPOINT_BITS) - 1)
+            if owner not in seen and owner not in voted:
+                voted.add(owner)
+                pairs.setdefault(owner, []).append((q, keypoint))
+    # Owners with the most distinctive votes first (ambiguous votes tie among near-identical
+    # pictures, and the index returns ties in id order), then the most votes.
+    ranked = sorted(pairs, key=lambda owner: (-distinctive[owner], -len(pairs[owner]), owner))
     found: list[Match] = []
-    for owner, count in votes.most_common(cfg.orb_candidates):
+    matcher = cv2.BFMatcher(cv2.NORM_HAMMING)
+    for owner in ranked[: cfg.orb_candidates]:
+        # The candidate's own descriptors, matched with the ratio test inside that picture:
+        # its keypoints shared with near-identical pictures count again.
+        kps, owner_desc = store.features(owner)
+        if len(owner_desc) < 2:
+            continue
+        good = [
+            m[0]
+            for m in matcher.knnMatch(desc, owner_desc, k=2)
+            if len(m) == 2 and m[0].distance < cfg.orb_ratio * m[1].distance
+        ]
+        count = len(good)
         if count < cfg.orb_min_inliers:
-            break
-        kps, _ = store.features(owner)
-        src = np.array([points[q] for q, _ in pairs[owner]], dtype=np.float32)
-        dst = np.array([kps[k] for _, k in pairs[owner]], dtype=np.float32)
+            continue
+        src = np.array([points[m.queryIdx] for m in good], dtype=np.float32)
+        dst = np.array([kps[m.trainIdx] for m in good], dtype=np.float32)
         _, mask = cv2.findHomography(src, dst, cv2.RANSAC, _RANSAC_PX)
         inliers = int(mask.sum()) if mask is not None else 0
         ratio = inliers / count
