@@ -199,31 +199,24 @@ def _face() -> Image.Image:
     return img
 
 
-def _captioned(img: Image.Image, top: str, bottom: str | None = None) -> Image.Image:
+def _captioned(img: Image.Image, top: str, bottom: str) -> Image.Image:
     out = img.copy()
     d = ImageDraw.Draw(out)
     font = ImageFont.load_default(size=44)
     for y, text in ((20, top), (520, bottom)):
-        if text:
-            d.text(
-                (300, y),
-                text,
-                fill="white",
-                font=font,
-                anchor="ma",
-                stroke_width=3,
-                stroke_fill="black",
-            )
+        d.text((300, y), text, "white", font, anchor="ma", stroke_width=3, stroke_fill="black")
     return out
 
 
 def test_text_laid_over_a_picture_leaves_it_the_same_picture_but_two_captions_do_not() -> None:
+    cfg = ReverseSearchConfig()
+    limits = (cfg.verify_min_agreement, cfg.verify_min_overlap)
     face = _face()
     captioned = _captioned(face, "THEY SAID IT WOULD RAIN", "AND THEN IT SNOWED")
-    assert check_pair(captioned, face).holds(0.8, 0.5)
-    assert check_pair(face, captioned).holds(0.8, 0.5)
+    assert check_pair(captioned, face).holds(*limits)
+    assert check_pair(face, captioned).holds(*limits)
     other = _captioned(face, "NOBODY EXPECTS MONDAY", "TO COME EVERY WEEK")
-    assert not check_pair(captioned, other).holds(0.8, 0.5)
+    assert not check_pair(captioned, other).holds(*limits)
 
 
 def test_a_crop_of_a_thumbnail_is_found(tmp_path: Path) -> None:

@@ -418,9 +418,10 @@ def _orb_matches(
     if len(desc) < cfg.orb_min_inliers:
         return []
     distances, ids = orb_index.search(desc, min(_NEIGHBOURS, orb_index.ntotal))
-    pairs: dict[int, list[tuple[int, int]]] = {}
+    # Votes only rank the candidates; each is matched again below with its own descriptors.
+    votes: Counter[int] = Counter()
     distinctive: Counter[int] = Counter()
-    for q, (d, i) in enumerate(zip(distances.tolist(), ids.tolist(), strict=True)):
+    for d, i in zip(distances.tolist(), ids.tolist(), strict=True):
         if i[0] < 0:
             continue
         if len(i) < 2 or i[1] < 0 or d[0] < cfg.orb_ratio * d[1]:
@@ -432,15 +433,10 @@ def _orb_matches(
             ]
         else:
             continue
-        voted: set[int] = set()
-        for neighbour in chosen:
-            owner, keypoint = neighbour >> KEYPOINT_BITS, neighbour & ((1 << KEYPOINT_BITS) - 1)
-            if owner not in seen and owner not in voted:
-                voted.add(owner)
-                pairs.setdefault(owner, []).append((q, keypoint))
+        votes.update({n >> KEYPOINT_BITS for n in chosen} - seen)
     # Owners with the most distinctive votes first (ambiguous votes tie among near-identical
     # pictures, and the index returns ties in id order), then the most votes.
-    ranked = sorted(pairs, key=lambda owner: (-distinctive[owner], -len(pairs[owner]), owner))
+    ranked = sorted(votes, key=lambda owner: (-distinctive[owner], -votes[owner], owner))
     found: list[Match] = []
     matcher = cv2.BFMatcher(cv2.NORM_HAMMING)
     for owner in ranked[: cfg.orb_candidates]:
