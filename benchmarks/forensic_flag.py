@@ -21,7 +21,8 @@ The flag is ``forensic-anomaly``: the calibrated manipulation probability of the
   report split.
 - **Copy-move**: how many images of each set carry a *verified* cloned region.
 
-Probabilities are cached per image (name and SHA-256 of the pixels) in the temp folder.
+Probabilities are cached per image (the model file's hash, the name and SHA-256 of the pixels)
+in the temp folder.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from rich.table import Table
 from semv.config import ForensicsConfig
 from semv.eval import auroc
 from semv.eval.forensic_corpus import corpus, split_of
+from semv.perception._signal_versions import model_fingerprint
 from semv.perception.manipulation import forensic_signals, jpeg_params, load_model
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -80,6 +82,8 @@ class Scorer:
         if model is None:
             raise SystemExit("no shipped forensic model")
         self.model = model
+        self.fingerprint = model_fingerprint()
+        """The model's version and file hash: a refit (same version) never reuses a score."""
         self.cfg = ForensicsConfig()
         self.cache: dict[str, list[float]] = (
             json.loads(CACHE.read_text()) if CACHE.is_file() else {}
@@ -88,7 +92,7 @@ class Scorer:
     def __call__(
         self, name: str, img: Image.Image, quality: int | None, q_luma: tuple[int, ...] | None
     ) -> tuple[float, bool]:
-        key = f"{self.model.version}:{name}:{hashlib.sha256(img.tobytes()).hexdigest()[:16]}"
+        key = f"{self.fingerprint}:{name}:{hashlib.sha256(img.tobytes()).hexdigest()[:16]}"
         if key not in self.cache:
             features = tuple(sorted({*self.model.used, "copy_move"}))
             sig = forensic_signals(img, self.cfg, quality=quality, q_luma=q_luma, features=features)

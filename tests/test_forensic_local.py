@@ -88,6 +88,25 @@ def test_region_contrast_finds_the_deviating_window_and_ignores_a_global_gain() 
     assert region_contrast(np.ones((2, 2))).score == 0.0
 
 
+def test_a_flat_graphic_whose_cells_are_mostly_equal_gets_a_finite_contrast() -> None:
+    # 60 % of the cells share one value (a flat background): the MAD is 0, and dividing by it
+    # turned any other cell into a z of millions (a news graphic scored p = 1.0)
+    rng = np.random.default_rng(1)
+    cells = rng.normal(0.0, 5.0, size=(12, 16))
+    flat = rng.random(cells.shape) < 0.6
+    cells[flat] = -1.0
+    found = region_contrast(cells, side="high")
+    deviation = np.abs(cells - np.median(cells))
+    assert np.median(deviation) == 0.0
+    assert 0.0 < found.score < 10.0
+    # a real region on the same background still stands out
+    cells[4:7, 8:11] = 40.0
+    assert region_contrast(cells, side="high").cell == (4, 8)
+    assert region_contrast(cells, side="high").score > 2 * found.score
+    # all cells equal: nothing departs
+    assert region_contrast(np.full((6, 6), 3.0)).score == 0.0
+
+
 # ---- noise level -------------------------------------------------------------------------------
 
 

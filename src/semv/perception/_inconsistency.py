@@ -5,7 +5,10 @@ rest of the image; a global operation (re-saving, resizing the whole photo) chan
 alike. So the signals of ``_noise_local``, ``_bag`` and ``_cfa`` are not the statistic itself but
 its most deviating ``k × k``-cell window measured in robust standard deviations of the image's
 own cells (median and 1.4826 · MAD; Rousseeuw & Croux 1993), which is invariant to any global
-affine change of the statistic. Pure numpy/OpenCV.
+affine change of the statistic. When half the cells or more share one value (a flat graphic: its
+cells are identical), the MAD is 0 and would make every other cell a near-infinite z; the spread
+is then 1.2533 · the mean absolute deviation from the median, as the modified z-score does
+(Iglewicz & Hoaglin 1993). Pure numpy/OpenCV.
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ import numpy.typing as npt
 __all__ = ["Region", "region_contrast"]
 
 _MAD_TO_SIGMA: Final = 1.4826
+_MEANAD_TO_SIGMA: Final = 1.2533
+"""σ / mean absolute deviation of a normal sample (√(π/2)): the spread when the MAD is 0."""
 _MIN_CELLS: Final = 9
 
 
@@ -40,16 +45,20 @@ def region_contrast(
     valid: npt.NDArray[np.bool_] | None = None,
     side: Literal["high", "low", "both"] = "both",
 ) -> Region:
-    """The ``window × window`` mean of z = (v − median) / (1.4826 · MAD) over the cells of
-    ``values`` (only ``valid`` cells enter the median, the MAD and the window mean), maximised
-    over windows: of z (``high``), of −z (``low``) or of |window mean| (``both``). A score of
-    0 when fewer than 9 cells are valid."""
+    """The ``window × window`` mean of z = (v − median) / spread over the cells of ``values``
+    (only ``valid`` cells enter the median, the spread and the window mean), maximised over
+    windows: of z (``high``), of −z (``low``) or of |window mean| (``both``). The spread is
+    1.4826 · MAD, or 1.2533 · the mean absolute deviation when the MAD is 0 (module docstring).
+    A score of 0 when fewer than 9 cells are valid."""
     v = np.asarray(values, dtype=np.float64)
     ok = np.isfinite(v) if valid is None else (np.asarray(valid, dtype=bool) & np.isfinite(v))
     if int(ok.sum()) < _MIN_CELLS:
         return Region(0.0, (0, 0), 0)
     med = float(np.median(v[ok]))
-    mad = float(np.median(np.abs(v[ok] - med))) * _MAD_TO_SIGMA
+    deviation = np.abs(v[ok] - med)
+    mad = float(np.median(deviation)) * _MAD_TO_SIGMA
+    if mad == 0.0:
+        mad = float(np.mean(deviation)) * _MEANAD_TO_SIGMA
     spread = max(mad, 1e-6 * max(abs(med), 1.0), 1e-12)
     z = np.where(ok, (v - med) / spread, 0.0).astype(np.float32)
     k = max(1, min(window, v.shape[0], v.shape[1]))
