@@ -336,6 +336,59 @@ def test_the_schema_sent_bounds_strings_so_a_repeating_model_must_close_them() -
     assert answer.checks == [long_check]
 
 
+ROLE_ANSWERS = {  # the answer each role's request asks for (the agents' ``answer=`` arguments)
+    "decompose": "DecomposeAnswer",
+    "plan": "PlanAnswer",
+    "argue": "BatchedArgueAnswer",  # llm.batch_argue (the default); one side: ArgueAnswer
+    "verify": "VerifyAnswer",
+    "escalate": "VerifyAnswer",
+    "judge_clash": "JudgeAnswer",
+    "describe": "DescribeAnswer",
+    "reflect": "ReflectAnswer",
+}
+
+
+@pytest.mark.parametrize("role", sorted(ROLE_ANSWERS))
+def test_the_longest_answer_a_role_schema_allows_fits_its_token_budget(role: str) -> None:
+    """A 1.5B model's batched argue answer ran past its 448-token budget (``Unterminated
+    string``), twice, and the role fell back to the offline rules: the schema allowed 8
+    arguments of ~750 characters. Every list and string of what a role may answer is bounded,
+    and its longest compact JSON fits the role's budget at the configured characters per
+    token."""
+    from semv.agents.llm import _schemas
+    from semv.agents.llm._requests import sent_schema, target_of, worst_case_chars
+
+    cfg = LlmConfig()
+    answer = getattr(_schemas, ROLE_ANSWERS[role])
+    longest = worst_case_chars(sent_schema(cfg, answer))
+    assert longest != float("inf"), f"{role}: a list or string of its answer is unbounded"
+    assert longest <= target_of(cfg, role).max_tokens * cfg.chars_per_token
+    assert worst_case_chars(sent_schema(cfg, _schemas.ArgueAnswer)) <= (
+        target_of(cfg, "argue").max_tokens * cfg.chars_per_token
+    )
+
+
+def test_worst_case_chars_is_the_length_of_the_longest_answer() -> None:
+    from semv.agents.llm._requests import worst_case_chars
+
+    schema = {
+        "type": "object",
+        "properties": {
+            "why": {"type": "string", "maxLength": 5},
+            "tags": {"type": "array", "maxItems": 2, "items": {"type": "string", "maxLength": 3}},
+            "kind": {"enum": ["sup", "attack"]},
+            "ok": {"type": "boolean"},
+        },
+    }
+    longest = json.dumps(
+        {"why": "x" * 5, "tags": ["abc", "abc"], "kind": "attack", "ok": False},
+        separators=(",", ":"),
+    )
+    assert worst_case_chars(schema) == len(longest)
+    schema["properties"]["tags"].pop("maxItems")
+    assert worst_case_chars(schema) == float("inf")
+
+
 def test_eval_cost_columns_carry_tokens_per_role_and_the_price() -> None:
     from semv.eval._cost import cost_summary, role_table
     from semv.eval._runner import cost_columns

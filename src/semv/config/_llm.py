@@ -51,7 +51,7 @@ class LlmConfig(_Section):
     model: str = Field("qwen2.5-coder-0.5b-instruct", description="Model name sent to the server.")
     api_key_env: str = Field("SEMV_LLM_API_KEY", description="Environment variable of the key.")
     temperature: float = Field(0.0, ge=0.0, le=2.0, description="Sampling temperature.")
-    max_tokens: int = Field(768, ge=1, description="Completion token limit per call.")
+    max_tokens: int = Field(1024, ge=1, description="Completion token limit per call.")
     seed: int | None = Field(0, description="Sampling seed sent to servers that accept one.")
     response_format: str = Field(
         "json_schema",
@@ -142,7 +142,12 @@ class LlmConfig(_Section):
         description="Per model name: price per million prompt and completion tokens.",
     )
     currency: str = Field("USD", description="The currency of ``prices``.")
-    max_arguments: int = Field(4, ge=1, description="Arguments per side and subclaim.")
+    max_arguments: int = Field(
+        2,
+        ge=1,
+        description="Arguments per side and subclaim (the longest batched answer of 2 per side "
+        "fits the argue budget; 4 per side would need ~2,000 tokens a call).",
+    )
     escalate_model: str | None = Field(
         None,
         description="Stronger verifier for uncertain subclaims (A-QBAF MV2026 §2.6.3; the "
@@ -156,18 +161,19 @@ class LlmConfig(_Section):
     )
     role_max_tokens: dict[str, int] = Field(
         default_factory=lambda: {
-            "decompose": 640,
-            "plan": 384,
-            "argue": 448,
-            "verify": 256,
-            "escalate": 256,
+            "decompose": 992,
+            "plan": 544,
+            "argue": 1024,
+            "verify": 320,
+            "escalate": 320,
             "judge_clash": 160,
-            "describe": 256,
-            "reflect": 384,
+            "describe": 384,
+            "reflect": 544,
         },
         description="Completion-token budget of each role, at most max_tokens (a "
         "``roles.<role>.max_tokens`` overrides both; a role not named here has max_tokens): "
-        "each answer's schema needs no more, and the budget sets the request's time-out.",
+        "the longest answer its bounded schema allows at chars_per_token, so a valid answer "
+        "is never cut; the budget sets the request's time-out.",
     )
 
 

@@ -36,9 +36,11 @@ __all__ = [
     "parse_answer",
     "plan_user",
     "response_key",
+    "sent_schema",
     "string_bounds",
     "system_message",
     "target_of",
+    "worst_case_chars",
 ]
 
 _A = TypeVar("_A", bound=BaseModel)
@@ -97,19 +99,24 @@ def target_of(cfg: LlmConfig, role: str) -> Target:
 
 def list_bounds(cfg: LlmConfig, answer: type[BaseModel]) -> dict[str, int]:
     """``maxItems`` of the answer's lists in the schema sent to the server: a grammar-
-    constrained small model cannot loop on a list past what the backend keeps anyway."""
+    constrained small model cannot loop on a list past what the backend keeps anyway, and
+    the longest answer the schema allows fits the role's token budget (``worst_case_chars``)."""
     n = cfg.max_arguments
     return {
         "arguments": 2 * n if answer is BatchedArgueAnswer else n,
+        "results": 2 * n,  # a subclaim's debate drafts, verified in one call
         "subclaims": len(Dimension),
-        "evidence": 4,
-        "key_facts": 4,
-        "queries": 4,
-        "questions": 4,
-        "checks": 4,
-        "source_types": 4,
-        "visible_text": 8,
-        "objects": 8,
+        "lessons": 3,
+        "evidence": 3,
+        "key_facts": 3,
+        "queries": 3,
+        "questions": 3,
+        "checks": 3,
+        "source_types": 3,
+        "memory_used": 3,
+        "grounding": 3,
+        "visible_text": 6,
+        "objects": 6,
     }
 
 
@@ -119,25 +126,76 @@ def string_bounds() -> dict[str, int]:
     repeating itself at temperature 0 must close the string by then, so its answer ends
     inside the role's token budget instead of being cut mid-string (unusable twice, then the
     offline fallback). A server that ignores the schema is not held to it, and validation
-    does not check it."""
-    sentence, phrase = 300, 120
+    does not check it. Sentences get room for the one or two the prompts ask for; ids
+    (``ev:retrieved:<16 hex>``, memory ids) and phrases less."""
     return {
-        "statement": sentence,
-        "questions": sentence,
-        "checks": sentence,
-        "text": sentence,
-        "reason": sentence,
-        "description": sentence,
-        "key_facts": phrase,
-        "claim_type": phrase,
-        "queries": phrase,
-        "source_types": phrase,
-        "memory_used": phrase,
-        "evidence": phrase,
-        "grounding": phrase,
-        "visible_text": phrase,
-        "objects": phrase,
+        "description": 300,
+        "text": 200,
+        "statement": 160,
+        "questions": 160,
+        "checks": 160,
+        "reason": 160,
+        "key_facts": 80,
+        "evidence": 80,
+        "grounding": 80,
+        "visible_text": 80,
+        "queries": 60,
+        "memory_used": 60,
+        "claim_type": 40,
+        "source_types": 40,
+        "objects": 40,
     }
+
+
+_NUMBER_CHARS = 24
+"""The longest JSON number a grammar-constrained answer writes (``-0.12345678901234567e-10``)."""
+
+
+def worst_case_chars(schema: dict[str, Any]) -> float:
+    """The longest compact JSON text the bounded ``schema`` allows, in characters (``inf`` if
+    a list or string is unbounded): every list full, every string at its ``maxLength``, every
+    enum at its longest value. Escapes (``\\n`` for one character) and the grammar's optional
+    whitespace are not counted. The role's completion budget must hold it
+    (``tests/test_llm_budget.py``), or a valid answer is cut mid-way and falls back."""
+    defs: dict[str, Any] = schema.get("$defs", {})
+
+    def longest(node: Any) -> float:
+        if isinstance(node, dict) and isinstance(node.get("$ref"), str):
+            node = defs.get(node["$ref"].removeprefix("#/$defs/"), {})
+        if not isinstance(node, dict):
+            return float("inf")
+        if "enum" in node:
+            return float(max(len(json.dumps(v)) for v in node["enum"]))
+        if "const" in node:
+            return float(len(json.dumps(node["const"])))
+        if "anyOf" in node:
+            return max(longest(n) for n in node["anyOf"])
+        kind = node.get("type")
+        if kind == "object":
+            fields = node.get("properties", {})
+            inner = sum(len(json.dumps(k)) + 1 + longest(v) for k, v in fields.items())
+            return 2 + inner + max(len(fields) - 1, 0)
+        if kind == "array":
+            if "maxItems" not in node:
+                return float("inf")
+            items = int(node["maxItems"])
+            return 2 + items * longest(node.get("items", {})) + max(items - 1, 0)
+        if kind == "string":
+            return 2 + float(node.get("maxLength", float("inf")))
+        if kind in ("integer", "number"):
+            return float(_NUMBER_CHARS)
+        if kind == "boolean":
+            return 5.0
+        if kind == "null":
+            return 4.0
+        return float("inf")
+
+    return longest(schema)
+
+
+def sent_schema(cfg: LlmConfig, answer: type[BaseModel]) -> dict[str, Any]:
+    """The answer's schema as a request sends it: with the backend's list and string bounds."""
+    return bounded_schema(answer.model_json_schema(), list_bounds(cfg, answer), string_bounds())
 
 
 def system_message(role: str, answer: type[BaseModel], duty: str | None = None) -> dict[str, Any]:
@@ -159,9 +217,7 @@ def chat_request(
         max_tokens=target.max_tokens,
         seed=cfg.seed,
         schema_name=answer.__name__,
-        schema=bounded_schema(
-            answer.model_json_schema(), list_bounds(cfg, answer), string_bounds()
-        ),
+        schema=sent_schema(cfg, answer),
     )
 
 
