@@ -9,6 +9,9 @@ import asyncio
 import hashlib
 import json
 import math
+import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -21,7 +24,14 @@ from semv.agents import ArgueInput, DecomposeInput
 from semv.agents.backends import local_settings, probe_llm, with_llm_overrides
 from semv.agents.llm import ChatRequest, LlmClient, LlmUnavailable
 from semv.agents.llm._judge import CaptionJudge, answer_probability, judge_messages
-from semv.agents.llm._local import LOCAL_URL, LocalTransport, model_threads
+from semv.agents.llm._local import (
+    LOCAL_URL,
+    LocalTransport,
+    busy_cores,
+    busy_elsewhere,
+    cpu_ticks,
+    model_threads,
+)
 from semv.agents.llm._models import MODELS, ModelMissing, ModelSpec, assemble, checked_model
 from semv.agents.llm._requests import target_of
 from semv.agents.offline import OfflineAgents
@@ -327,6 +337,36 @@ def test_the_model_takes_the_idle_cores() -> None:
     assert model_threads(None, cores=2, load=1.2) == 1
     assert model_threads(None, cores=2, load=15.0) == 1
     assert model_threads(None, cores=8, load=2.6) == 5
+
+
+def test_busy_cores_count_other_processes_only() -> None:
+    # 100 ticks a second: 50 busy ticks of the machine in 0.25 s is two cores, less our own 25
+    assert busy_cores((1000, 10), (1050, 35), 0.25, 100) == pytest.approx(1.0)
+    assert busy_cores((1000, 10), (1050, 60), 0.25, 100) == 0.0  # all of it was ours
+    assert busy_cores((1000, 10), (1000, 10), 0.25, 100) == 0.0
+
+
+@pytest.mark.skipif(not Path("/proc/stat").exists(), reason="needs /proc")
+def test_a_process_spinning_elsewhere_is_seen_busy_and_our_own_work_is_not() -> None:
+    spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        time.sleep(0.3)  # the interpreter has started and spins
+        assert busy_elsewhere() >= 0.5
+    finally:
+        spinner.kill()
+        spinner.wait()
+
+
+@pytest.mark.skipif(not Path("/proc/stat").exists(), reason="needs /proc")
+def test_our_own_ticks_are_the_cpu_time_this_process_spent() -> None:
+    # what busy_elsewhere subtracts is this process's CPU time, all threads
+    ticks = os.sysconf("SC_CLK_TCK")
+    before, cpu_before = cpu_ticks()[1], time.process_time()
+    end = time.monotonic() + 0.3
+    while time.monotonic() < end:
+        pass
+    spent = time.process_time() - cpu_before
+    assert (cpu_ticks()[1] - before) / ticks == pytest.approx(spent, abs=0.05)
 
 
 # ---- the judge's contract ----------------------------------------------------------------------

@@ -193,7 +193,7 @@ class LocalConfig(_Section):
     threads: int | None = Field(
         None,
         ge=1,
-        description="CPU threads of the model (none: the usable cores the 1-minute load "
-        "average leaves idle, at least one).",
+        description="CPU threads of the model (none: the usable cores other processes leave "
+        "idle, sampled over 0.25 s when it loads, at least one).",
     )
     context_tokens: int = Field(8192, ge=512, description="The model's context length (n_ctx).")
