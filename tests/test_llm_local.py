@@ -9,7 +9,6 @@ import asyncio
 import hashlib
 import json
 import math
-import os
 import subprocess
 import sys
 import time
@@ -26,6 +25,7 @@ from semv.agents.llm import ChatRequest, LlmClient, LlmUnavailable
 from semv.agents.llm._judge import CaptionJudge, answer_probability, judge_messages
 from semv.agents.llm._local import (
     LOCAL_URL,
+    CpuTicks,
     LocalTransport,
     busy_cores,
     busy_elsewhere,
@@ -340,14 +340,16 @@ def test_the_model_takes_the_idle_cores() -> None:
 
 
 def test_busy_cores_count_other_processes_only() -> None:
-    # 100 ticks a second: 50 busy ticks of the machine in 0.25 s is two cores, less our own 25
-    assert busy_cores((1000, 10), (1050, 35), 0.25, 100) == pytest.approx(1.0)
-    assert busy_cores((1000, 10), (1050, 60), 0.25, 100) == 0.0  # all of it was ours
-    assert busy_cores((1000, 10), (1000, 10), 0.25, 100) == 0.0
+    # two CPUs, 100 ticks in all: 50 busy is one core, of which our own 25 is half a core
+    start = CpuTicks(busy=1000, total=4000, own=10, cpus=2)
+    assert busy_cores(start, CpuTicks(1050, 4100, 35, 2)) == pytest.approx(0.5)
+    assert busy_cores(start, CpuTicks(1050, 4100, 60, 2)) == 0.0  # all of it was ours
+    assert busy_cores(start, CpuTicks(1100, 4100, 10, 2)) == pytest.approx(2.0)
+    assert busy_cores(start, start) == 0.0  # no time passed
 
 
 @pytest.mark.skipif(not Path("/proc/stat").exists(), reason="needs /proc")
-def test_a_process_spinning_elsewhere_is_seen_busy_and_our_own_work_is_not() -> None:
+def test_a_process_spinning_elsewhere_is_seen_busy() -> None:
     spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
     try:
         time.sleep(0.3)  # the interpreter has started and spins
@@ -358,15 +360,15 @@ def test_a_process_spinning_elsewhere_is_seen_busy_and_our_own_work_is_not() -> 
 
 
 @pytest.mark.skipif(not Path("/proc/stat").exists(), reason="needs /proc")
-def test_our_own_ticks_are_the_cpu_time_this_process_spent() -> None:
-    # what busy_elsewhere subtracts is this process's CPU time, all threads
-    ticks = os.sysconf("SC_CLK_TCK")
-    before, cpu_before = cpu_ticks()[1], time.process_time()
-    end = time.monotonic() + 0.3
-    while time.monotonic() < end:
+def test_our_own_share_is_the_cpu_time_this_process_spent() -> None:
+    # what busy_elsewhere subtracts: this process's cores, read from /proc, against the CPU
+    # time the interpreter counts over the same wall time
+    before, cpu_before, wall_before = cpu_ticks(), time.process_time(), time.monotonic()
+    while time.monotonic() < wall_before + 0.4:
         pass
-    spent = time.process_time() - cpu_before
-    assert (cpu_ticks()[1] - before) / ticks == pytest.approx(spent, abs=0.05)
+    after, cpu_after, wall_after = cpu_ticks(), time.process_time(), time.monotonic()
+    ours = (after.own - before.own) / (after.total - before.total) * after.cpus
+    assert ours == pytest.approx((cpu_after - cpu_before) / (wall_after - wall_before), abs=0.2)
 
 
 # ---- the judge's contract ----------------------------------------------------------------------

@@ -24,7 +24,7 @@ import threading
 import time
 from concurrent.futures import Future
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import httpx
 
@@ -32,6 +32,7 @@ from semv.agents.llm._models import MODELS, ModelMissing, ModelSpec, checked_mod
 
 __all__ = [
     "LOCAL_URL",
+    "CpuTicks",
     "LocalModel",
     "LocalTransport",
     "busy_cores",
@@ -80,8 +81,8 @@ def model_threads(threads: int | None, cores: int | None = None, load: float | N
 
 
 def busy_elsewhere(window_s: float = 0.25) -> float:
-    """The cores other processes keep busy now: the machine's busy CPU time over
-    ``window_s`` (``/proc/stat``) less this process's own (``/proc/self/stat``), per second.
+    """The cores other processes keep busy now: the machine's busy share of CPU time over
+    ``window_s`` (``/proc/stat``) less this process's own (``/proc/self/stat``), in cores.
     The 1-minute load average, the fallback where ``/proc`` is absent, lags: for a minute
     after a two-thread run ends it still reads about 2, and the next run took one thread on
     an idle machine (half the speed)."""
@@ -94,24 +95,43 @@ def busy_elsewhere(window_s: float = 0.25) -> float:
             return os.getloadavg()[0]
         except OSError:  # pragma: no cover - no load average either
             return 0.0
-    return busy_cores(before, after, window_s, os.sysconf("SC_CLK_TCK"))
+    return busy_cores(before, after)
 
 
-def cpu_ticks() -> tuple[int, int]:
-    """(busy ticks of all CPUs, ticks of this process) now."""
-    fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()
-    user, nice, system, _idle, _iowait, irq, softirq, steal = (int(f) for f in fields[1:9])
+class CpuTicks(NamedTuple):
+    """One reading of ``/proc``: ticks of all CPUs (busy, and in all), this process's ticks
+    (all its threads) and the number of CPUs."""
+
+    busy: int
+    total: int
+    own: int
+    cpus: int
+
+
+def cpu_ticks() -> CpuTicks:
+    """The ticks now (``/proc/stat``'s first line sums every CPU's)."""
+    lines = Path("/proc/stat").read_text().splitlines()
+    ticks = [int(f) for f in lines[0].split()[1:9]]
+    idle, iowait = ticks[3], ticks[4]  # user nice system idle iowait irq softirq steal
+    cpus = sum(1 for line in lines if line.startswith("cpu") and line[3:4].isdigit())
     own = Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()
     # after the command name: state is field 3, utime and stime are fields 14 and 15
-    return user + nice + system + irq + softirq + steal, int(own[11]) + int(own[12])
+    return CpuTicks(
+        busy=sum(ticks) - idle - iowait,
+        total=sum(ticks),
+        own=int(own[11]) + int(own[12]),
+        cpus=max(1, cpus),
+    )
 
 
-def busy_cores(
-    before: tuple[int, int], after: tuple[int, int], seconds: float, ticks_per_s: int
-) -> float:
-    """Cores busy with other processes between two ``(machine busy, own)`` tick readings."""
-    others = (after[0] - before[0]) - (after[1] - before[1])
-    return max(0.0, others / (seconds * ticks_per_s))
+def busy_cores(before: CpuTicks, after: CpuTicks) -> float:
+    """Cores busy with other processes between two readings: their share of all CPU time
+    times the number of CPUs."""
+    total = after.total - before.total
+    if total <= 0:
+        return 0.0
+    others = (after.busy - before.busy) - (after.own - before.own)
+    return max(0.0, others / total * after.cpus)
 
 
 class LocalModel:
